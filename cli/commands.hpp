@@ -1,0 +1,14 @@
+#pragma once
+// The subcommands of mtperf. Each returns the process exit status: 0 ok, 1 the test or the
+// set-up failed, 2 bad usage.
+#include <string>
+#include <vector>
+
+namespace mtperf::cli {
+
+int run_command(const std::vector<std::string>& args);
+int serve_command(const std::vector<std::string>& args);
+int transports_command(const std::vector<std::string>& args);
+int suite_command(const std::vector<std::string>& args);
+
+}  // namespace mtperf::cli

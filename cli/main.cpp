@@ -1,0 +1,42 @@
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+
+namespace {
+
+const char* kUsage =
+    "usage: mtperf COMMAND [options]\n"
+    "  run         run a test (without -H: against an in-process server on 127.0.0.1)\n"
+    "  serve       serve tests to clients\n"
+    "  suite       every workload on every usable transport, on loopback, side by side\n"
+    "  transports  list transports: compiled in, usable here, and why not\n"
+    "  topology    adapters, PCI controllers, NUMA nodes, interrupt CPUs\n"
+    "  testbed     test hosts in network namespaces joined by veth pairs (root)\n"
+    "  atm         emulated ATM: cells, decode\n"
+    "'mtperf COMMAND --help' for a command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  std::string cmd = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  using namespace mtperf::cli;
+  if (cmd == "run") return run_command(args);
+  if (cmd == "serve") return serve_command(args);
+  if (cmd == "suite") return suite_command(args);
+  if (cmd == "transports") return transports_command(args);
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "mtperf: unknown command '%s'\n%s", cmd.c_str(), kUsage);
+  return 2;
+}

@@ -1,0 +1,111 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/embedded.hpp"
+#include "cli/run_options.hpp"
+#include "report/render.hpp"
+
+namespace mtperf::cli {
+namespace {
+
+void write_histogram(const std::string& where, const Histogram& h) {
+  std::string text = "# latency histogram, ns: lo hi count\n";
+  h.for_each_bucket([&](uint64_t lo, uint64_t hi, uint64_t n) {
+    text += fmt::format("{} {} {}\n", lo, hi, n);
+  });
+  if (where == "-") {
+    std::fputs(text.c_str(), stdout);
+    return;
+  }
+  std::ofstream out(where);
+  if (!(out << text)) throw std::runtime_error("cannot write the histogram to " + where);
+}
+
+std::string render(const Report& r, Format f) {
+  switch (f) {
+    case Format::text: return report_text(r);
+    case Format::json: return report_json(r).dump(2) + "\n";
+    case Format::csv: return report_csv(r, true);
+  }
+  return "";
+}
+
+IntervalCallback interim_printer(const RunOptions& o) {
+  if (o.quiet || o.spec.interval_s <= 0 || o.format != Format::text) return {};
+  return [](const IntervalSample& s) {
+    double dt = s.end_s - s.start_s;
+    if (dt <= 0) return;
+    double mbps = double(s.sum.bytes_sent + s.sum.bytes_recv) * 8 / dt / 1e6;
+    std::fprintf(stderr, "  [%6.2f-%6.2f s] %10.2f Mbit/s (sent+received here) %10.1f trans/s\n",
+                 s.start_s, s.end_s, mbps, double(s.sum.transactions) / dt);
+  };
+}
+
+}  // namespace
+
+Report run_iterations(const RunOptions& o, const control::ClientOptions& client) {
+  Report r;
+  r.spec = o.spec;
+  r.rule = o.rule;
+  r.environment = environment_json(MTPERF_VERSION);
+  bool progress = !o.quiet && isatty(STDERR_FILENO) &&
+                  (o.spec.duration_s + o.spec.warmup_s) * o.rule.max_iterations > 3;
+  std::vector<double> samples;
+  for (int i = 0; i < o.rule.max_iterations; ++i) {
+    if (progress) {
+      std::fprintf(stderr, "\r  iteration %d of at most %d (%.0f s each)...", i + 1,
+                   o.rule.max_iterations, o.spec.duration_s + o.spec.warmup_s);
+    }
+    auto outcome = control::run_test(o.spec, client, interim_printer(o));
+    r.iterations.push_back(summarize(o.spec, outcome));
+    samples.push_back(headline(o.spec, r.iterations.back()));
+    if (iterations_done(samples, o.rule)) break;
+  }
+  if (progress) std::fprintf(stderr, "\r%60s\r", "");
+  finish_report(r);
+  return r;
+}
+
+int run_command(const std::vector<std::string>& args) {
+  RunOptions o;
+  try {
+    o = parse_run_options(args);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "mtperf run: %s\n", e.what());
+    return 2;
+  }
+  if (o.help) {
+    std::fputs(run_usage().c_str(), stdout);
+    return 0;
+  }
+  try {
+    std::unique_ptr<EmbeddedServer> server;
+    control::ClientOptions client = o.client;
+    if (o.embedded) {
+      server = std::make_unique<EmbeddedServer>();
+      client.server = server->address();
+    }
+    Report r = run_iterations(o, client);
+    std::string text = render(r, o.format);
+    if (o.output.empty()) {
+      std::fputs(text.c_str(), stdout);
+    } else {
+      std::ofstream out(o.output);
+      if (!(out << text)) throw std::runtime_error("cannot write " + o.output);
+    }
+    if (!o.histogram.empty()) write_histogram(o.histogram, r.summary.latency_histogram);
+    return r.summary.errors.empty() ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mtperf run: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace mtperf::cli

@@ -1,0 +1,40 @@
+#pragma once
+// `mtperf run` options: parsed and checked here, before anything is set up. A bad option throws
+// UsageError naming the option; main() prints it and exits with 2.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "control/client.hpp"
+#include "stats/confidence.hpp"
+#include "workloads/spec.hpp"
+
+namespace mtperf::cli {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class Format { text, json, csv };
+
+struct RunOptions {
+  TestSpec spec;
+  control::ClientOptions client;
+  bool embedded = true;  // no -H: an in-process server on 127.0.0.1
+  Format format = Format::text;
+  std::string output;     // -o FILE, "" = stdout
+  std::string histogram;  // --histogram FILE|-: the latency buckets
+  IterationRule rule;
+  bool quiet = false;
+  bool help = false;
+};
+
+RunOptions parse_run_options(const std::vector<std::string>& args);
+std::string run_usage();
+
+// "64K" -> 65536 (K, M, G are powers of 1024 for sizes)
+uint64_t parse_size(const std::string& option, const std::string& text);
+// "100M" -> 1e8 (k, M, G are powers of 1000 for rates, bits/s)
+double parse_rate(const std::string& option, const std::string& text);
+
+}  // namespace mtperf::cli

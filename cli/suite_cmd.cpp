@@ -1,0 +1,102 @@
+// `mtperf suite`: the main job on the embedded default — every workload on every transport
+// usable here, against an in-process server on 127.0.0.1, side by side.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/embedded.hpp"
+#include "cli/run_options.hpp"
+#include "report/render.hpp"
+#include "transports/api/registry.hpp"
+
+namespace mtperf::cli {
+
+Report run_iterations(const RunOptions& o, const control::ClientOptions& client);
+
+namespace {
+
+struct Case {
+  const char* label;
+  std::vector<std::string> args;
+};
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all = {
+      {"TCP stream 64K", {"-w", "stream"}},
+      {"TCP maerts 64K", {"-w", "maerts"}},
+      {"TCP bidir 64K", {"-w", "bidir"}},
+      {"TCP rr 1/1", {"-w", "rr", "-r", "1,1"}},
+      {"TCP rr 1/1 x4 flows", {"-w", "rr", "-r", "1,1", "-P", "4"}},
+      {"UDP rr 1K/2K", {"-w", "rr", "-p", "udp", "-r", "1024,2048"}},
+      {"TCP crr 1/1", {"-w", "crr"}},
+      {"UDP stream 100M", {"-w", "stream", "-p", "udp", "--rate", "100M"}},
+  };
+  return all;
+}
+
+std::string figure(const Report& r) {
+  const Summary& s = r.summary;
+  std::string cpu = s.local_cpu ? fmt::format("{:.0f}%", s.local_cpu->host.total.util) : "n/a";
+  bool rr = r.spec.workload == Workload::rr || r.spec.workload == Workload::crr;
+  std::string v = rr ? fmt::format("{:.0f} t/s", s.transaction_rate)
+                     : fmt::format("{:.1f} Mb/s", s.throughput_bps / 1e6);
+  if (s.udp_loss_percent) v += fmt::format(" {:.2f}%loss", *s.udp_loss_percent);
+  if (!s.errors.empty()) v += " ERR";
+  return v + " cpu " + cpu;
+}
+
+}  // namespace
+
+int suite_command(const std::vector<std::string>& args) {
+  std::string length = "2";
+  for (size_t i = 0; i < args.size(); ++i) {
+    if ((args[i] == "-l" || args[i] == "--length") && i + 1 < args.size()) {
+      length = args[++i];
+    } else {
+      std::fprintf(stderr, "mtperf suite: unknown option '%s' (takes -l SECONDS)\n",
+                   args[i].c_str());
+      return 2;
+    }
+  }
+  std::vector<std::string> names;
+  for (const TransportEntry& e : transports()) {
+    ProbeResult p = e.probe("/");
+    if (p.usable) {
+      names.emplace_back(e.name);
+    } else {
+      std::printf("transport %s: not usable here: %s\n", std::string(e.name).c_str(), p.why.c_str());
+    }
+  }
+  std::printf("mtperf suite: every workload on every usable transport, loopback, %s s each\n",
+              length.c_str());
+  std::string head = fmt::format("{:<22}", "workload");
+  for (auto& n : names) head += fmt::format(" | {:<32}", n);
+  std::printf("%s\n%s\n", head.c_str(), std::string(head.size(), '-').c_str());
+  EmbeddedServer server;
+  control::ClientOptions client;
+  client.server = server.address();
+  int failures = 0;
+  for (const Case& c : cases()) {
+    std::string row = fmt::format("{:<22}", c.label);
+    for (auto& n : names) {
+      std::vector<std::string> a = c.args;
+      a.insert(a.end(), {"-T", n, "-l", length, "--warmup", "0.3", "-q"});
+      try {
+        RunOptions o = parse_run_options(a);
+        Report r = run_iterations(o, client);
+        failures += r.summary.errors.empty() ? 0 : 1;
+        row += fmt::format(" | {:<32}", figure(r));
+      } catch (const std::exception& e) {
+        ++failures;
+        row += fmt::format(" | {:<32}", std::string("FAILED: ") + e.what()).substr(0, 35);
+      }
+    }
+    std::printf("%s\n", row.c_str());
+    std::fflush(stdout);
+  }
+  std::printf("(Mb/s = 10^6 bits/s; t/s = transactions/s; cpu = client host CPU utilization)\n");
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace mtperf::cli

@@ -1,0 +1,120 @@
+#include "control/client.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "control/flow_hello.hpp"
+#include "control/protocol.hpp"
+#include "control/side_json.hpp"
+#include "transports/inet/inet.hpp"
+
+namespace mtperf::control {
+namespace {
+
+constexpr int kSetupTimeoutMs = 10000;
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// UDP: the hello goes out until the server echoes it (a datagram may be lost).
+void udp_hello(int fd, const uint8_t* hello, uint32_t flow) {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    if (send(fd, hello, kFlowHelloBytes, 0) < 0 && errno != ECONNREFUSED) break;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) > 0) {
+      uint8_t ack[kFlowHelloBytes];
+      if (recv(fd, ack, sizeof ack, MSG_DONTWAIT) == ssize_t(sizeof ack) &&
+          std::memcmp(ack, hello, sizeof ack) == 0) {
+        return;
+      }
+    }
+  }
+  throw ProtocolError("flow " + std::to_string(flow) + ": the server never answered the UDP hello");
+}
+
+std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, const SockAddr& server,
+                                                  const nlohmann::json& ready) {
+  auto ports = ready.at("ports").get<std::vector<uint16_t>>();
+  uint64_t cookie = ready.at("cookie").get<uint64_t>();
+  if (ports.size() != spec.flows_total()) {
+    throw ProtocolError("READY lists " + std::to_string(ports.size()) + " ports for " +
+                        std::to_string(spec.flows_total()) + " flows");
+  }
+  std::vector<std::unique_ptr<FlowSlot>> flows;
+  for (uint32_t i = 0; i < spec.flows_total(); ++i) {
+    auto f = std::make_unique<FlowSlot>();
+    f->id = i;
+    f->role = role_of(spec, i, Side::client);
+    f->proto = spec.proto;
+    if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
+    f->remote = server;
+    f->remote.set_port(ports[i]);
+    flows.push_back(std::move(f));
+    if (spec.workload == Workload::crr) continue;
+    FlowSlot& s = *flows.back();
+    s.fd = inet::connect_to(s.remote, spec.proto, spec.sock, kSetupTimeoutMs);
+    uint8_t hello[kFlowHelloBytes];
+    encode_hello({cookie, i}, hello);
+    if (spec.proto == Proto::udp) {
+      udp_hello(s.fd, hello, i);
+    } else if (!inet::write_all(s.fd, hello, sizeof hello, kSetupTimeoutMs)) {
+      throw ProtocolError("flow " + std::to_string(i) + ": cannot send the hello");
+    }
+  }
+  return flows;
+}
+
+}  // namespace
+
+TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
+                     IntervalCallback on_interval) {
+  TestSpec spec = spec_in;
+  validate(spec);
+  const TransportEntry& entry = find_transport(spec.transport);
+  check_params(entry, spec.transport_params);
+  ProbeResult probe = entry.probe("/");
+  if (!probe.usable) {
+    throw std::runtime_error("transport " + spec.transport + " is not usable here: " + probe.why);
+  }
+  auto transport = entry.create(spec.transport_params);
+  inet::raise_fd_limit();
+
+  SockAddr server = inet::resolve(opts.server, kDefaultPort);
+  Fd ctl;
+  ctl.fd = inet::connect_to(server, Proto::tcp, SocketOptions{}, opts.connect_timeout_ms);
+  nlohmann::json hello = {{"version", kVersion}};
+  send_message(ctl.fd, {MsgType::hello, hello}, kSetupTimeoutMs);
+  Message welcome = expect(ctl.fd, MsgType::welcome, kMaxRequestBody, kSetupTimeoutMs);
+  nlohmann::json test = {{"test", spec}};
+  if (auto c = welcome.body.find("challenge"); c != welcome.body.end()) {
+    if (opts.key.empty()) throw ProtocolError("the server wants a key (--key)");
+    test["auth"] = auth_response(opts.key, c->get<std::string>());
+  }
+  send_message(ctl.fd, {MsgType::test, test}, kSetupTimeoutMs);
+  Message ready = expect(ctl.fd, MsgType::ready, kMaxRequestBody, kSetupTimeoutMs);
+  auto flows = open_flows(spec, server, ready.body);
+
+  send_message(ctl.fd, {MsgType::start, nlohmann::json::object()}, kSetupTimeoutMs);
+  expect(ctl.fd, MsgType::started, kMaxRequestBody, kSetupTimeoutMs);
+  Runner runner(spec, Side::client, *transport, std::move(flows), opts.cpus);
+  runner.set_interval_callback(std::move(on_interval));
+  runner.start();
+  TestOutcome out;
+  out.client = runner.join();
+  out.server_address = server.to_string();
+  send_message(ctl.fd, {MsgType::done, nlohmann::json::object()}, kSetupTimeoutMs);
+  Message result = expect(ctl.fd, MsgType::result, kMaxResultBody, kSetupTimeoutMs + 30000);
+  try {
+    out.server = side_from_json(result.body);
+  } catch (const std::invalid_argument& e) {
+    throw ProtocolError(std::string("server's RESULT: ") + e.what());
+  }
+  return out;
+}
+
+}  // namespace mtperf::control

@@ -1,0 +1,31 @@
+#pragma once
+// The client side of a test: connects to an mtperf server, sends the test, opens the data
+// connections, runs its flows and collects the server's figures.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workloads/runner.hpp"
+#include "workloads/spec.hpp"
+
+namespace mtperf::control {
+
+struct ClientOptions {
+  std::string server = "127.0.0.1";  // HOST or HOST:PORT
+  std::string key;                   // pre-shared key, when the server wants one
+  int connect_timeout_ms = 5000;
+  std::vector<int> cpus;  // worker CPUs on the client, empty = not pinned
+};
+
+struct TestOutcome {
+  SideResult client;
+  std::optional<SideResult> server;
+  std::string server_address;
+};
+
+// Runs one test. Throws std::runtime_error (ProtocolError) with one clear line: unreachable
+// server, refused connection, transport not usable, a field the server rejected.
+TestOutcome run_test(const TestSpec& spec, const ClientOptions& opts,
+                     IntervalCallback on_interval = {});
+
+}  // namespace mtperf::control

@@ -1,0 +1,190 @@
+#include "control/session.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "control/flow_hello.hpp"
+#include "control/protocol.hpp"
+#include "control/side_json.hpp"
+#include "transports/inet/inet.hpp"
+
+namespace mtperf::control {
+namespace {
+
+constexpr int kSetupTimeoutMs = 10000;
+
+uint64_t random_u64() {
+  std::string h = random_hex(8);
+  return std::stoull(h, nullptr, 16);
+}
+
+int ms_left(int64_t deadline_ns) {
+  int64_t left = (deadline_ns - now_ns()) / 1000000;
+  return int(std::max<int64_t>(left, 0));
+}
+
+}  // namespace
+
+ServerSession::ServerSession(int control_fd, const ServerOptions& opts)
+    : fd_(control_fd), opts_(opts) {
+  try {
+    peer_ = inet::peer_address(fd_).to_string();
+  } catch (const std::exception&) {
+    peer_ = "(unknown peer)";
+  }
+}
+
+ServerSession::~ServerSession() { ::close(fd_); }
+
+void ServerSession::abort() {
+  aborted_ = true;
+  ::shutdown(fd_, SHUT_RDWR);  // wakes the session's pending read
+  if (Runner* r = runner_.load()) r->abort();
+}
+
+void ServerSession::run() noexcept {
+  try {
+    exchange();
+  } catch (const std::exception& e) {
+    if (opts_.verbose) std::fprintf(stderr, "mtperf serve: %s: %s\n", peer_.c_str(), e.what());
+    if (!aborted_) {
+      try {
+        send_message(fd_, {MsgType::error, {{"message", e.what()}}}, 1000);
+      } catch (const std::exception&) {
+        // The client is gone; nothing more to tell it.
+      }
+    }
+  }
+}
+
+std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec& spec,
+                                                                 nlohmann::json& ports,
+                                                                 uint64_t cookie) {
+  (void)cookie;
+  SockAddr local = inet::local_address(fd_);
+  local.set_port(0);
+  // The server's data sockets listen on the address the client reached it by; the client's
+  // device and source-address choices are its own.
+  SocketOptions sock = spec.sock;
+  sock.bind_device.clear();
+  sock.source.clear();
+  std::vector<std::unique_ptr<FlowSlot>> flows;
+  for (uint32_t i = 0; i < spec.flows_total(); ++i) {
+    auto f = std::make_unique<FlowSlot>();
+    f->id = i;
+    f->role = role_of(spec, i, Side::server);
+    f->proto = spec.proto;
+    if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
+    int fd = inet::listen_on(local, spec.proto, sock, spec.workload == Workload::crr ? 1024 : 4);
+    ports.push_back(inet::local_address(fd).port());
+    (spec.proto == Proto::udp ? f->fd : f->listen_fd) = fd;
+    flows.push_back(std::move(f));
+  }
+  return flows;
+}
+
+void ServerSession::accept_flows(const TestSpec& spec,
+                                 std::vector<std::unique_ptr<FlowSlot>>& flows, uint64_t cookie) {
+  int64_t deadline = now_ns() + int64_t(kSetupTimeoutMs) * 1000000;
+  for (auto& f : flows) {
+    uint8_t buf[kFlowHelloBytes];
+    if (spec.workload == Workload::crr) continue;  // connections come with each transaction
+    if (spec.proto == Proto::udp) {
+      pollfd p{f->fd, POLLIN, 0};
+      sockaddr_storage from{};
+      socklen_t len = sizeof from;
+      ssize_t n = -1;
+      while (::poll(&p, 1, ms_left(deadline)) > 0) {
+        n = recvfrom(f->fd, buf, sizeof buf, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &len);
+        if (n == ssize_t(kFlowHelloBytes)) break;
+      }
+      FlowHello h = decode_hello(buf);
+      if (n != ssize_t(kFlowHelloBytes) || h.cookie != cookie || h.flow != f->id) {
+        throw ProtocolError("flow " + std::to_string(f->id) + ": no valid UDP hello in time");
+      }
+      if (connect(f->fd, reinterpret_cast<sockaddr*>(&from), len) != 0 ||
+          send(f->fd, buf, sizeof buf, 0) != ssize_t(sizeof buf)) {
+        throw ProtocolError("flow " + std::to_string(f->id) + ": cannot answer the UDP hello");
+      }
+      continue;
+    }
+    int fd = inet::accept_within(f->listen_fd, ms_left(deadline));
+    if (fd < 0) throw ProtocolError("flow " + std::to_string(f->id) + ": the client never connected");
+    ::close(f->listen_fd);
+    f->listen_fd = -1;
+    f->fd = fd;
+    if (!inet::read_exact(fd, buf, sizeof buf, ms_left(deadline))) {
+      throw ProtocolError("flow " + std::to_string(f->id) + ": no hello on the data connection");
+    }
+    FlowHello h = decode_hello(buf);
+    if (h.cookie != cookie || h.flow != f->id) {
+      throw ProtocolError("flow " + std::to_string(f->id) + ": data connection with a bad hello");
+    }
+    inet::apply_accepted_options(fd, Proto::tcp, spec.sock);
+  }
+}
+
+void ServerSession::exchange() {
+  Message hello = recv_message(fd_, kMaxRequestBody, opts_.idle_timeout_ms);
+  if (hello.type != MsgType::hello) {
+    throw ProtocolError("expected HELLO, got " + std::string(to_string(hello.type)));
+  }
+  nlohmann::json welcome = {{"version", kVersion}};
+  std::string challenge;
+  if (!opts_.key.empty()) {
+    challenge = random_hex(16);
+    welcome["challenge"] = challenge;
+  }
+  send_message(fd_, {MsgType::welcome, welcome}, kSetupTimeoutMs);
+  Message req = recv_message(fd_, kMaxRequestBody, opts_.idle_timeout_ms);
+  if (req.type != MsgType::test) {
+    throw ProtocolError("expected TEST, got " + std::string(to_string(req.type)));
+  }
+  if (!opts_.key.empty() && req.body.value("auth", "") != auth_response(opts_.key, challenge)) {
+    throw ProtocolError("authentication failed: the client's key does not match the server's");
+  }
+  auto it = req.body.find("test");
+  if (it == req.body.end()) throw ProtocolError("TEST without a test description");
+  TestSpec spec;
+  from_json(*it, spec);
+  validate(spec);
+  const TransportEntry& entry = find_transport(spec.transport);
+  check_params(entry, spec.transport_params);
+  ProbeResult probe = entry.probe("/");
+  if (!probe.usable) {
+    throw ProtocolError("transport " + spec.transport + " is not usable on the server: " + probe.why);
+  }
+  auto transport = entry.create(spec.transport_params);
+
+  uint64_t cookie = make_cookie(random_u64());
+  nlohmann::json ports = nlohmann::json::array();
+  auto flows = open_flows(spec, ports, cookie);
+  send_message(fd_, {MsgType::ready, {{"ports", ports}, {"cookie", cookie}}}, kSetupTimeoutMs);
+  accept_flows(spec, flows, cookie);
+  expect(fd_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
+
+  Runner runner(spec, Side::server, *transport, std::move(flows));
+  runner_ = &runner;
+  if (aborted_) runner.abort();
+  runner.start();
+  try {
+    send_message(fd_, {MsgType::started, nlohmann::json::object()}, kSetupTimeoutMs);
+    double wait_s = spec.warmup_s + spec.duration_s + Runner::kLingerS + 60;
+    expect(fd_, MsgType::done, kMaxRequestBody, int(wait_s * 1000));
+    runner.clock().finish.store(true);
+  } catch (...) {
+    runner.abort();  // the client vanished or misbehaved: stop and free everything now
+    runner.join();
+    runner_ = nullptr;
+    throw;
+  }
+  SideResult result = runner.join();
+  runner_ = nullptr;
+  result.side = Side::server;
+  send_message(fd_, {MsgType::result, side_to_json(result)}, kSetupTimeoutMs);
+}
+
+}  // namespace mtperf::control

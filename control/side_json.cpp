@@ -1,0 +1,153 @@
+#include "control/side_json.hpp"
+
+#include <stdexcept>
+
+namespace mtperf {
+namespace {
+
+nlohmann::json counters_json(const CounterValues& c) {
+  return {{"bytes_sent", c.bytes_sent},     {"bytes_received", c.bytes_recv},
+          {"messages_sent", c.msgs_sent},   {"messages_received", c.msgs_recv},
+          {"transactions", c.transactions}, {"errors", c.errors}};
+}
+
+template <class T>
+T field(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) throw std::invalid_argument(std::string("result: missing field ") + key);
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw std::invalid_argument(std::string("result: field ") + key + " has the wrong type");
+  }
+}
+
+CounterValues counters_from(const nlohmann::json& j) {
+  CounterValues c;
+  c.bytes_sent = field<uint64_t>(j, "bytes_sent");
+  c.bytes_recv = field<uint64_t>(j, "bytes_received");
+  c.msgs_sent = field<uint64_t>(j, "messages_sent");
+  c.msgs_recv = field<uint64_t>(j, "messages_received");
+  c.transactions = field<uint64_t>(j, "transactions");
+  c.errors = field<uint64_t>(j, "errors");
+  return c;
+}
+
+nlohmann::json usage_json(const CpuUsage& u) {
+  return {{"util_percent", u.util}, {"user", u.user + u.nice}, {"sys", u.sys},
+          {"irq", u.irq},           {"softirq", u.softirq},    {"iowait", u.iowait},
+          {"steal", u.steal},       {"idle", u.idle}};
+}
+
+CpuUsage usage_from(const nlohmann::json& j) {
+  CpuUsage u;
+  u.util = field<double>(j, "util_percent");
+  u.user = field<double>(j, "user");
+  u.sys = field<double>(j, "sys");
+  u.irq = field<double>(j, "irq");
+  u.softirq = field<double>(j, "softirq");
+  u.iowait = field<double>(j, "iowait");
+  u.steal = field<double>(j, "steal");
+  u.idle = field<double>(j, "idle");
+  return u;
+}
+
+Role role_from(const std::string& s) {
+  for (auto r : {Role::sender, Role::receiver, Role::rr_client, Role::rr_server, Role::crr_client,
+                 Role::crr_server}) {
+    if (s == to_string(r)) return r;
+  }
+  throw std::invalid_argument("result: unknown role '" + s + "'");
+}
+
+}  // namespace
+
+nlohmann::json cpu_to_json(const CpuUtilization& c) {
+  nlohmann::json j = usage_json(c.total);
+  j["cpus"] = c.cpus;
+  nlohmann::json per = nlohmann::json::array();
+  for (auto& [id, u] : c.per_cpu) {
+    nlohmann::json e = usage_json(u);
+    e["cpu"] = id;
+    per.push_back(e);
+  }
+  j["per_cpu"] = per;
+  return j;
+}
+
+CpuUtilization cpu_from_json(const nlohmann::json& j) {
+  CpuUtilization c;
+  c.total = usage_from(j);
+  c.cpus = field<int>(j, "cpus");
+  for (auto& e : field<nlohmann::json>(j, "per_cpu")) {
+    c.per_cpu.emplace_back(field<int>(e, "cpu"), usage_from(e));
+  }
+  return c;
+}
+
+nlohmann::json side_to_json(const SideResult& r) {
+  nlohmann::json flows = nlohmann::json::array();
+  for (auto& f : r.flows) {
+    nlohmann::json jf = {{"id", f.id},
+                         {"role", to_string(f.role)},
+                         {"cpu", f.cpu},
+                         {"total", counters_json(f.total)},
+                         {"window", counters_json(f.window)},
+                         {"error", f.stats.error}};
+    const UdpStats& u = f.stats.udp;
+    jf["udp"] = {{"received", u.received},     {"lost", u.lost},
+                 {"reordered", u.reordered},   {"duplicates", u.duplicates},
+                 {"jitter_us", u.jitter_ns / 1e3}};
+    if (f.stats.tcp_info_valid) {
+      jf["tcp_info"] = {{"retransmits", f.stats.tcp_retransmits},
+                        {"rtt_us", f.stats.tcp_rtt_us},
+                        {"cwnd", f.stats.tcp_cwnd},
+                        {"congestion", f.stats.congestion}};
+    }
+    flows.push_back(jf);
+  }
+  nlohmann::json j = {{"side", to_string(r.side)},
+                      {"window_s", r.window_s},
+                      {"flows", flows},
+                      {"errors", r.errors},
+                      {"process_cpu", {{"user_s", r.process.user_s}, {"sys_s", r.process.sys_s}}}};
+  j["cpu"] = r.cpu ? cpu_to_json(*r.cpu) : nlohmann::json(nullptr);
+  return j;
+}
+
+SideResult side_from_json(const nlohmann::json& j) {
+  SideResult r;
+  r.side = field<std::string>(j, "side") == "server" ? Side::server : Side::client;
+  r.window_s = field<double>(j, "window_s");
+  for (auto& jf : field<nlohmann::json>(j, "flows")) {
+    FlowResult f;
+    f.id = field<uint32_t>(jf, "id");
+    f.role = role_from(field<std::string>(jf, "role"));
+    f.cpu = field<int>(jf, "cpu");
+    f.total = counters_from(field<nlohmann::json>(jf, "total"));
+    f.window = counters_from(field<nlohmann::json>(jf, "window"));
+    f.stats.error = field<std::string>(jf, "error");
+    auto u = field<nlohmann::json>(jf, "udp");
+    f.stats.udp.received = field<uint64_t>(u, "received");
+    f.stats.udp.lost = field<uint64_t>(u, "lost");
+    f.stats.udp.reordered = field<uint64_t>(u, "reordered");
+    f.stats.udp.duplicates = field<uint64_t>(u, "duplicates");
+    f.stats.udp.jitter_ns = field<double>(u, "jitter_us") * 1e3;
+    if (auto t = jf.find("tcp_info"); t != jf.end()) {
+      f.stats.tcp_info_valid = true;
+      f.stats.tcp_retransmits = field<uint32_t>(*t, "retransmits");
+      f.stats.tcp_rtt_us = field<uint32_t>(*t, "rtt_us");
+      f.stats.tcp_cwnd = field<uint32_t>(*t, "cwnd");
+      f.stats.congestion = field<std::string>(*t, "congestion");
+    }
+    r.flows.push_back(std::move(f));
+  }
+  r.errors = field<std::vector<std::string>>(j, "errors");
+  auto p = field<nlohmann::json>(j, "process_cpu");
+  r.process.user_s = field<double>(p, "user_s");
+  r.process.sys_s = field<double>(p, "sys_s");
+  if (auto c = j.find("cpu"); c != j.end() && !c->is_null()) r.cpu = cpu_from_json(*c);
+  return r;
+}
+
+}  // namespace mtperf

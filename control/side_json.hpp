@@ -1,0 +1,18 @@
+#pragma once
+// A side's figures as JSON: the server sends its SideResult to the client in the RESULT frame.
+// Latency histograms stay with the side that measured them (the client); everything else
+// travels. Parsing is strict about types and bounded by the frame size.
+#include <nlohmann/json.hpp>
+
+#include "workloads/runner.hpp"
+
+namespace mtperf {
+
+nlohmann::json side_to_json(const SideResult& r);
+// Throws std::invalid_argument naming the field that is missing or mistyped.
+SideResult side_from_json(const nlohmann::json& j);
+
+nlohmann::json cpu_to_json(const CpuUtilization& c);
+CpuUtilization cpu_from_json(const nlohmann::json& j);
+
+}  // namespace mtperf

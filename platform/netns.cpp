@@ -1,0 +1,298 @@
+#include "platform/netns.hpp"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "platform/exec.hpp"
+
+namespace mtperf {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kNetnsDir = "/run/netns";
+constexpr uint64_t kMinRate = 8'000, kMaxRate = 400'000'000'000;
+
+std::string next_tag() {
+  static std::atomic<int> sequence{0};
+  return std::to_string(sequence.fetch_add(1));
+}
+
+void ip_in(const std::string& ns, std::vector<std::string> args) {
+  args.insert(args.begin(), {"ip", "-n", ns});
+  run_checked(args);
+}
+
+// tbf needs a bucket of at least one packet, and enough for the kernel's timer granularity at
+// high rates; 4 ms of traffic covers both without adding much queueing delay.
+uint64_t tbf_burst_bytes(uint64_t rate_bps, int mtu) {
+  uint64_t packet = static_cast<uint64_t>(mtu > 0 ? mtu : 1500) + 64;
+  return std::max<uint64_t>({rate_bps / 8 / 250, 2 * packet, 3200});
+}
+
+}  // namespace
+
+uint64_t parse_rate(const std::string& text) {
+  static const std::regex kRate("^([0-9]+(\\.[0-9]+)?)([kmgt]?)(bit)?$", std::regex::icase);
+  std::smatch m;
+  if (!std::regex_match(text, m, kRate))
+    throw std::invalid_argument("rate '" + text +
+                                "': expected bits/s such as 155.52mbit, 1g or 622080000");
+  double value = std::stod(m[1]);
+  switch (std::tolower(m[3].str().empty() ? ' ' : m[3].str()[0])) {
+    case 'k':
+      value *= 1e3;
+      break;
+    case 'm':
+      value *= 1e6;
+      break;
+    case 'g':
+      value *= 1e9;
+      break;
+    case 't':
+      value *= 1e12;
+      break;
+    default:
+      break;
+  }
+  if (value < static_cast<double>(kMinRate) || value > static_cast<double>(kMaxRate))
+    throw std::invalid_argument(
+        fmt::format("rate '{}' is out of range: {} bit/s .. {} bit/s", text, kMinRate, kMaxRate));
+  return static_cast<uint64_t>(std::llround(value));
+}
+
+Testbed::Testbed(const TestbedOptions& options) : options_(options) {
+  if (options_.adapters < 1 || options_.adapters > kMaxTestbedAdapters)
+    throw std::runtime_error(fmt::format("testbed: adapters must be 1..{}, got {}",
+                                         kMaxTestbedAdapters, options_.adapters));
+  if (options_.mtu != 0 && (options_.mtu < 68 || options_.mtu > 65535))
+    throw std::runtime_error(fmt::format("testbed: MTU must be 68..65535, got {}", options_.mtu));
+  if (options_.rate_bps != 0 && (options_.rate_bps < kMinRate || options_.rate_bps > kMaxRate))
+    throw std::runtime_error(fmt::format("testbed: rate must be {}..{} bit/s", kMinRate, kMaxRate));
+  std::string tag = options_.tag.empty() ? next_tag() : options_.tag;
+  if (!options_.tag.empty()) check_testbed_name(options_.tag);
+  std::string base = fmt::format("{}{}-{}-", kTestbedPrefix, ::getpid(), tag);
+  near_ns_ = base + "near";
+  far_ns_ = base + "far";
+  try {
+    build();
+  } catch (...) {
+    remove_all();
+    throw;
+  }
+}
+
+Testbed::~Testbed() {
+  if (!released_) remove_all();
+}
+
+void Testbed::build() {
+  std::string why;
+  if (!can_create_namespaces(&why)) throw std::runtime_error("testbed: " + why);
+  for (const auto& ns : {near_ns_, far_ns_}) {
+    if (fs::exists(fs::path(kNetnsDir) / ns))
+      throw std::runtime_error("testbed: namespace " + ns +
+                               " already exists; remove it with `ip netns del " + ns + "`");
+    run_checked({"ip", "netns", "add", ns});
+    created_.push_back(ns);
+    ip_in(ns, {"link", "set", "dev", "lo", "up"});
+  }
+  for (int i = 0; i < options_.adapters; ++i) {
+    TestbedLink link;
+    link.index = i;
+    link.near_if = fmt::format("mtperf{}n", i);
+    link.far_if = fmt::format("mtperf{}f", i);
+    link.near_addr = fmt::format("10.231.{}.1", i);
+    link.far_addr = fmt::format("10.231.{}.2", i);
+    link.subnet = fmt::format("10.231.{}.0/24", i);
+    // Both ends are born inside the namespaces: the caller's namespace never sees them.
+    ip_in(near_ns_, {"link", "add", link.near_if, "type", "veth", "peer", "name", link.far_if,
+                     "netns", far_ns_});
+    const std::pair<const std::string*, std::pair<std::string, std::string>> ends[] = {
+        {&near_ns_, {link.near_if, link.near_addr}}, {&far_ns_, {link.far_if, link.far_addr}}};
+    for (const auto& [ns, end] : ends) {
+      const auto& [ifname, addr] = end;
+      if (options_.mtu != 0)
+        ip_in(*ns, {"link", "set", "dev", ifname, "mtu", std::to_string(options_.mtu)});
+      ip_in(*ns, {"addr", "add", addr + "/24", "dev", ifname});
+      ip_in(*ns, {"link", "set", "dev", ifname, "up"});
+      if (options_.rate_bps != 0)
+        run_checked({"tc", "-n", *ns, "qdisc", "add", "dev", ifname, "root", "tbf", "rate",
+                     std::to_string(options_.rate_bps) + "bit", "burst",
+                     std::to_string(tbf_burst_bytes(options_.rate_bps, options_.mtu)), "latency",
+                     "50ms"});
+    }
+    links_.push_back(std::move(link));
+  }
+}
+
+void Testbed::remove_all() noexcept {
+  // Deleting a namespace destroys the veth ends inside it, and with them their peers.
+  for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
+    try {
+      run_program({"ip", "netns", "del", *it});
+    } catch (...) {
+      // A destructor must not throw; a leftover shows in `mtperf testbed status`.
+    }
+  }
+  created_.clear();
+}
+
+nlohmann::json Testbed::state() const {
+  nlohmann::json links = nlohmann::json::array();
+  for (const auto& l : links_)
+    links.push_back({{"index", l.index},
+                     {"near_if", l.near_if},
+                     {"far_if", l.far_if},
+                     {"near_addr", l.near_addr},
+                     {"far_addr", l.far_addr},
+                     {"prefix_length", l.prefix_length},
+                     {"subnet", l.subnet}});
+  return {{"version", 1},           {"near_ns", near_ns_}, {"far_ns", far_ns_},
+          {"namespaces", created_}, {"mtu", options_.mtu}, {"rate_bps", options_.rate_bps},
+          {"links", links}};
+}
+
+void run_in(const std::string& ns, const std::function<void()>& fn) {
+  std::string path = std::string(kNetnsDir) + "/" + ns;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw std::runtime_error("cannot open network namespace " + path + ": " + std::strerror(errno));
+  std::exception_ptr error;
+  // A fresh thread, because setns changes the namespace of the calling thread only and a pooled
+  // or the caller's thread must not be left in the wrong namespace.
+  std::thread worker([&] {
+    try {
+      if (::setns(fd, CLONE_NEWNET) != 0)
+        throw std::runtime_error("setns into " + path + " failed: " + std::strerror(errno));
+      fn();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  worker.join();
+  ::close(fd);
+  if (error) std::rethrow_exception(error);
+}
+
+int exec_in(const std::string& ns, const std::vector<std::string>& argv) {
+  ExecOptions options;
+  options.netns = ns;
+  options.capture = false;
+  return run_program(argv, options).exit_code;
+}
+
+bool can_create_namespaces(std::string* why) {
+  auto fail = [&](const std::string& reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  if (::geteuid() != 0) return fail("network namespaces need root (effective uid is not 0)");
+  if (find_program("ip").empty()) return fail("the ip command (iproute2) is not installed");
+  int unshare_errno = 0;
+  // On a thread of its own: unshare moves only that thread, which then ends.
+  std::thread probe([&] {
+    if (::unshare(CLONE_NEWNET) != 0) unshare_errno = errno;
+  });
+  probe.join();
+  if (unshare_errno != 0)
+    return fail(std::string("unshare(CLONE_NEWNET) failed: ") + std::strerror(unshare_errno) +
+                " (a container without CAP_SYS_ADMIN, or namespaces disabled)");
+  return true;
+}
+
+std::vector<std::string> list_namespaces(const std::string& prefix) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(kNetnsDir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.starts_with(prefix)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> remove_testbed(const nlohmann::json& state) {
+  std::vector<std::string> removed;
+  if (!state.contains("namespaces") || !state["namespaces"].is_array()) return removed;
+  for (const auto& item : state["namespaces"]) {
+    if (!item.is_string()) continue;
+    std::string ns = item.get<std::string>();
+    // Only what this code names: a damaged state file must not delete someone else's namespace.
+    if (!ns.starts_with(kTestbedPrefix) || ns.find('/') != std::string::npos) continue;
+    if (!fs::exists(fs::path(kNetnsDir) / ns)) continue;
+    run_checked({"ip", "netns", "del", ns});
+    removed.push_back(ns);
+  }
+  return removed;
+}
+
+void check_testbed_name(const std::string& name) {
+  static const std::regex kName("^[a-z0-9_-]{1,32}$");
+  if (!std::regex_match(name, kName))
+    throw std::invalid_argument("testbed name '" + name +
+                                "': use 1-32 characters from a-z, 0-9, '_' and '-'");
+}
+
+std::string testbed_state_path(const std::string& name, const std::string& dir) {
+  check_testbed_name(name);
+  return dir + "/testbed-" + name + ".json";
+}
+
+void write_testbed_state(const std::string& name, const nlohmann::json& state,
+                         const std::string& dir) {
+  std::string path = testbed_state_path(name, dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << state.dump(2) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+}
+
+nlohmann::json read_testbed_state(const std::string& name, const std::string& dir) {
+  std::string path = testbed_state_path(name, dir);
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error("no testbed '" + name + "': " + path +
+                             " does not exist (see `mtperf testbed status`)");
+  nlohmann::json state = nlohmann::json::parse(in, nullptr, false);
+  if (state.is_discarded() || !state.is_object())
+    throw std::runtime_error(path + " is not a testbed state file; remove it by hand");
+  return state;
+}
+
+std::vector<std::string> list_testbed_states(const std::string& dir) {
+  static const std::regex kFile("^testbed-([a-z0-9_-]{1,32})\\.json$");
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::smatch m;
+    std::string file = it->path().filename().string();
+    if (std::regex_match(file, m, kFile)) names.push_back(m[1]);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace mtperf

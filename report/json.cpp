@@ -1,0 +1,141 @@
+#include <cmath>
+
+#include "control/side_json.hpp"
+#include "platform/system.hpp"
+#include "report/render.hpp"
+
+namespace mtperf {
+namespace {
+
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+nlohmann::json latency_json(const std::optional<LatencyFigures>& l) {
+  if (!l) return nullptr;
+  return {{"count", l->count},   {"mean", num(l->mean_us)}, {"stddev", num(l->stddev_us)},
+          {"min", num(l->min_us)}, {"p50", num(l->p50_us)},   {"p90", num(l->p90_us)},
+          {"p99", num(l->p99_us)}, {"p99_9", num(l->p999_us)}, {"max", num(l->max_us)}};
+}
+
+nlohmann::json cpu_json(const std::optional<CpuFigures>& c) {
+  if (!c) return nullptr;
+  return cpu_to_json(c->host);
+}
+
+nlohmann::json sd_json(const std::optional<CpuFigures>& c) {
+  if (!c) return nullptr;
+  return {{"value", num(c->service_demand)}, {"unit", c->service_demand_unit}};
+}
+
+nlohmann::json flow_json(const FlowFigures& f) {
+  return {{"id", f.id},
+          {"direction", f.direction},
+          {"bytes", f.bytes},
+          {"throughput_bps", num(f.throughput_bps)},
+          {"transactions", f.transactions},
+          {"transaction_rate", num(f.transaction_rate)},
+          {"latency_mean_us", num(f.latency_mean_us)},
+          {"client_cpu", f.client_cpu},
+          {"udp",
+           {{"sent", opt(f.udp_sent)},
+            {"received", opt(f.udp_received)},
+            {"lost", opt(f.udp_lost)},
+            {"reordered", opt(f.udp_reordered)},
+            {"jitter_us", opt(f.udp_jitter_us)}}},
+          {"tcp_info",
+           {{"retransmits", opt(f.retransmits)},
+            {"rtt_us", opt(f.rtt_us)},
+            {"cwnd", opt(f.cwnd)},
+            {"congestion", f.congestion}}},
+          {"error", f.error.empty() ? nlohmann::json() : nlohmann::json(f.error)}};
+}
+
+nlohmann::json summary_json(const Summary& s) {
+  nlohmann::json flows = nlohmann::json::array();
+  for (auto& f : s.flows) flows.push_back(flow_json(f));
+  nlohmann::json intervals = nlohmann::json::array();
+  for (auto& i : s.intervals) {
+    double dt = i.end_s - i.start_s;
+    intervals.push_back({{"start_s", i.start_s},
+                         {"end_s", i.end_s},
+                         {"bytes_sent", i.sum.bytes_sent},
+                         {"bytes_received", i.sum.bytes_recv},
+                         {"transactions", i.sum.transactions},
+                         {"throughput_bps", num(dt > 0 ? double(i.sum.bytes_recv + i.sum.bytes_sent) * 8 / dt : 0)},
+                         {"transaction_rate", num(dt > 0 ? double(i.sum.transactions) / dt : 0)}});
+  }
+  return {{"window_s", num(s.window_s)},
+          {"throughput_bps", num(s.throughput_bps)},
+          {"throughput_c2s_bps", num(s.throughput_c2s_bps)},
+          {"throughput_s2c_bps", num(s.throughput_s2c_bps)},
+          {"transactions", s.transactions},
+          {"transaction_rate", num(s.transaction_rate)},
+          {"latency_us", latency_json(s.latency)},
+          {"jain_fairness", num(s.jain_fairness)},
+          {"min_max_ratio", num(s.min_max_ratio)},
+          {"local_cpu", cpu_json(s.local_cpu)},
+          {"remote_cpu", cpu_json(s.remote_cpu)},
+          {"service_demand", {{"local", sd_json(s.local_cpu)}, {"remote", sd_json(s.remote_cpu)}}},
+          {"local_process_cpu_percent", num(s.local_process_cpu_percent)},
+          {"remote_process_cpu_percent", num(s.remote_process_cpu_percent)},
+          {"udp_loss_percent", opt(s.udp_loss_percent)},
+          {"flows", flows},
+          {"intervals", intervals},
+          {"errors", s.errors}};
+}
+
+// netperf omni selector names, for scripts that read netperf's output.
+nlohmann::json omni_json(const Report& r) {
+  const Summary& s = r.summary;
+  return {{"THROUGHPUT", num(s.throughput_bps / 1e6)},
+          {"THROUGHPUT_UNITS", "10^6bits/s"},
+          {"TRANSACTION_RATE", num(s.transaction_rate)},
+          {"MEAN_LATENCY", s.latency ? num(s.latency->mean_us) : nlohmann::json()},
+          {"P50_LATENCY", s.latency ? num(s.latency->p50_us) : nlohmann::json()},
+          {"P90_LATENCY", s.latency ? num(s.latency->p90_us) : nlohmann::json()},
+          {"P99_LATENCY", s.latency ? num(s.latency->p99_us) : nlohmann::json()},
+          {"LOCAL_CPU_UTIL", s.local_cpu ? num(s.local_cpu->host.total.util) : nlohmann::json()},
+          {"REMOTE_CPU_UTIL", s.remote_cpu ? num(s.remote_cpu->host.total.util) : nlohmann::json()},
+          {"LOCAL_SD", s.local_cpu ? num(s.local_cpu->service_demand) : nlohmann::json()},
+          {"REMOTE_SD", s.remote_cpu ? num(s.remote_cpu->service_demand) : nlohmann::json()},
+          {"CONFIDENCE_ITERATION", r.iterations.size()}};
+}
+
+}  // namespace
+
+nlohmann::json environment_json(const std::string& version) {
+  SystemFacts f = read_system_facts();
+  return {{"host", f.host},           {"kernel", f.kernel},   {"machine", f.machine},
+          {"cpu_model", f.cpu_model}, {"cpus", f.online_cpus}, {"mtperf_version", version}};
+}
+
+nlohmann::json report_json(const Report& r) {
+  nlohmann::json iterations = nlohmann::json::array();
+  for (auto& s : r.iterations) iterations.push_back(summary_json(s));
+  nlohmann::json conf = nullptr;
+  if (r.confidence) {
+    const ConfidenceInterval& c = *r.confidence;
+    conf = {{"level", num(r.rule.level)},
+            {"width_percent_target", num(r.rule.width_percent)},
+            {"mean", num(c.mean)},
+            {"stddev", num(c.stddev)},
+            {"low", num(c.lo)},
+            {"high", num(c.hi)},
+            {"width_percent", num(c.width_percent_of_mean)},
+            {"iterations", c.n},
+            {"met", r.confidence_met}};
+  }
+  return {{"schema", kJsonSchema},
+          {"test", r.spec},
+          {"environment", r.environment},
+          {"summary", summary_json(r.summary)},
+          {"omni", omni_json(r)},
+          {"iterations", iterations},
+          {"confidence", conf}};
+}
+
+}  // namespace mtperf

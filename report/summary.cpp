@@ -1,0 +1,178 @@
+#include "report/summary.hpp"
+
+#include "stats/fairness.hpp"
+#include "stats/service_demand.hpp"
+
+namespace mtperf {
+namespace {
+
+std::string direction_of(Role client_role) {
+  switch (client_role) {
+    case Role::sender: return "c2s";
+    case Role::receiver: return "s2c";
+    case Role::rr_client: return "rr";
+    case Role::crr_client: return "crr";
+    default: return "?";
+  }
+}
+
+const FlowResult* find_flow(const std::optional<SideResult>& side, uint32_t id) {
+  if (!side) return nullptr;
+  for (auto& f : side->flows) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+LatencyFigures latency_of(const Histogram& h) {
+  LatencyFigures l;
+  l.count = h.count();
+  l.mean_us = h.mean() / 1e3;
+  l.stddev_us = h.stddev() / 1e3;
+  l.min_us = double(h.min()) / 1e3;
+  l.p50_us = double(h.percentile(50)) / 1e3;
+  l.p90_us = double(h.percentile(90)) / 1e3;
+  l.p99_us = double(h.percentile(99)) / 1e3;
+  l.p999_us = double(h.percentile(99.9)) / 1e3;
+  l.max_us = double(h.max()) / 1e3;
+  return l;
+}
+
+FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowResult* s,
+                         double window_s) {
+  FlowFigures f;
+  f.id = c.id;
+  f.direction = direction_of(c.role);
+  f.client_cpu = c.cpu;
+  f.error = !c.stats.error.empty() ? c.stats.error : (s ? s->stats.error : "");
+  bool rr = c.role == Role::rr_client || c.role == Role::crr_client;
+  if (rr) {
+    f.transactions = c.window.transactions;
+    f.transaction_rate = window_s > 0 ? double(f.transactions) / window_s : 0;
+    f.latency_mean_us = c.stats.latency.mean() / 1e3;
+    f.bytes = c.window.bytes_recv + (s ? s->window.bytes_recv : c.window.bytes_sent);
+  } else {
+    const FlowResult* receiver = c.role == Role::receiver ? &c : s;
+    f.bytes = receiver ? receiver->window.bytes_recv : c.window.bytes_sent;
+  }
+  f.throughput_bps = window_s > 0 ? double(f.bytes) * 8 / window_s : 0;
+  const FlowResult* sender = c.role == Role::sender ? &c : s;
+  if (sender && sender->stats.tcp_info_valid) {
+    f.retransmits = sender->stats.tcp_retransmits;
+    f.rtt_us = sender->stats.tcp_rtt_us;
+    f.cwnd = sender->stats.tcp_cwnd;
+    f.congestion = sender->stats.congestion;
+  }
+  if (spec.proto == Proto::udp && !rr) {
+    const FlowResult* receiver = c.role == Role::receiver ? &c : s;
+    if (sender) f.udp_sent = sender->total.msgs_sent;
+    if (receiver) {
+      f.udp_received = receiver->stats.udp.received;
+      f.udp_lost = receiver->stats.udp.lost;
+      f.udp_reordered = receiver->stats.udp.reordered;
+      f.udp_jitter_us = receiver->stats.udp.jitter_ns / 1e3;
+    }
+  } else if (spec.proto == Proto::udp) {
+    f.udp_lost = c.stats.udp.lost;
+  }
+  return f;
+}
+
+std::optional<CpuFigures> cpu_figures(const TestSpec& spec, const std::optional<SideResult>& side,
+                                      const Summary& s) {
+  if (!side || !side->cpu) return std::nullopt;
+  CpuFigures c;
+  c.host = *side->cpu;
+  bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
+  if (rr) {
+    c.service_demand_unit = "us/transaction";
+    c.service_demand = service_demand_us_per_unit(c.host.total.util, c.host.cpus, side->window_s,
+                                                  double(s.transactions));
+  } else {
+    c.service_demand_unit = "us/KB";
+    c.service_demand = service_demand_us_per_kb(c.host.total.util, c.host.cpus, side->window_s,
+                                                s.throughput_bps * s.window_s / 8);
+  }
+  return c;
+}
+
+}  // namespace
+
+Summary summarize(const TestSpec& spec, const control::TestOutcome& o) {
+  Summary s;
+  s.window_s = o.client.window_s;
+  std::vector<double> per_flow;
+  uint64_t udp_sent = 0, udp_lost = 0;
+  for (const FlowResult& c : o.client.flows) {
+    FlowFigures f = flow_figures(spec, c, find_flow(o.server, c.id), s.window_s);
+    s.throughput_bps += f.throughput_bps;
+    (f.direction == "s2c" ? s.throughput_s2c_bps : s.throughput_c2s_bps) += f.throughput_bps;
+    s.transactions += f.transactions;
+    s.latency_histogram.merge(c.stats.latency);
+    bool rr = f.direction == "rr" || f.direction == "crr";
+    per_flow.push_back(rr ? f.transaction_rate : f.throughput_bps);
+    udp_sent += f.udp_sent.value_or(0);
+    udp_lost += f.udp_lost.value_or(0);
+    s.flows.push_back(std::move(f));
+  }
+  s.transaction_rate = s.window_s > 0 ? double(s.transactions) / s.window_s : 0;
+  if (s.latency_histogram.count() > 0) s.latency = latency_of(s.latency_histogram);
+  if (spec.proto == Proto::udp && spec.workload != Workload::rr && udp_sent > 0) {
+    s.udp_loss_percent = 100.0 * double(udp_lost) / double(udp_sent);
+  }
+  s.jain_fairness = jain_index(per_flow);
+  s.min_max_ratio = min_max_ratio(per_flow);
+  s.local_cpu = cpu_figures(spec, o.client, s);
+  if (o.server) s.remote_cpu = cpu_figures(spec, o.server, s);
+  s.local_process_cpu_percent = process_cpu_percent(o.client.process, o.client.window_s);
+  if (o.server) {
+    s.remote_process_cpu_percent = process_cpu_percent(o.server->process, o.server->window_s);
+  }
+  s.intervals = o.client.intervals;
+  s.errors = o.client.errors;
+  if (o.server) {
+    for (auto& e : o.server->errors) s.errors.push_back("server " + e);
+  }
+  return s;
+}
+
+double headline(const TestSpec& spec, const Summary& s) {
+  bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
+  return rr ? s.transaction_rate : s.throughput_bps;
+}
+
+namespace {
+
+double mean_of(const std::vector<Summary>& it, double (*get)(const Summary&)) {
+  double sum = 0;
+  for (auto& s : it) sum += get(s);
+  return it.empty() ? 0 : sum / double(it.size());
+}
+
+}  // namespace
+
+void finish_report(Report& r) {
+  if (r.iterations.empty()) return;
+  Summary m = r.iterations.back();  // flows, CPU split and intervals of the last iteration
+  auto& it = r.iterations;
+  m.throughput_bps = mean_of(it, [](const Summary& s) { return s.throughput_bps; });
+  m.throughput_c2s_bps = mean_of(it, [](const Summary& s) { return s.throughput_c2s_bps; });
+  m.throughput_s2c_bps = mean_of(it, [](const Summary& s) { return s.throughput_s2c_bps; });
+  m.transaction_rate = mean_of(it, [](const Summary& s) { return s.transaction_rate; });
+  m.jain_fairness = mean_of(it, [](const Summary& s) { return s.jain_fairness; });
+  m.latency_histogram.reset();
+  for (auto& s : it) m.latency_histogram.merge(s.latency_histogram);
+  m.latency.reset();
+  if (m.latency_histogram.count() > 0) m.latency = latency_of(m.latency_histogram);
+  m.errors.clear();
+  for (auto& s : it) m.errors.insert(m.errors.end(), s.errors.begin(), s.errors.end());
+  r.summary = std::move(m);
+  std::vector<double> samples;
+  for (auto& s : it) samples.push_back(headline(r.spec, s));
+  if (samples.size() >= 2) {
+    r.confidence = confidence_interval(samples, r.rule.level);
+    r.confidence_met = confidence_met(*r.confidence, r.rule.width_percent);
+  }
+}
+
+}  // namespace mtperf

@@ -1,0 +1,84 @@
+#pragma once
+// The result model: one test's figures, derived once from both sides' raw results, rendered by
+// text.cpp, json.cpp and csv.cpp. Units are in the names: _bps bits/s (10^6 = Mbit/s), _us
+// microseconds, _percent of the CPUs concerned.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "control/client.hpp"
+#include "stats/confidence.hpp"
+#include "stats/histogram.hpp"
+#include "workloads/spec.hpp"
+
+namespace mtperf {
+
+struct FlowFigures {
+  uint32_t id = 0;
+  std::string direction;  // "c2s", "s2c", "rr", "crr"
+  uint64_t bytes = 0;     // received in the window by the receiving side
+  double throughput_bps = 0;
+  uint64_t transactions = 0;
+  double transaction_rate = 0;
+  double latency_mean_us = 0;
+  int client_cpu = -1;
+  std::optional<uint64_t> udp_sent, udp_received, udp_lost, udp_reordered;
+  std::optional<double> udp_jitter_us;
+  std::optional<uint32_t> retransmits, rtt_us, cwnd;  // the sending side's TCP_INFO
+  std::string congestion;
+  std::string error;
+};
+
+struct LatencyFigures {
+  uint64_t count = 0;
+  double mean_us = 0, stddev_us = 0, min_us = 0, p50_us = 0, p90_us = 0, p99_us = 0,
+         p999_us = 0, max_us = 0;
+};
+
+struct CpuFigures {
+  CpuUtilization host;
+  double service_demand = 0;  // µs of CPU per KB (streams) or per transaction (rr, crr)
+  std::string service_demand_unit;
+};
+
+struct Summary {
+  double window_s = 0;
+  double throughput_bps = 0;  // all directions together
+  double throughput_c2s_bps = 0, throughput_s2c_bps = 0;
+  uint64_t transactions = 0;
+  double transaction_rate = 0;
+  std::optional<LatencyFigures> latency;
+  Histogram latency_histogram;
+  double jain_fairness = 1;
+  double min_max_ratio = 1;
+  std::optional<CpuFigures> local_cpu, remote_cpu;
+  double local_process_cpu_percent = 0, remote_process_cpu_percent = 0;
+  std::optional<double> udp_loss_percent;
+  std::vector<FlowFigures> flows;
+  std::vector<IntervalSample> intervals;
+  std::vector<std::string> errors;
+};
+
+// The figures of one iteration.
+Summary summarize(const TestSpec& spec, const control::TestOutcome& outcome);
+
+// The figure each iteration contributes to the confidence rule: throughput for streams,
+// transaction rate for rr and crr.
+double headline(const TestSpec& spec, const Summary& s);
+
+struct Report {
+  TestSpec spec;
+  nlohmann::json environment;
+  std::vector<Summary> iterations;
+  Summary summary;  // means over the iterations; latency over all of them
+  IterationRule rule;
+  std::optional<ConfidenceInterval> confidence;
+  bool confidence_met = false;
+};
+
+// Folds the iterations into report.summary and the confidence figures.
+void finish_report(Report& r);
+
+}  // namespace mtperf

@@ -1,0 +1,138 @@
+#include <fmt/format.h>
+
+#include "report/render.hpp"
+
+namespace mtperf {
+namespace {
+
+std::string cpu_cell(const std::optional<CpuFigures>& c) {
+  if (!c) return "n/a";
+  const CpuUsage& u = c->host.total;
+  return fmt::format("{:5.1f}% (usr {:.1f} sys {:.1f} irq {:.1f} sirq {:.1f})", u.util, u.user + u.nice,
+                     u.sys, u.irq, u.softirq);
+}
+
+std::string sd_cell(const std::optional<CpuFigures>& c) {
+  if (!c) return "n/a";
+  return fmt::format("{:.3f} {}", c->service_demand, c->service_demand_unit);
+}
+
+void flows_table(std::string& out, const TestSpec& spec, const Summary& s) {
+  bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
+  out += rr ? fmt::format("  {:>5} {:>5} {:>14} {:>12} {:>10} {:>5}\n", "flow", "dir",
+                          "transactions", "trans/s", "mean us", "cpu")
+            : fmt::format("  {:>5} {:>5} {:>16} {:>12} {:>8} {:>5}\n", "flow", "dir", "bytes",
+                          "Mbit/s", "retrans", "cpu");
+  size_t shown = 0;
+  for (auto& f : s.flows) {
+    if (++shown > 16) {
+      out += fmt::format("  ... {} more flows (see --format json)\n", s.flows.size() - 16);
+      break;
+    }
+    std::string cpu = f.client_cpu >= 0 ? std::to_string(f.client_cpu) : "-";
+    if (rr) {
+      out += fmt::format("  {:>5} {:>5} {:>14} {:>12.1f} {:>10.2f} {:>5}", f.id, f.direction,
+                         f.transactions, f.transaction_rate, f.latency_mean_us, cpu);
+    } else {
+      std::string re = f.retransmits ? std::to_string(*f.retransmits) : "-";
+      out += fmt::format("  {:>5} {:>5} {:>16} {:>12.2f} {:>8} {:>5}", f.id, f.direction, f.bytes,
+                         f.throughput_bps / 1e6, re, cpu);
+    }
+    if (f.udp_lost) {
+      out += fmt::format("  udp lost {} reord {} jitter {:.1f} us", *f.udp_lost,
+                         f.udp_reordered.value_or(0), f.udp_jitter_us.value_or(0));
+    }
+    if (!f.error.empty()) out += "  ERROR: " + f.error;
+    out += "\n";
+  }
+}
+
+}  // namespace
+
+std::string report_text(const Report& r) {
+  const TestSpec& spec = r.spec;
+  const Summary& s = r.summary;
+  std::string out = fmt::format(
+      "mtperf {} {} over {}: {} flow(s), {:.1f} s window after {:.1f} s warm-up, {} iteration(s)\n",
+      to_string(spec.workload), to_string(spec.proto), spec.transport, spec.flows_total(),
+      s.window_s, spec.warmup_s, r.iterations.size());
+  bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
+  if (rr) {
+    out += fmt::format("  transaction rate   {:.1f} trans/s  ({} bytes request, {} response, burst {})\n",
+                       s.transaction_rate, spec.req_size, spec.resp_size, spec.burst);
+  } else {
+    out += fmt::format("  throughput         {:.2f} Mbit/s  (10^6 bits/s; {} bytes per send)\n",
+                       s.throughput_bps / 1e6, spec.stream_msg_size());
+    if (spec.workload == Workload::bidir) {
+      out += fmt::format("    client->server   {:.2f} Mbit/s\n    server->client   {:.2f} Mbit/s\n",
+                         s.throughput_c2s_bps / 1e6, s.throughput_s2c_bps / 1e6);
+    }
+  }
+  if (s.latency) {
+    const LatencyFigures& l = *s.latency;
+    out += fmt::format(
+        "  latency (us)       mean {:.2f} sd {:.2f} min {:.2f} p50 {:.2f} p90 {:.2f} p99 {:.2f} "
+        "p99.9 {:.2f} max {:.2f}\n",
+        l.mean_us, l.stddev_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us);
+  }
+  if (s.udp_loss_percent) out += fmt::format("  udp loss           {:.4f} %\n", *s.udp_loss_percent);
+  out += fmt::format("  local cpu          {}  sd {}\n", cpu_cell(s.local_cpu), sd_cell(s.local_cpu));
+  out += fmt::format("  remote cpu         {}  sd {}\n", cpu_cell(s.remote_cpu),
+                     sd_cell(s.remote_cpu));
+  out += fmt::format("  mtperf itself      local {:.1f}% remote {:.1f}% of one CPU\n",
+                     s.local_process_cpu_percent, s.remote_process_cpu_percent);
+  if (s.flows.size() > 1) {
+    out += fmt::format("  fairness           Jain {:.4f}, min/max {:.3f}\n", s.jain_fairness,
+                       s.min_max_ratio);
+  }
+  if (r.iterations.size() > 1) {
+    out += "  iterations        ";
+    for (auto& it : r.iterations) {
+      out += rr ? fmt::format(" {:.1f}", it.transaction_rate)
+                : fmt::format(" {:.2f}", it.throughput_bps / 1e6);
+    }
+    out += rr ? " trans/s\n" : " Mbit/s\n";
+  }
+  if (r.confidence) {
+    const ConfidenceInterval& c = *r.confidence;
+    out += fmt::format("  confidence         {:.0f}% interval +/-{:.2f}% of the mean (target +/-{:.2f}%): {}\n",
+                       r.rule.level * 100, c.width_percent_of_mean / 2, r.rule.width_percent / 2,
+                       r.confidence_met ? "met" : "NOT met");
+  }
+  flows_table(out, spec, s);
+  for (auto& e : s.errors) out += "  error: " + e + "\n";
+  return out;
+}
+
+std::string report_csv(const Report& r, bool header) {
+  const Summary& s = r.summary;
+  auto cpu = [](const std::optional<CpuFigures>& c) {
+    return c ? fmt::format("{:.2f}", c->host.total.util) : std::string();
+  };
+  auto sd = [](const std::optional<CpuFigures>& c) {
+    return c ? fmt::format("{:.4f}", c->service_demand) : std::string();
+  };
+  auto lat = [&](double LatencyFigures::*m) {
+    return s.latency ? fmt::format("{:.3f}", (*s.latency).*m) : std::string();
+  };
+  std::string out;
+  if (header) {
+    out += "WORKLOAD,PROTOCOL,TRANSPORT,FLOWS,THROUGHPUT,THROUGHPUT_UNITS,TRANSACTION_RATE,"
+           "MEAN_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,P999_LATENCY,LOCAL_CPU_UTIL,"
+           "REMOTE_CPU_UTIL,LOCAL_SD,REMOTE_SD,JAIN_FAIRNESS,UDP_LOSS_PERCENT,ITERATIONS,"
+           "CONFIDENCE_MET,ERRORS\n";
+  }
+  out += fmt::format("{},{},{},{},{:.3f},10^6bits/s,{:.2f},{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},{}\n",
+                     to_string(r.spec.workload), to_string(r.spec.proto), r.spec.transport,
+                     r.spec.flows_total(), s.throughput_bps / 1e6, s.transaction_rate,
+                     lat(&LatencyFigures::mean_us), lat(&LatencyFigures::p50_us),
+                     lat(&LatencyFigures::p90_us), lat(&LatencyFigures::p99_us),
+                     lat(&LatencyFigures::p999_us), cpu(s.local_cpu), cpu(s.remote_cpu),
+                     sd(s.local_cpu), sd(s.remote_cpu), s.jain_fairness,
+                     s.udp_loss_percent ? fmt::format("{:.4f}", *s.udp_loss_percent) : "",
+                     r.iterations.size(), r.confidence ? (r.confidence_met ? "yes" : "no") : "",
+                     s.errors.size());
+  return out;
+}
+
+}  // namespace mtperf

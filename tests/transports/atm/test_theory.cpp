@@ -1,0 +1,33 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "transports/atm/line.hpp"
+#include "transports/atm/theory.hpp"
+
+using namespace mtperf::atm;
+
+namespace {
+
+double mbps(double bps) { return std::round(bps / 1e4) / 100.0; }  // Mbit/s, 2 decimals
+
+}  // namespace
+
+TEST_CASE("theoretical TCP goodput over AAL5 matches the published table") {
+  const double oc3 = kOc3c.cells_per_s();
+  const double oc12 = kOc12c.cells_per_s();
+  CHECK(cells_per_packet(9180, kLlcSnapOverheadBytes) == 192);
+  CHECK(cells_per_packet(1500, kLlcSnapOverheadBytes) == 32);
+  CHECK(cells_per_packet(1500, kLaneOverheadBytes) == 32);
+  CHECK(mbps(tcp_goodput_bps(9180, oc3)) == Approx(134.34).margin(1e-9));
+  CHECK(mbps(tcp_goodput_bps(9180, oc12)) == Approx(537.35).margin(1e-9));
+  CHECK(mbps(tcp_goodput_bps(1500, oc3)) == Approx(127.86).margin(1e-9));
+  CHECK(mbps(tcp_goodput_bps(1500, oc12)) == Approx(511.44).margin(1e-9));
+  CHECK(mbps(tcp_goodput_bps(1500, oc3, kLaneOverheadBytes)) == Approx(127.86).margin(1e-9));
+  CHECK(mbps(tcp_goodput_bps(1500, oc12, kLaneOverheadBytes)) == Approx(511.44).margin(1e-9));
+  // The rounded rates in the issue (353,207.5 and 1,412,830 cells/s) give the same figures.
+  CHECK(mbps(tcp_goodput_bps(9180, 353207.5)) == Approx(134.34).margin(1e-9));
+  CHECK(mbps(tcp_goodput_bps(1500, 1412830.0, kLaneOverheadBytes)) ==
+        Approx(511.44).margin(1e-9));
+  static_assert(tcp_goodput_bps(9180, 1000.0) > 0, "usable in constant expressions");
+}

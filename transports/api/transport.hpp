@@ -1,0 +1,174 @@
+#pragma once
+// The transport interface: completion-based, in the style of verbs and io_uring.
+//
+// Two objects per transport:
+//  - an Engine per worker thread (the epoll set, the ring, the completion queue) that owns the
+//    worker's buffers and reaps completions for every connection of that thread;
+//  - a connection per flow, adopted by the engine from an established data socket (ConnId).
+//
+// Engines are used through templates (see workloads/worker.hpp); there is no virtual call per
+// operation. The transport itself is chosen once, from the registry (registry.hpp), and enters
+// the data path through Transport::run_worker, which instantiates the workload over its engine.
+//
+// Engine contract (checked by the EngineType concept below):
+//   int  adopt(int fd, Proto)          take ownership of a connected socket; returns a ConnId
+//                                      or -errno. Setup path.
+//   int  open(const ConnectSpec&)      connect a new data socket (crr); ConnId or -errno.
+//   int  listen_adopt(int fd)          watch a listening socket for accept(); ListenId or -errno.
+//   int  accept(int listen_id)         accept one connection; ConnId, -EAGAIN when none is ready.
+//   void close(ConnId)                 close a connection; its queued work is dropped.
+//   void shutdown_send(ConnId)         half-close (end of a stream).
+//   int  post(ConnId, span<WorkReq>)   queue work; no syscall. Returns how many were queued.
+//   int  flush()                       submit what was queued (io_uring_submit; nothing for
+//                                      sockets). Returns submitted count or -errno.
+//   int  poll(span<Completion>, Wait, int64_t timeout_ns)
+//                                      reap completions; for a blocking socket with one flow
+//                                      per thread, performs the queued send/recv itself.
+//                                      Returns the number of completions written (0 on timeout)
+//                                      or -errno on an engine failure.
+//   BufferPool& pool()                 buffers allocated and registered before the timed phase.
+//   Caps caps() const
+//
+// Completion semantics, the same for every transport:
+//   send on a stream socket completes when the whole buffer is handed to the kernel;
+//   recv completes with 1..len bytes; 0 means the peer closed; negative is -errno.
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+namespace mtperf {
+
+struct Buf {
+  std::byte* data = nullptr;
+  uint32_t len = 0;
+  uint32_t key = 0;  // MR lkey | fixed-buffer index | 0
+};
+
+// write/read: one-sided, RDMA only. accept: on a listener; the completion carries the new ConnId.
+enum class Op : uint8_t { send, recv, write, read, accept };
+
+struct WorkReq {
+  Op op = Op::send;
+  Buf buf;
+  uint64_t cookie = 0;  // returned in the Completion; the workload encodes flow and op in it
+  bool signal = true;
+  uint64_t remote_addr = 0;
+  uint32_t rkey = 0;
+};
+
+enum CompletionFlags : uint16_t {
+  kCompMore = 1,  // more completions will follow for the same request (multishot)
+  kCompError = 2,
+};
+
+struct Completion {
+  uint64_t cookie = 0;
+  int32_t bytes = 0;  // >0 bytes moved, 0 peer closed (recv), <0 -errno
+  uint16_t flags = 0;
+  uint16_t buf_id = 0;  // provided-buffer id when the transport chose the buffer
+};
+
+enum class Wait : uint8_t { spin, block, none };
+
+enum class Proto : uint8_t { tcp, udp };
+
+struct Caps {
+  bool message_boundaries = false;
+  bool one_sided = false;
+  bool inline_send = false;
+  bool zero_copy = false;
+  uint32_t max_inline = 0;
+  uint32_t max_outstanding = 64;  // per connection and direction
+};
+
+// A socket address (IPv4 or IPv6) that can be copied around freely.
+struct SockAddr {
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&ss); }
+  sockaddr* get() { return reinterpret_cast<sockaddr*>(&ss); }
+  int family() const { return ss.ss_family; }
+  uint16_t port() const;
+  void set_port(uint16_t port);
+  std::string to_string() const;  // "127.0.0.1:5001", "[::1]:5001"
+};
+
+// Kernel-socket options shared by every transport that rides on kernel sockets.
+struct SocketOptions {
+  int sndbuf = 0;  // bytes; 0 = kernel default
+  int rcvbuf = 0;
+  bool nodelay = true;
+  std::string congestion;  // "" = kernel default
+  std::string bind_device;  // SO_BINDTODEVICE
+  std::string source;       // local address to bind data sockets to ("" = any)
+  bool mptcp = false;
+  int busy_poll_us = 0;  // SO_BUSY_POLL
+  int io_timeout_ms = 200;  // SO_RCVTIMEO/SO_SNDTIMEO on blocking sockets: no wait is unbounded
+};
+
+struct ConnectSpec {
+  SockAddr remote;
+  Proto proto = Proto::tcp;
+  const SocketOptions* opts = nullptr;
+};
+
+// Fixed-size buffers carved from one allocation, made before the timed phase.
+class BufferPool {
+ public:
+  BufferPool() = default;
+  BufferPool(uint32_t count, uint32_t size);
+  ~BufferPool();
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+  BufferPool(BufferPool&& o) noexcept;
+  BufferPool& operator=(BufferPool&& o) noexcept;
+
+  uint32_t count() const { return count_; }
+  uint32_t size() const { return size_; }
+  std::byte* base() const { return base_; }
+  size_t bytes() const { return size_t(count_) * size_; }
+  Buf get(uint32_t index) const {
+    return Buf{base_ + size_t(index) * size_, size_, index};
+  }
+
+ private:
+  std::byte* base_ = nullptr;
+  uint32_t count_ = 0;
+  uint32_t size_ = 0;
+};
+
+// What a worker asks of its engine; filled by the workload (workloads/engine_config.hpp) from
+// the flows it runs. Everything is sized here, before the timed phase.
+struct EngineConfig {
+  uint32_t max_conns = 1;    // connections and listeners alive at once
+  uint32_t queue_depth = 16;  // outstanding work per connection and direction
+  uint32_t buffers = 0;      // pool: count x size
+  uint32_t buffer_size = 0;
+  Wait wait = Wait::block;
+  bool single_flow = true;  // one flow on this thread: blocking calls beat an event loop
+  const SocketOptions* sock = nullptr;
+};
+
+template <class E>
+concept EngineType = requires(E e, const E ce, int id, int fd, Proto p, const ConnectSpec& cs,
+                              std::span<const WorkReq> wr, std::span<Completion> out, Wait w,
+                              int64_t t) {
+  { e.adopt(fd, p) } -> std::same_as<int>;
+  { e.open(cs) } -> std::same_as<int>;
+  { e.listen_adopt(fd) } -> std::same_as<int>;
+  { e.accept(id) } -> std::same_as<int>;
+  { e.close(id) } -> std::same_as<void>;
+  { e.shutdown_send(id) } -> std::same_as<void>;
+  { e.post(id, wr) } -> std::same_as<int>;
+  { e.flush() } -> std::same_as<int>;
+  { e.poll(out, w, t) } -> std::same_as<int>;
+  { e.pool() } -> std::same_as<BufferPool&>;
+  { ce.caps() } -> std::same_as<Caps>;
+};
+
+}  // namespace mtperf

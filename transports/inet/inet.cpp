@@ -1,0 +1,301 @@
+#include "transports/inet/inet.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+
+namespace mtperf::inet {
+namespace {
+
+[[noreturn]] void fail(const std::string& what, int err) {
+  throw std::runtime_error(what + ": " + std::strerror(err));
+}
+
+void set_int(int fd, int level, int name, int value, const char* what) {
+  if (setsockopt(fd, level, name, &value, sizeof value) != 0) {
+    int err = errno;
+    close(fd);
+    fail(std::string("setsockopt ") + what + "=" + std::to_string(value), err);
+  }
+}
+
+void split_host_port(const std::string& in, std::string& host, std::string& port) {
+  if (!in.empty() && in.front() == '[') {
+    auto close_bracket = in.find(']');
+    if (close_bracket == std::string::npos) throw std::invalid_argument("bad address '" + in + "'");
+    host = in.substr(1, close_bracket - 1);
+    if (close_bracket + 1 < in.size()) {
+      if (in[close_bracket + 1] != ':') throw std::invalid_argument("bad address '" + in + "'");
+      port = in.substr(close_bracket + 2);
+    }
+    return;
+  }
+  auto colon = in.find(':');
+  if (colon != std::string::npos && in.find(':', colon + 1) == std::string::npos) {
+    host = in.substr(0, colon);
+    port = in.substr(colon + 1);
+  } else {
+    host = in;  // a bare IPv6 address or a host without port
+  }
+}
+
+bool wait_for(int fd, short events, int timeout_ms) {
+  pollfd p{fd, events, 0};
+  for (;;) {
+    int n = ::poll(&p, 1, timeout_ms);
+    if (n > 0) return true;
+    if (n == 0) {
+      errno = ETIMEDOUT;
+      return false;
+    }
+    if (errno != EINTR) return false;
+  }
+}
+
+}  // namespace
+
+SockAddr resolve(const std::string& host_port, uint16_t default_port) {
+  std::string host, port;
+  split_host_port(host_port, host, port);
+  if (host.empty()) throw std::invalid_argument("no host in address '" + host_port + "'");
+  if (port.empty()) port = std::to_string(default_port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* res = nullptr;
+  int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &res);
+  if (rc != 0) {
+    throw std::runtime_error("cannot resolve '" + host_port + "': " + gai_strerror(rc));
+  }
+  SockAddr out;
+  std::memcpy(&out.ss, res->ai_addr, res->ai_addrlen);
+  out.len = res->ai_addrlen;
+  freeaddrinfo(res);
+  return out;
+}
+
+int make_socket(int family, Proto proto, const SocketOptions& o) {
+  int type = proto == Proto::tcp ? SOCK_STREAM : SOCK_DGRAM;
+  int protocol = (proto == Proto::tcp && o.mptcp) ? IPPROTO_MPTCP : 0;
+  int fd = socket(family, type | SOCK_CLOEXEC, protocol);
+  if (fd < 0) {
+    if (protocol == IPPROTO_MPTCP) fail("MPTCP socket (is net.mptcp.enabled=1?)", errno);
+    fail("socket", errno);
+  }
+  if (o.sndbuf > 0) set_int(fd, SOL_SOCKET, SO_SNDBUF, o.sndbuf, "SO_SNDBUF");
+  if (o.rcvbuf > 0) set_int(fd, SOL_SOCKET, SO_RCVBUF, o.rcvbuf, "SO_RCVBUF");
+  if (proto == Proto::tcp && o.nodelay) set_int(fd, IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY");
+  if (o.busy_poll_us > 0) set_int(fd, SOL_SOCKET, SO_BUSY_POLL, o.busy_poll_us, "SO_BUSY_POLL");
+  if (proto == Proto::tcp && !o.congestion.empty()) {
+    if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o.congestion.data(), o.congestion.size())) {
+      int err = errno;
+      close(fd);
+      fail("congestion control '" + o.congestion +
+               "' (see /proc/sys/net/ipv4/tcp_available_congestion_control)",
+           err);
+    }
+  }
+  if (!o.bind_device.empty()) {
+    if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, o.bind_device.data(), o.bind_device.size())) {
+      int err = errno;
+      close(fd);
+      fail("bind to device '" + o.bind_device + "'", err);
+    }
+  }
+  set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
+  return fd;
+}
+
+int listen_on(const SockAddr& where, Proto proto, const SocketOptions& o, int backlog) {
+  int fd = make_socket(where.family(), proto, o);
+  if (bind(fd, where.get(), where.len) != 0) {
+    int err = errno;
+    close(fd);
+    fail("bind " + where.to_string(), err);
+  }
+  if (proto == Proto::tcp && ::listen(fd, backlog) != 0) {
+    int err = errno;
+    close(fd);
+    fail("listen " + where.to_string(), err);
+  }
+  return fd;
+}
+
+static void bind_source(int fd, const SockAddr& remote, const SocketOptions& o) {
+  if (o.source.empty()) return;
+  SockAddr src = resolve(o.source, 0);
+  if (src.family() != remote.family()) {
+    close(fd);
+    throw std::runtime_error("source address " + o.source + " and " + remote.to_string() +
+                             " are of different families");
+  }
+  if (bind(fd, src.get(), src.len) != 0) {
+    int err = errno;
+    close(fd);
+    fail("bind source " + o.source, err);
+  }
+}
+
+int connect_to(const SockAddr& remote, Proto proto, const SocketOptions& o, int timeout_ms) {
+  int fd = make_socket(remote.family(), proto, o);
+  bind_source(fd, remote, o);
+  set_nonblocking(fd, true);
+  if (connect(fd, remote.get(), remote.len) != 0 && errno != EINPROGRESS) {
+    int err = errno;
+    close(fd);
+    fail("connect to " + remote.to_string(), err);
+  }
+  if (!wait_for(fd, POLLOUT, timeout_ms)) {
+    int err = errno;
+    close(fd);
+    fail("connect to " + remote.to_string(), err);
+  }
+  int soerr = 0;
+  socklen_t len = sizeof soerr;
+  getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
+  if (soerr != 0) {
+    close(fd);
+    fail("connect to " + remote.to_string(), soerr);
+  }
+  set_nonblocking(fd, false);
+  return fd;
+}
+
+int connect_fast(const SockAddr& remote, Proto proto, const SocketOptions& o) noexcept {
+  int type = proto == Proto::tcp ? SOCK_STREAM : SOCK_DGRAM;
+  int fd = socket(remote.family(), type | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -errno;
+  int one = 1;
+  if (proto == Proto::tcp && o.nodelay) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (connect(fd, remote.get(), remote.len) != 0) {
+    int err = errno;
+    close(fd);
+    return -err;
+  }
+  return fd;
+}
+
+void apply_accepted_options(int fd, Proto proto, const SocketOptions& o) {
+  int one = 1;
+  if (proto == Proto::tcp && o.nodelay) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (o.busy_poll_us > 0) {
+    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &o.busy_poll_us, sizeof o.busy_poll_us);
+  }
+}
+
+SockAddr local_address(int fd) {
+  SockAddr a;
+  a.len = sizeof a.ss;
+  if (getsockname(fd, a.get(), &a.len) != 0) fail("getsockname", errno);
+  return a;
+}
+
+SockAddr peer_address(int fd) {
+  SockAddr a;
+  a.len = sizeof a.ss;
+  if (getpeername(fd, a.get(), &a.len) != 0) fail("getpeername", errno);
+  return a;
+}
+
+void set_nonblocking(int fd, bool on) {
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0) fail("fcntl", errno);
+  flags = on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK);
+  if (fcntl(fd, F_SETFL, flags) != 0) fail("fcntl", errno);
+}
+
+void set_io_timeout(int fd, int timeout_ms) {
+  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+bool write_all(int fd, const void* data, size_t len, int timeout_ms) {
+  auto p = static_cast<const char*>(data);
+  while (len > 0) {
+    ssize_t n = ::send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      p += n;
+      len -= size_t(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (!wait_for(fd, POLLOUT, timeout_ms)) return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+bool read_exact(int fd, void* data, size_t len, int timeout_ms) {
+  auto p = static_cast<char*>(data);
+  while (len > 0) {
+    ssize_t n = ::recv(fd, p, len, MSG_DONTWAIT);
+    if (n > 0) {
+      p += n;
+      len -= size_t(n);
+      continue;
+    }
+    if (n == 0) {
+      errno = 0;
+      return false;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      if (!wait_for(fd, POLLIN, timeout_ms)) return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+int accept_within(int listen_fd, int timeout_ms) {
+  if (!wait_for(listen_fd, POLLIN, timeout_ms)) return -1;
+  return accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+}
+
+std::string congestion_of(int fd) {
+  char name[32] = {};
+  socklen_t len = sizeof name;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) != 0) return "";
+  return std::string(name, strnlen(name, sizeof name));
+}
+
+TcpStats tcp_stats(int fd) noexcept {
+  TcpStats s;
+  tcp_info ti{};
+  socklen_t len = sizeof ti;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return s;
+  s.valid = true;
+  s.retransmits = ti.tcpi_total_retrans;
+  s.rtt_us = ti.tcpi_rtt;
+  s.rttvar_us = ti.tcpi_rttvar;
+  s.snd_cwnd = ti.tcpi_snd_cwnd;
+  s.snd_mss = ti.tcpi_snd_mss;
+  return s;
+}
+
+void raise_fd_limit() noexcept {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
+}  // namespace mtperf::inet

@@ -1,0 +1,64 @@
+#include "transports/api/registry.hpp"
+
+#include <stdexcept>
+
+#include "transports/socket/register.hpp"
+#ifdef MTPERF_HAVE_URING
+#include "transports/uring/register.hpp"
+#endif
+
+namespace mtperf {
+
+std::span<const TransportEntry> transports() {
+  static const std::vector<TransportEntry> all = [] {
+    std::vector<TransportEntry> v{socket_transport_entry()};
+#ifdef MTPERF_HAVE_URING
+    v.push_back(uring_transport_entry());
+#endif
+    return v;
+  }();
+  return all;
+}
+
+std::vector<std::pair<std::string, std::string>> transports_not_compiled() {
+  std::vector<std::pair<std::string, std::string>> out;
+#ifndef MTPERF_HAVE_URING
+  out.emplace_back("uring", "not compiled in: liburing >= 2.3 was not found (apt-get install "
+                            "liburing-dev) or MTPERF_TRANSPORT_URING=OFF");
+#endif
+  out.emplace_back("rdma", "not compiled in: no RDMA transport in this build");
+  out.emplace_back("clip", "not compiled in: the emulated ATM link is not wired into this build");
+  out.emplace_back("lane", "not compiled in: the emulated ATM link is not wired into this build");
+  return out;
+}
+
+const TransportEntry& find_transport(std::string_view name) {
+  std::string known;
+  for (const TransportEntry& e : transports()) {
+    if (e.name == name) return e;
+    known += (known.empty() ? "" : ", ") + std::string(e.name);
+  }
+  for (auto& [n, why] : transports_not_compiled()) {
+    if (n == name) throw std::invalid_argument("transport '" + n + "' is " + why);
+  }
+  throw std::invalid_argument("unknown transport '" + std::string(name) + "' (known: " + known +
+                              ")");
+}
+
+void check_params(const TransportEntry& entry, const TransportParams& params) {
+  auto opts = entry.options();
+  for (auto& [k, v] : params) {
+    bool found = false;
+    std::string known;
+    for (auto& o : opts) {
+      found |= o.key == k;
+      known += (known.empty() ? "" : ", ") + o.key;
+    }
+    if (!found) {
+      throw std::invalid_argument("transport " + std::string(entry.name) + " has no option '" + k +
+                                  "'" + (known.empty() ? " (it takes none)" : " (" + known + ")"));
+    }
+  }
+}
+
+}  // namespace mtperf

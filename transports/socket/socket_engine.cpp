@@ -1,0 +1,281 @@
+#include "transports/socket/socket_engine.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "transports/inet/inet.hpp"
+
+namespace mtperf {
+namespace {
+
+bool would_block(int err) { return err == EAGAIN || err == EWOULDBLOCK; }
+
+}  // namespace
+
+SocketEngine::SocketEngine(const EngineConfig& cfg)
+    : cfg_(cfg),
+      blocking_(cfg.single_flow && cfg.wait == Wait::block),
+      depth_(std::bit_ceil(std::max<uint32_t>(cfg.queue_depth, 2))),
+      pool_(cfg.buffers, cfg.buffer_size) {
+  uint32_t n = std::max<uint32_t>(cfg.max_conns, 1);
+  conns_.resize(n);
+  ops_.resize(size_t(n) * 2 * depth_);
+  free_.reserve(n);
+  for (int i = int(n) - 1; i >= 0; --i) free_.push_back(i);
+  runnable_.reserve(n);
+  scratch_.reserve(n);
+  events_.resize(std::min<uint32_t>(n, 256));
+  if (!blocking_) {
+    epfd_ = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd_ < 0) throw std::runtime_error(std::string("epoll_create1: ") + strerror(errno));
+  }
+}
+
+SocketEngine::~SocketEngine() {
+  for (size_t i = 0; i < conns_.size(); ++i) {
+    if (conns_[i].fd >= 0) ::close(conns_[i].fd);
+  }
+  if (epfd_ >= 0) ::close(epfd_);
+}
+
+Caps SocketEngine::caps() const {
+  Caps c;
+  c.max_outstanding = depth_;
+  return c;
+}
+
+int SocketEngine::register_fd(int fd, Proto proto, bool listener) {
+  if (free_.empty()) return -ENOSPC;
+  int id = free_.back();
+  free_.pop_back();
+  Conn& c = conns_[id];
+  c = Conn{};
+  c.fd = fd;
+  c.proto = proto;
+  c.listener = listener;
+  int timeout_ms = cfg_.sock ? cfg_.sock->io_timeout_ms : 200;
+  if (blocking_) {
+    inet::set_nonblocking(fd, false);
+    inet::set_io_timeout(fd, timeout_ms);
+  } else {
+    inet::set_nonblocking(fd, true);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+    ev.data.u32 = uint32_t(id);
+    if (epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      int err = errno;
+      c.fd = -1;
+      free_.push_back(id);
+      return -err;
+    }
+  }
+  return id;
+}
+
+int SocketEngine::adopt(int fd, Proto proto) { return register_fd(fd, proto, false); }
+
+int SocketEngine::listen_adopt(int fd) { return register_fd(fd, Proto::tcp, true); }
+
+int SocketEngine::open(const ConnectSpec& spec) {
+  static const SocketOptions kDefaults;
+  int fd = inet::connect_fast(spec.remote, spec.proto, spec.opts ? *spec.opts : kDefaults);
+  if (fd < 0) return fd;
+  int id = register_fd(fd, spec.proto, false);
+  if (id < 0) ::close(fd);
+  return id;
+}
+
+int SocketEngine::accept(int listen_id) {
+  Conn& l = conns_[listen_id];
+  int fd = do_accept(l, true);
+  if (fd < 0) return fd;
+  int id = register_fd(fd, Proto::tcp, false);
+  if (id < 0) ::close(fd);
+  return id;
+}
+
+void SocketEngine::close(int id) {
+  Conn& c = conns_[id];
+  if (c.fd < 0) return;
+  ::close(c.fd);  // also leaves the epoll set
+  c.fd = -1;
+  c.sq = c.rq = Queue{};
+  free_.push_back(id);
+}
+
+void SocketEngine::shutdown_send(int id) {
+  if (conns_[id].fd >= 0) ::shutdown(conns_[id].fd, SHUT_WR);
+}
+
+WorkReq& SocketEngine::slot(int id, bool send_side, uint32_t pos) {
+  size_t base = (size_t(id) * 2 + (send_side ? 0 : 1)) * depth_;
+  return ops_[base + (pos & (depth_ - 1))];
+}
+
+int SocketEngine::post(int id, std::span<const WorkReq> reqs) {
+  Conn& c = conns_[id];
+  if (c.fd < 0) return -EBADF;
+  int n = 0;
+  for (const WorkReq& r : reqs) {
+    bool send_side = r.op == Op::send;
+    if (r.op == Op::write || r.op == Op::read) return n > 0 ? n : -EOPNOTSUPP;
+    Queue& q = send_side ? c.sq : c.rq;
+    if (q.size() == depth_) break;
+    slot(id, send_side, q.tail++) = r;
+    ++n;
+  }
+  if (n > 0) make_runnable(id);
+  return n;
+}
+
+void SocketEngine::make_runnable(int id) {
+  Conn& c = conns_[id];
+  if (!c.runnable) {
+    c.runnable = true;
+    runnable_.push_back(id);
+  }
+}
+
+bool SocketEngine::has_ready_work(const Conn& c) const {
+  return (c.sq.size() > 0 && c.wr_ready) || (c.rq.size() > 0 && c.rd_ready);
+}
+
+int SocketEngine::do_send(Conn& c, const WorkReq& r, bool dontwait) {
+  int flags = MSG_NOSIGNAL | (dontwait ? MSG_DONTWAIT : 0);
+  for (;;) {
+    ssize_t n = ::send(c.fd, r.buf.data + c.send_off, r.buf.len - c.send_off, flags);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    if (c.proto == Proto::udp) return int(n);
+    c.send_off += uint32_t(n);
+    if (c.send_off == r.buf.len) {
+      c.send_off = 0;
+      return int(r.buf.len);
+    }
+    // A short write on a stream socket: the rest goes out before the send completes.
+  }
+}
+
+int SocketEngine::do_recv(Conn& c, const WorkReq& r, bool dontwait) {
+  if (c.rd_eof) return 0;
+  for (;;) {
+    ssize_t n = ::recv(c.fd, r.buf.data, r.buf.len, dontwait ? MSG_DONTWAIT : 0);
+    if (n >= 0) {
+      if (n == 0 && c.proto == Proto::tcp) c.rd_eof = true;
+      return int(n);
+    }
+    if (errno != EINTR) return -errno;
+  }
+}
+
+int SocketEngine::do_accept(Conn& c, bool dontwait) {
+  for (;;) {
+    int fd = ::accept4(c.fd, nullptr, nullptr, SOCK_CLOEXEC | (dontwait ? SOCK_NONBLOCK : 0));
+    if (fd >= 0) {
+      if (cfg_.sock) inet::apply_accepted_options(fd, Proto::tcp, *cfg_.sock);
+      return fd;
+    }
+    if (errno != EINTR && errno != ECONNABORTED) return -errno;
+  }
+}
+
+size_t SocketEngine::run_conn(int id, std::span<Completion> out, bool block) {
+  Conn& c = conns_[id];
+  size_t n = 0;
+  while (n < out.size() && c.fd >= 0 && c.sq.size() > 0 && (block || c.wr_ready)) {
+    const WorkReq& r = slot(id, true, c.sq.head);
+    int rc = do_send(c, r, !block);
+    if (rc < 0 && would_block(-rc)) {
+      c.wr_ready = false;
+      break;
+    }
+    out[n++] = Completion{r.cookie, rc, uint16_t(rc < 0 ? kCompError : 0), 0};
+    c.sq.head++;
+  }
+  while (n < out.size() && c.fd >= 0 && c.rq.size() > 0 && (block || c.rd_ready)) {
+    const WorkReq& r = slot(id, false, c.rq.head);
+    int rc;
+    if (c.listener) {
+      rc = do_accept(c, !block);
+      if (rc >= 0) {
+        int fd = rc;
+        rc = register_fd(fd, Proto::tcp, false);
+        if (rc < 0) ::close(fd);
+      }
+    } else {
+      rc = do_recv(c, r, !block);
+    }
+    if (rc < 0 && would_block(-rc)) {
+      c.rd_ready = false;
+      break;
+    }
+    out[n++] = Completion{r.cookie, rc, uint16_t(rc < 0 ? kCompError : 0), 0};
+    c.rq.head++;
+  }
+  return n;
+}
+
+size_t SocketEngine::progress(std::span<Completion> out) {
+  size_t n = 0;
+  scratch_.swap(runnable_);
+  runnable_.clear();
+  for (size_t i = 0; i < scratch_.size(); ++i) {
+    int id = scratch_[i];
+    Conn& c = conns_[id];
+    c.runnable = false;
+    if (c.fd < 0) continue;
+    if (n < out.size()) n += run_conn(id, out.subspan(n), blocking_);
+    if (c.fd >= 0 && (c.sq.size() > 0 || c.rq.size() > 0) && (blocking_ || has_ready_work(c))) {
+      make_runnable(id);
+    }
+  }
+  scratch_.clear();
+  return n;
+}
+
+int SocketEngine::wait_events(int64_t timeout_ns) {
+  timespec ts{timeout_ns / 1000000000, timeout_ns % 1000000000};
+  int n = epoll_pwait2(epfd_, events_.data(), int(events_.size()), &ts, nullptr);
+  if (n < 0) return errno == EINTR ? 0 : -errno;
+  for (int i = 0; i < n; ++i) {
+    int id = int(events_[i].data.u32);
+    Conn& c = conns_[id];
+    if (c.fd < 0) continue;
+    uint32_t ev = events_[i].events;
+    if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) c.rd_ready = true;
+    if (ev & (EPOLLOUT | EPOLLHUP | EPOLLERR)) c.wr_ready = true;
+    if (has_ready_work(c)) make_runnable(id);
+  }
+  return n;
+}
+
+int SocketEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) {
+  if (blocking_) {
+    if (runnable_.empty()) {
+      if (wait == Wait::block && timeout_ns > 0) {
+        timespec ts{timeout_ns / 1000000000, timeout_ns % 1000000000};
+        nanosleep(&ts, nullptr);
+      }
+      return 0;
+    }
+    return int(progress(out));
+  }
+  size_t n = progress(out);
+  if (n > 0 || wait == Wait::none) return int(n);
+  // Spin: ask the kernel for readiness without sleeping; the caller loops.
+  int rc = wait_events(wait == Wait::spin ? 0 : timeout_ns);
+  if (rc < 0) return rc;
+  return int(progress(out));
+}
+
+}  // namespace mtperf

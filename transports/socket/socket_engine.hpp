@@ -1,0 +1,80 @@
+#pragma once
+// The kernel-socket engine: one per worker thread.
+//
+// Two modes, chosen from the EngineConfig:
+//  - blocking (one flow on the thread, Wait::block): sockets stay blocking with SO_RCVTIMEO /
+//    SO_SNDTIMEO; poll() performs the queued operations itself, in order, one syscall each.
+//    This is the cheapest way to drive one connection (no readiness syscalls at all).
+//  - event loop (several flows, or Wait::spin): sockets are non-blocking under an edge-triggered
+//    epoll set; poll() runs the operations of the connections that are ready and waits in
+//    epoll_wait (or spins on it with a zero timeout) when none is.
+// Every table is sized at construction; post/poll never allocate.
+#include <sys/epoll.h>
+
+#include <vector>
+
+#include "transports/api/transport.hpp"
+
+namespace mtperf {
+
+class SocketEngine {
+ public:
+  explicit SocketEngine(const EngineConfig& cfg);
+  ~SocketEngine();
+  SocketEngine(const SocketEngine&) = delete;
+  SocketEngine& operator=(const SocketEngine&) = delete;
+
+  int adopt(int fd, Proto proto);
+  int open(const ConnectSpec& spec);
+  int listen_adopt(int fd);
+  int accept(int listen_id);
+  void close(int id);
+  void shutdown_send(int id);
+  int post(int id, std::span<const WorkReq> reqs);
+  int flush() { return 0; }
+  int poll(std::span<Completion> out, Wait wait, int64_t timeout_ns);
+  BufferPool& pool() { return pool_; }
+  Caps caps() const;
+
+ private:
+  struct Queue {
+    uint32_t head = 0, tail = 0;  // ring over the connection's slice of ops_
+    uint32_t size() const { return tail - head; }
+  };
+  struct Conn {
+    int fd = -1;
+    Proto proto = Proto::tcp;
+    bool listener = false;
+    bool rd_ready = true, wr_ready = true;
+    bool runnable = false;  // on runnable_
+    bool rd_eof = false;
+    uint32_t send_off = 0;  // bytes of the head send already written
+    Queue sq, rq;           // sends; recvs and accepts
+  };
+
+  int register_fd(int fd, Proto proto, bool listener);
+  WorkReq& slot(int id, bool send_side, uint32_t pos);
+  void make_runnable(int id);
+  bool has_ready_work(const Conn& c) const;
+  // Runs queued work of one connection; returns completions written. `block`: the first
+  // operation may block (blocking mode).
+  size_t run_conn(int id, std::span<Completion> out, bool block);
+  int do_send(Conn& c, const WorkReq& r, bool dontwait);
+  int do_recv(Conn& c, const WorkReq& r, bool dontwait);
+  int do_accept(Conn& c, bool dontwait);
+  size_t progress(std::span<Completion> out);
+  int wait_events(int64_t timeout_ns);
+
+  EngineConfig cfg_;
+  bool blocking_;
+  int epfd_ = -1;
+  uint32_t depth_;  // power of two
+  std::vector<Conn> conns_;
+  std::vector<WorkReq> ops_;  // conns_.size() * 2 * depth_
+  std::vector<int> free_;
+  std::vector<int> runnable_, scratch_;
+  std::vector<epoll_event> events_;
+  BufferPool pool_;
+};
+
+}  // namespace mtperf

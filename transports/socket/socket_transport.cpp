@@ -1,0 +1,54 @@
+#include <fstream>
+
+#include "transports/socket/register.hpp"
+#include "transports/socket/socket_engine.hpp"
+#include "workloads/engine_config.hpp"
+#include "workloads/worker.hpp"
+
+namespace mtperf {
+namespace {
+
+Caps socket_caps() {
+  Caps c;
+  c.max_outstanding = 8;
+  return c;
+}
+
+class SocketTransport final : public Transport {
+ public:
+  Caps caps() const override { return socket_caps(); }
+  void run_worker(WorkerJob& job) override {
+    SocketEngine engine(engine_config(job, caps()));
+    Worker<SocketEngine>(engine, job).run();
+  }
+};
+
+std::vector<OptionInfo> socket_options() { return {}; }
+
+ProbeResult socket_probe(const std::string& root) {
+  ProbeResult r;
+  r.usable = true;
+  r.features = {"tcp", "udp", "epoll"};
+  std::ifstream mptcp(root + "/proc/sys/net/mptcp/enabled");
+  int enabled = 0;
+  if (mptcp >> enabled && enabled == 1) r.features.push_back("mptcp");
+  return r;
+}
+
+std::unique_ptr<Transport> socket_create(const TransportParams&) {
+  return std::make_unique<SocketTransport>();
+}
+
+}  // namespace
+
+const TransportEntry& socket_transport_entry() {
+  static const TransportEntry entry{
+      "socket",       "kernel TCP/UDP sockets: blocking per flow, epoll for many flows a thread",
+      true,           socket_caps(),
+      socket_options, socket_probe,
+      socket_create,
+  };
+  return entry;
+}
+
+}  // namespace mtperf

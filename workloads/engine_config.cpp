@@ -1,0 +1,45 @@
+#include "workloads/engine_config.hpp"
+
+#include <algorithm>
+
+namespace mtperf {
+
+uint32_t stream_depth(const Caps& caps) {
+  return std::clamp<uint32_t>(caps.max_outstanding / 8, 1, 8);
+}
+
+uint32_t buffers_per_flow(const TestSpec& spec, const Caps& caps) {
+  uint32_t sends = spec.workload == Workload::rr ? spec.burst : stream_depth(caps);
+  return sends + 1;
+}
+
+uint32_t buffer_size(const TestSpec& spec) {
+  uint32_t size = 0;
+  if (spec.workload == Workload::rr || spec.workload == Workload::crr) {
+    // A TCP receive may gather several responses of a burst at once.
+    uint32_t one = std::max(spec.req_size, spec.resp_size);
+    uint64_t want = spec.proto == Proto::udp ? one : uint64_t(one) * spec.burst;
+    size = uint32_t(std::min<uint64_t>(std::max<uint64_t>(want, one), 1u << 20));
+  } else {
+    size = spec.stream_msg_size();
+  }
+  return std::max<uint32_t>(size, 64);
+}
+
+EngineConfig engine_config(const WorkerJob& job, const Caps& caps) {
+  const TestSpec& spec = *job.spec;
+  EngineConfig cfg;
+  uint32_t flows = uint32_t(job.flows.size());
+  // crr servers hold a listener, the current connection and one closing behind it.
+  uint32_t per_flow = spec.workload == Workload::crr ? 4 : 1;
+  cfg.max_conns = flows * per_flow;
+  cfg.queue_depth = std::max<uint32_t>(spec.burst + 2, stream_depth(caps) + 3);
+  cfg.buffers = flows * buffers_per_flow(spec, caps);
+  cfg.buffer_size = buffer_size(spec);
+  cfg.wait = spec.wait;
+  cfg.single_flow = flows == 1;
+  cfg.sock = &spec.sock;
+  return cfg;
+}
+
+}  // namespace mtperf

@@ -1,0 +1,100 @@
+#pragma once
+// What a worker thread is given: its flows, the phase clock, its engine settings. Built by the
+// runner before the timed phase; read by the worker template (worker.hpp) on the data path.
+//
+// Counters: each flow's FlowCounters are written only by its worker (relaxed atomic load+store,
+// which compiles to plain moves) and read by the runner's clock thread at phase and interval
+// boundaries. Everything else in FlowStats is owned by the worker until it returns.
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stats/histogram.hpp"
+#include "transports/api/transport.hpp"
+#include "workloads/spec.hpp"
+
+namespace mtperf {
+
+enum class Phase : uint8_t { warmup, measure, done };
+
+// Written by the runner's clock thread and the control session, read by workers.
+struct PhaseClock {
+  std::atomic<Phase> phase{Phase::warmup};
+  std::atomic<bool> finish{false};  // responders (receivers, rr/crr servers) may stop now
+  std::atomic<bool> abort{false};   // stop at once: the peer vanished or a worker failed
+  int64_t start_ns = 0;
+  int64_t hard_deadline_ns = 0;  // no worker runs past this, whatever its peer does
+};
+
+struct alignas(64) FlowCounters {
+  std::atomic<uint64_t> bytes_sent{0};
+  std::atomic<uint64_t> bytes_recv{0};
+  std::atomic<uint64_t> msgs_sent{0};
+  std::atomic<uint64_t> msgs_recv{0};
+  std::atomic<uint64_t> transactions{0};
+  std::atomic<uint64_t> errors{0};
+
+  static void add(std::atomic<uint64_t>& c, uint64_t n) {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+};
+
+struct CounterValues {
+  uint64_t bytes_sent = 0, bytes_recv = 0, msgs_sent = 0, msgs_recv = 0, transactions = 0,
+           errors = 0;
+  static CounterValues read(const FlowCounters& c);
+  CounterValues operator-(const CounterValues& o) const;
+};
+
+// Sequence accounting of a UDP receiver (RFC 3550 jitter).
+struct UdpStats {
+  uint64_t received = 0;
+  uint64_t highest_seq = 0;
+  bool any = false;
+  uint64_t reordered = 0;
+  uint64_t duplicates = 0;  // best effort: a repeat of the highest sequence seen
+  uint64_t lost = 0;        // rr: requests that timed out; stream: computed at the end
+  double jitter_ns = 0;
+  int64_t last_transit_ns = 0;
+  bool fin_seen = false;
+};
+
+struct FlowStats {
+  Histogram latency;  // round trips, ns, measured window only
+  UdpStats udp;
+  std::string error;  // first error seen, empty when none
+  std::string congestion;
+  uint32_t tcp_retransmits = 0, tcp_rtt_us = 0, tcp_cwnd = 0;
+  bool tcp_info_valid = false;
+};
+
+// One flow on one side.
+struct FlowSlot {
+  uint32_t id = 0;
+  Role role = Role::sender;
+  Proto proto = Proto::tcp;
+  int fd = -1;         // established data socket (not crr)
+  int listen_fd = -1;  // crr server
+  SockAddr remote;     // crr client
+  double rate_bps = 0;  // pacing for senders; 0 = unpaced
+  FlowCounters counters;
+  FlowStats stats;
+};
+
+struct WorkerJob {
+  uint32_t index = 0;
+  std::vector<FlowSlot*> flows;
+  const TestSpec* spec = nullptr;
+  PhaseClock* clock = nullptr;
+  int cpu = -1;  // pinned by the runner before run_worker; -1 = not pinned
+  std::string error;  // set when the worker could not run
+};
+
+inline int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+}  // namespace mtperf

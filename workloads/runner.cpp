@@ -1,0 +1,224 @@
+#include "workloads/runner.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "platform/affinity.hpp"
+#include "transports/inet/inet.hpp"
+
+namespace mtperf {
+
+CounterValues CounterValues::read(const FlowCounters& c) {
+  auto r = [](const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); };
+  return {r(c.bytes_sent), r(c.bytes_recv), r(c.msgs_sent),
+          r(c.msgs_recv),  r(c.transactions), r(c.errors)};
+}
+
+CounterValues CounterValues::operator-(const CounterValues& o) const {
+  return {bytes_sent - o.bytes_sent, bytes_recv - o.bytes_recv, msgs_sent - o.msgs_sent,
+          msgs_recv - o.msgs_recv,   transactions - o.transactions, errors - o.errors};
+}
+
+namespace {
+
+CounterValues sum_of(const std::vector<CounterValues>& v) {
+  CounterValues s;
+  for (auto& c : v) {
+    s.bytes_sent += c.bytes_sent;
+    s.bytes_recv += c.bytes_recv;
+    s.msgs_sent += c.msgs_sent;
+    s.msgs_recv += c.msgs_recv;
+    s.transactions += c.transactions;
+    s.errors += c.errors;
+  }
+  return s;
+}
+
+template <class T, class F>
+std::optional<T> try_read(F f) {
+  try {
+    return f();
+  } catch (const std::exception&) {
+    return std::nullopt;  // no /proc here: the figures are reported as absent, not as zero
+  }
+}
+
+}  // namespace
+
+Runner::Runner(const TestSpec& spec, Side side, Transport& transport,
+               std::vector<std::unique_ptr<FlowSlot>> flows, std::vector<int> cpus)
+    : spec_(spec), side_(side), transport_(transport), flows_(std::move(flows)) {
+  uint32_t nthreads = std::max<uint32_t>(1, std::min<uint32_t>(spec_.threads_effective(),
+                                                               uint32_t(flows_.size())));
+  jobs_.resize(nthreads);
+  for (uint32_t i = 0; i < nthreads; ++i) {
+    jobs_[i].index = i;
+    jobs_[i].spec = &spec_;
+    jobs_[i].clock = &clock_;
+    jobs_[i].cpu = cpus.empty() ? -1 : cpus[i % cpus.size()];
+  }
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    jobs_[i % nthreads].flows.push_back(flows_[i].get());
+    dup_fds_.push_back(flows_[i]->fd >= 0 && flows_[i]->proto == Proto::tcp ? dup(flows_[i]->fd)
+                                                                             : -1);
+  }
+}
+
+Runner::~Runner() {
+  abort();
+  if (clock_thread_.joinable()) clock_thread_.join();
+  for (auto& t : workers_) {
+    if (t.joinable()) t.join();
+  }
+  for (int fd : dup_fds_) {
+    if (fd >= 0) ::close(fd);
+  }
+  for (auto& f : flows_) {  // sockets never handed to a worker
+    if (f->fd >= 0) ::close(f->fd);
+    if (f->listen_fd >= 0) ::close(f->listen_fd);
+  }
+}
+
+void Runner::abort() {
+  clock_.abort.store(true);
+  std::lock_guard lock(mu_);
+  cv_.notify_all();
+}
+
+void Runner::start() {
+  clock_.start_ns = now_ns();
+  double total_s = spec_.warmup_s + spec_.duration_s + kLingerS + 15.0;
+  clock_.hard_deadline_ns = clock_.start_ns + int64_t(total_s * 1e9);
+  workers_left_ = jobs_.size();
+  for (size_t i = 0; i < jobs_.size(); ++i) workers_.emplace_back([this, i] { worker_main(i); });
+  clock_thread_ = std::thread([this] { clock_main(); });
+}
+
+void Runner::worker_main(size_t i) {
+  WorkerJob& job = jobs_[i];
+  try {
+    if (job.cpu >= 0) pin_current_thread(job.cpu);
+    transport_.run_worker(job);
+  } catch (const std::exception& e) {
+    job.error = e.what();
+    clock_.abort.store(true);
+  }
+  std::lock_guard lock(mu_);
+  --workers_left_;
+  cv_.notify_all();
+}
+
+bool Runner::sleep_until(int64_t t_ns) {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    if (clock_.abort.load() || workers_left_ == 0) return false;
+    int64_t left = t_ns - now_ns();
+    if (left <= 0) return true;
+    cv_.wait_for(lock, std::chrono::nanoseconds(left));
+  }
+}
+
+std::vector<CounterValues> Runner::snapshot() const {
+  std::vector<CounterValues> v;
+  v.reserve(flows_.size());
+  for (auto& f : flows_) v.push_back(CounterValues::read(f->counters));
+  return v;
+}
+
+void Runner::clock_main() {
+  auto edge = [this](std::optional<CpuSnapshot>& cpu, std::optional<InterruptSnapshot>& irq,
+                     ProcessCpu& proc) {
+    cpu = try_read<CpuSnapshot>([] { return read_cpu_snapshot(); });
+    irq = try_read<InterruptSnapshot>([] { return read_interrupt_snapshot(); });
+    proc = try_read<ProcessCpu>([] { return read_process_cpu(); }).value_or(ProcessCpu{});
+  };
+  bool ok = sleep_until(clock_.start_ns + int64_t(spec_.warmup_s * 1e9));
+  edge(cpu0_, irq0_, proc0_);
+  at_start_ = snapshot();
+  window_start_ns_ = now_ns();
+  clock_.phase.store(Phase::measure);
+  int64_t end = window_start_ns_ + int64_t(spec_.duration_s * 1e9);
+  if (ok && spec_.interval_s > 0) {
+    int64_t step = int64_t(spec_.interval_s * 1e9);
+    auto prev = at_start_;
+    int64_t prev_t = window_start_ns_;
+    for (int64_t t = window_start_ns_ + step; t < end - step / 10 && ok; t += step) {
+      ok = sleep_until(t);
+      auto cur = snapshot();
+      int64_t now = now_ns();
+      std::vector<CounterValues> diff(cur.size());
+      for (size_t i = 0; i < cur.size(); ++i) diff[i] = cur[i] - prev[i];
+      IntervalSample s{(prev_t - window_start_ns_) / 1e9, (now - window_start_ns_) / 1e9,
+                       sum_of(diff)};
+      intervals_.push_back(s);
+      if (on_interval_) on_interval_(s);
+      prev = std::move(cur);
+      prev_t = now;
+    }
+  }
+  if (ok) sleep_until(end);
+  at_end_ = snapshot();
+  window_end_ns_ = now_ns();
+  edge(cpu1_, irq1_, proc1_);
+  clock_.phase.store(Phase::done);
+  sleep_until(window_end_ns_ + int64_t(kLingerS * 1e9));
+  clock_.finish.store(true);
+}
+
+SideResult Runner::join() {
+  for (auto& t : workers_) t.join();
+  workers_.clear();
+  {
+    std::lock_guard lock(mu_);
+    cv_.notify_all();
+  }
+  if (clock_thread_.joinable()) clock_thread_.join();
+  SideResult r;
+  r.side = side_;
+  r.window_s = std::max<double>(0, double(window_end_ns_ - window_start_ns_) / 1e9);
+  r.intervals = intervals_;
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    FlowSlot& f = *flows_[i];
+    FlowResult fr;
+    fr.id = f.id;
+    fr.role = f.role;
+    fr.total = CounterValues::read(f.counters);
+    if (i < at_start_.size() && i < at_end_.size()) fr.window = at_end_[i] - at_start_[i];
+    fr.stats = std::move(f.stats);
+    if (dup_fds_[i] >= 0) {
+      auto t = inet::tcp_stats(dup_fds_[i]);
+      fr.stats.tcp_info_valid = t.valid;
+      fr.stats.tcp_retransmits = t.retransmits;
+      fr.stats.tcp_rtt_us = t.rtt_us;
+      fr.stats.tcp_cwnd = t.snd_cwnd;
+      fr.stats.congestion = inet::congestion_of(dup_fds_[i]);
+    }
+    UdpStats& u = fr.stats.udp;
+    if (f.proto == Proto::udp && f.role == Role::receiver && u.any) {
+      u.lost = u.highest_seq + 1 > u.received ? u.highest_seq + 1 - u.received : 0;
+    }
+    r.flows.push_back(std::move(fr));
+  }
+  for (size_t j = 0; j < jobs_.size(); ++j) {
+    if (!jobs_[j].error.empty()) r.errors.push_back("worker " + std::to_string(j) + ": " +
+                                                    jobs_[j].error);
+    for (FlowSlot* f : jobs_[j].flows) {
+      for (auto& fr : r.flows) {
+        if (fr.id == f->id) fr.cpu = jobs_[j].cpu;
+      }
+    }
+  }
+  for (auto& fr : r.flows) {
+    if (!fr.stats.error.empty()) r.errors.push_back("flow " + std::to_string(fr.id) + ": " +
+                                                    fr.stats.error);
+  }
+  if (cpu0_ && cpu1_) r.cpu = cpu_utilization(*cpu0_, *cpu1_);
+  if (irq0_ && irq1_ && r.window_s > 0) {
+    r.interrupts = try_read<InterruptRates>([&] { return rates(*irq0_, *irq1_, r.window_s); });
+  }
+  r.process = process_cpu_delta(proc0_, proc1_);
+  return r;
+}
+
+}  // namespace mtperf

@@ -1,0 +1,100 @@
+#pragma once
+// Runs one side of a test: worker threads over the transport, one clock thread that drives the
+// phases (warm-up -> measured window -> done) and reads every flow's counters, CPU and
+// interrupt counters at the edges of the measured window (and at interval boundaries).
+//
+// Thread safety: start() and join() from one thread; clock() may be used from any thread
+// (its fields are atomics) — the control session sets finish/abort through it.
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "platform/cpu_stat.hpp"
+#include "platform/interrupts.hpp"
+#include "platform/rusage.hpp"
+#include "transports/api/registry.hpp"
+#include "workloads/job.hpp"
+
+namespace mtperf {
+
+struct FlowResult {
+  uint32_t id = 0;
+  Role role = Role::sender;
+  CounterValues total;   // the whole test, warm-up included
+  CounterValues window;  // the measured window
+  FlowStats stats;
+  int cpu = -1;  // the worker's CPU, -1 when not pinned
+};
+
+// Sums over all flows for one interim interval.
+struct IntervalSample {
+  double start_s = 0, end_s = 0;  // since the start of the measured window
+  CounterValues sum;
+};
+
+struct SideResult {
+  Side side = Side::client;
+  double window_s = 0;  // measured, not nominal
+  std::vector<FlowResult> flows;
+  std::vector<IntervalSample> intervals;
+  std::optional<CpuUtilization> cpu;           // host CPU over the window
+  std::optional<InterruptRates> interrupts;    // host interrupts over the window
+  ProcessCpu process;                          // mtperf's own CPU over the window
+  std::vector<std::string> errors;
+};
+
+// Called by the clock thread at each interval boundary (interim reports). May be empty.
+using IntervalCallback = std::function<void(const IntervalSample&)>;
+
+class Runner {
+ public:
+  // `cpus`: the CPU of each worker (cycled), empty for no pinning.
+  Runner(const TestSpec& spec, Side side, Transport& transport,
+         std::vector<std::unique_ptr<FlowSlot>> flows, std::vector<int> cpus = {});
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  void set_interval_callback(IntervalCallback cb) { on_interval_ = std::move(cb); }
+  void start();
+  SideResult join();
+  PhaseClock& clock() { return clock_; }
+  void abort();  // from any thread
+
+  // How long after the measured window the responders keep going before finishing on their own.
+  static constexpr double kLingerS = 2.0;
+
+ private:
+  void clock_main();
+  void worker_main(size_t i);
+  bool sleep_until(int64_t t_ns);  // false when aborted or all workers are gone
+  std::vector<CounterValues> snapshot() const;
+
+  TestSpec spec_;
+  Side side_;
+  Transport& transport_;
+  std::vector<std::unique_ptr<FlowSlot>> flows_;
+  std::vector<int> dup_fds_;  // kept to read TCP_INFO after the workers close theirs
+  std::vector<WorkerJob> jobs_;
+  std::vector<std::thread> workers_;
+  std::thread clock_thread_;
+  PhaseClock clock_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  size_t workers_left_ = 0;
+  IntervalCallback on_interval_;
+
+  // Filled by the clock thread, read after join.
+  std::vector<CounterValues> at_start_, at_end_;
+  std::vector<IntervalSample> intervals_;
+  int64_t window_start_ns_ = 0, window_end_ns_ = 0;
+  std::optional<CpuSnapshot> cpu0_, cpu1_;
+  std::optional<InterruptSnapshot> irq0_, irq1_;
+  ProcessCpu proc0_, proc1_;
+};
+
+}  // namespace mtperf

@@ -1,0 +1,257 @@
+#include "workloads/spec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace mtperf {
+
+std::string_view to_string(Workload w) {
+  switch (w) {
+    case Workload::stream: return "stream";
+    case Workload::maerts: return "maerts";
+    case Workload::bidir: return "bidir";
+    case Workload::rr: return "rr";
+    case Workload::crr: return "crr";
+  }
+  return "?";
+}
+
+std::string_view to_string(Side s) {
+  switch (s) {
+    case Side::client: return "client";
+    case Side::server: return "server";
+  }
+  return "?";
+}
+
+std::string_view to_string(Role r) {
+  switch (r) {
+    case Role::sender: return "sender";
+    case Role::receiver: return "receiver";
+    case Role::rr_client: return "rr_client";
+    case Role::rr_server: return "rr_server";
+    case Role::crr_client: return "crr_client";
+    case Role::crr_server: return "crr_server";
+  }
+  return "?";
+}
+
+std::string_view to_string(Proto p) {
+  switch (p) {
+    case Proto::tcp: return "tcp";
+    case Proto::udp: return "udp";
+  }
+  return "?";
+}
+
+std::string_view to_string(Wait w) {
+  switch (w) {
+    case Wait::spin: return "spin";
+    case Wait::block: return "block";
+    case Wait::none: return "none";
+  }
+  return "?";
+}
+
+Workload parse_workload(std::string_view s) {
+  for (auto w : {Workload::stream, Workload::maerts, Workload::bidir, Workload::rr, Workload::crr}) {
+    if (s == to_string(w)) return w;
+  }
+  throw std::invalid_argument("unknown workload '" + std::string(s) +
+                              "' (stream, maerts, bidir, rr, crr)");
+}
+
+Proto parse_proto(std::string_view s) {
+  if (s == "tcp") return Proto::tcp;
+  if (s == "udp") return Proto::udp;
+  throw std::invalid_argument("unknown protocol '" + std::string(s) + "' (tcp, udp)");
+}
+
+Wait parse_wait(std::string_view s) {
+  if (s == "spin") return Wait::spin;
+  if (s == "block") return Wait::block;
+  throw std::invalid_argument("unknown wait mode '" + std::string(s) + "' (spin, block)");
+}
+
+uint32_t TestSpec::stream_msg_size() const {
+  if (msg_size != 0) return msg_size;
+  return proto == Proto::tcp ? 64 * 1024 : 1472;
+}
+
+double TestSpec::stream_rate_bps() const {
+  if (rate_bps > 0) return rate_bps;
+  return proto == Proto::udp ? 1e9 : 0;
+}
+
+uint32_t TestSpec::threads_effective() const {
+  if (threads != 0) return std::min(threads, flows_total());
+  return std::min<uint32_t>(flows_total(), 64);
+}
+
+Role role_of(const TestSpec& spec, uint32_t index, Side side) {
+  bool client = side == Side::client;
+  switch (spec.workload) {
+    case Workload::stream: return client ? Role::sender : Role::receiver;
+    case Workload::maerts: return client ? Role::receiver : Role::sender;
+    case Workload::bidir:
+      // The first half of the flows carry data client -> server, the second half back.
+      return (index < spec.flows) == client ? Role::sender : Role::receiver;
+    case Workload::rr: return client ? Role::rr_client : Role::rr_server;
+    case Workload::crr: return client ? Role::crr_client : Role::crr_server;
+  }
+  return Role::sender;
+}
+
+namespace {
+
+[[noreturn]] void bad(const std::string& field, const std::string& why) {
+  throw std::invalid_argument(field + ": " + why);
+}
+
+template <class T>
+void check_range(const char* field, T v, T lo, T hi) {
+  if (!(v >= lo && v <= hi)) {
+    bad(field, "value " + std::to_string(v) + " is outside [" + std::to_string(lo) + ", " +
+                   std::to_string(hi) + "]");
+  }
+}
+
+void validate_udp(const TestSpec& s) {
+  if (s.workload == Workload::crr) bad("workload", "crr needs a connection-oriented protocol (tcp)");
+  uint32_t k = kUdpHeaderBytes;
+  if (s.workload == Workload::rr && (s.req_size < k || s.resp_size < k)) {
+    bad("request/response size", "UDP datagrams carry a " + std::to_string(k) +
+                                      "-byte sequence header; sizes must be at least " +
+                                      std::to_string(k) + " bytes");
+  }
+  if (s.workload != Workload::rr && s.stream_msg_size() < k) {
+    bad("message size", "UDP datagrams must be at least " + std::to_string(k) + " bytes");
+  }
+  if (s.stream_msg_size() > 65507) bad("message size", "a UDP datagram carries at most 65507 bytes");
+  if (s.req_size > 65507 || s.resp_size > 65507) {
+    bad("request/response size", "a UDP datagram carries at most 65507 bytes");
+  }
+}
+
+}  // namespace
+
+void validate(TestSpec& s) {
+  check_range("flows", s.flows, 1u, kLimits.max_flows / 2);
+  check_range("threads", s.threads, 0u, kLimits.max_threads);
+  check_range("duration", s.duration_s, 0.05, kLimits.max_duration_s);
+  check_range("warmup", s.warmup_s, 0.0, kLimits.max_warmup_s);
+  check_range("message size", s.msg_size, 0u, kLimits.max_msg_size);
+  check_range("request size", s.req_size, 1u, kLimits.max_msg_size);
+  check_range("response size", s.resp_size, 1u, kLimits.max_msg_size);
+  check_range("burst", s.burst, 1u, kLimits.max_burst);
+  check_range("rate", s.rate_bps, 0.0, kLimits.max_rate_bps);
+  check_range("interval", s.interval_s, 0.0, kLimits.max_duration_s);
+  check_range("udp timeout", s.udp_timeout_s, 0.001, 10.0);
+  check_range("socket send buffer", s.sock.sndbuf, 0, 1 << 30);
+  check_range("socket receive buffer", s.sock.rcvbuf, 0, 1 << 30);
+  check_range("busy poll", s.sock.busy_poll_us, 0, 1000000);
+  if (s.sock.congestion.size() > 15) bad("congestion", "name longer than 15 characters");
+  if (s.sock.bind_device.size() > 15) bad("bind device", "name longer than 15 characters");
+  if (s.transport.empty() || s.transport.size() > 32) bad("transport", "bad name");
+  if (s.wait == Wait::none) bad("wait", "must be spin or block");
+  if (s.proto == Proto::udp) validate_udp(s);
+  if (s.proto == Proto::udp && s.sock.mptcp) bad("mptcp", "MPTCP is a TCP option");
+  if (s.transport_params.size() > 64) bad("transport options", "more than 64");
+}
+
+void to_json(nlohmann::json& j, const TestSpec& s) {
+  j = nlohmann::json{
+      {"workload", to_string(s.workload)},
+      {"protocol", to_string(s.proto)},
+      {"transport", s.transport},
+      {"transport_options", s.transport_params},
+      {"duration_s", s.duration_s},
+      {"warmup_s", s.warmup_s},
+      {"flows", s.flows},
+      {"threads", s.threads},
+      {"message_size", s.stream_msg_size()},
+      {"request_size", s.req_size},
+      {"response_size", s.resp_size},
+      {"burst", s.burst},
+      {"rate_bps", s.rate_bps},
+      {"wait", to_string(s.wait)},
+      {"interval_s", s.interval_s},
+      {"udp_timeout_s", s.udp_timeout_s},
+      {"socket",
+       {{"sndbuf", s.sock.sndbuf},
+        {"rcvbuf", s.sock.rcvbuf},
+        {"nodelay", s.sock.nodelay},
+        {"congestion", s.sock.congestion},
+        {"mptcp", s.sock.mptcp},
+        {"busy_poll_us", s.sock.busy_poll_us}}},
+  };
+}
+
+namespace {
+
+template <class T>
+void get_field(const nlohmann::json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return;  // absent: keep the default
+  try {
+    out = it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    bad(std::string("test.") + key, "wrong type: " + std::string(it->type_name()));
+  }
+}
+
+void check_keys(const nlohmann::json& j, std::initializer_list<std::string_view> known,
+                const char* where) {
+  for (auto& [k, v] : j.items()) {
+    if (std::find(known.begin(), known.end(), k) == known.end()) {
+      bad(std::string(where) + "." + k, "unknown field");
+    }
+  }
+}
+
+}  // namespace
+
+void from_json(const nlohmann::json& j, TestSpec& s) {
+  if (!j.is_object()) bad("test", "must be an object");
+  check_keys(j,
+             {"workload", "protocol", "transport", "transport_options", "duration_s", "warmup_s",
+              "flows", "threads", "message_size", "request_size", "response_size", "burst",
+              "rate_bps", "wait", "interval_s", "udp_timeout_s", "socket"},
+             "test");
+  std::string w = "stream", p = "tcp", wait = "block";
+  get_field(j, "workload", w);
+  get_field(j, "protocol", p);
+  get_field(j, "wait", wait);
+  s.workload = parse_workload(w);
+  s.proto = parse_proto(p);
+  s.wait = parse_wait(wait);
+  get_field(j, "transport", s.transport);
+  get_field(j, "transport_options", s.transport_params);
+  get_field(j, "duration_s", s.duration_s);
+  get_field(j, "warmup_s", s.warmup_s);
+  get_field(j, "flows", s.flows);
+  get_field(j, "threads", s.threads);
+  get_field(j, "message_size", s.msg_size);
+  get_field(j, "request_size", s.req_size);
+  get_field(j, "response_size", s.resp_size);
+  get_field(j, "burst", s.burst);
+  get_field(j, "rate_bps", s.rate_bps);
+  get_field(j, "interval_s", s.interval_s);
+  get_field(j, "udp_timeout_s", s.udp_timeout_s);
+  if (auto it = j.find("socket"); it != j.end()) {
+    if (!it->is_object()) bad("test.socket", "must be an object");
+    check_keys(*it, {"sndbuf", "rcvbuf", "nodelay", "congestion", "mptcp", "busy_poll_us"},
+               "test.socket");
+    get_field(*it, "sndbuf", s.sock.sndbuf);
+    get_field(*it, "rcvbuf", s.sock.rcvbuf);
+    get_field(*it, "nodelay", s.sock.nodelay);
+    get_field(*it, "congestion", s.sock.congestion);
+    get_field(*it, "mptcp", s.sock.mptcp);
+    get_field(*it, "busy_poll_us", s.sock.busy_poll_us);
+  }
+}
+
+}  // namespace mtperf

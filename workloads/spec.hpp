@@ -1,0 +1,78 @@
+#pragma once
+// A test, described once: the client builds it from the command line, sends it to the server in
+// the control request, and both sides run it. Every field has a bound (kLimits) that the server
+// checks before it sets anything up.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "transports/api/registry.hpp"
+#include "transports/api/transport.hpp"
+
+namespace mtperf {
+
+enum class Workload : uint8_t { stream, maerts, bidir, rr, crr };
+enum class Side : uint8_t { client, server };
+// What a flow does on one side. Stream, maerts and bidir are roles given to flows.
+enum class Role : uint8_t { sender, receiver, rr_client, rr_server, crr_client, crr_server };
+
+std::string_view to_string(Workload w);
+std::string_view to_string(Side s);
+std::string_view to_string(Role r);
+std::string_view to_string(Proto p);
+std::string_view to_string(Wait w);
+Workload parse_workload(std::string_view s);  // throws std::invalid_argument naming the value
+Proto parse_proto(std::string_view s);
+Wait parse_wait(std::string_view s);
+
+struct Limits {
+  uint32_t max_flows = 4096;
+  uint32_t max_threads = 256;
+  uint32_t max_msg_size = 16u << 20;  // bytes
+  uint32_t max_burst = 1024;
+  double max_duration_s = 3600;
+  double max_warmup_s = 600;
+  double max_rate_bps = 1e13;
+  uint32_t max_iterations = 100;
+};
+inline constexpr Limits kLimits{};
+inline constexpr uint32_t kUdpHeaderBytes = 16;  // sequence number + send timestamp
+
+struct TestSpec {
+  Workload workload = Workload::stream;
+  Proto proto = Proto::tcp;
+  std::string transport = "socket";
+  TransportParams transport_params;
+  double duration_s = 10;  // measured window
+  double warmup_s = 0.5;   // excluded from the figures
+  uint32_t flows = 1;      // per direction for bidir
+  uint32_t threads = 0;    // worker threads per side; 0 = one per flow up to 64
+  uint32_t msg_size = 0;   // stream send size, bytes; 0 = 64 KiB (TCP), 1472 (UDP)
+  uint32_t req_size = 1;   // rr/crr request, bytes
+  uint32_t resp_size = 1;  // rr/crr response, bytes
+  uint32_t burst = 1;      // rr transactions in flight per flow
+  double rate_bps = 0;     // stream pacing, bits/s over all flows; 0 = unpaced (UDP: 1 Gbit/s)
+  Wait wait = Wait::block;
+  SocketOptions sock;  // applied on both ends
+  double interval_s = 0;  // interim reports; 0 = none
+  double udp_timeout_s = 0.1;  // a UDP rr request unanswered this long is lost
+
+  uint32_t flows_total() const { return workload == Workload::bidir ? 2 * flows : flows; }
+  uint32_t stream_msg_size() const;
+  double stream_rate_bps() const;
+  uint32_t threads_effective() const;
+};
+
+// Role of flow `index` on `side`.
+Role role_of(const TestSpec& spec, uint32_t index, Side side);
+// Fills defaults and checks every field against kLimits and its neighbours; throws
+// std::invalid_argument with the field's name and the bound it broke.
+void validate(TestSpec& spec);
+
+void to_json(nlohmann::json& j, const TestSpec& s);
+// Strict: unknown or mistyped fields throw std::invalid_argument naming the field.
+void from_json(const nlohmann::json& j, TestSpec& s);
+
+}  // namespace mtperf

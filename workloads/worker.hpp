@@ -1,0 +1,146 @@
+#pragma once
+// The workload, written once over any engine (a template: no virtual call per operation).
+//
+// Each flow is a small state machine driven by completions; the cookie of every posted
+// operation names the flow, the connection and the kind of operation. Counting happens here,
+// never in the transport: bytes, messages and transactions go to the flow's FlowCounters, round
+// trips to its histogram (measured window only).
+//
+// How a flow ends:
+//   sender      at the end of the test: TCP half-closes; UDP sends end-of-stream datagrams
+//   receiver    TCP: on EOF; UDP: on an end-of-stream datagram, or when told to finish
+//   rr_client   stops issuing at the end, half-closes when the last answer is in, ends on EOF
+//   rr_server   on EOF (TCP) or an end-of-test datagram (UDP)
+//   crr_client  stops opening connections at the end
+//   crr_server  when told to finish
+// and every flow ends at the hard deadline, recording why.
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "transports/api/transport.hpp"
+#include "workloads/engine_config.hpp"
+#include "workloads/job.hpp"
+#include "workloads/udp_header.hpp"
+
+namespace mtperf {
+
+template <EngineType E>
+class Worker {
+ public:
+  Worker(E& engine, WorkerJob& job) : e_(engine), job_(job), spec_(*job.spec), clock_(*job.clock) {}
+
+  void run();
+
+ private:
+  enum Kind : uint8_t { kSend = 1, kRecv = 2, kAccept = 3, kFin = 4 };
+  static constexpr int64_t kNoTimer = INT64_MAX;
+
+  struct Flow {
+    FlowSlot* slot = nullptr;
+    uint32_t idx = 0;
+    int conn = -1;
+    int listen = -1;
+    uint32_t buf0 = 0;  // first pool buffer of this flow
+    uint32_t nbufs = 0;
+    uint32_t sends_out = 0;
+    uint32_t send_rot = 0;  // rotates over the flow's send buffers
+    bool done = false;
+    bool shut = false;
+    uint64_t acc = 0;       // bytes toward the current request/response
+    uint32_t inflight = 0;  // rr transactions outstanding
+    uint64_t seq = 0;
+    int64_t next_send_ns = 0;
+    int64_t interval_ns = 0;
+    int64_t started_ns = 0;  // crr: transaction start
+    uint32_t ring_head = 0, ring_tail = 0;  // rr send timestamps (TCP: FIFO)
+  };
+
+  static uint64_t cookie(uint32_t flow, int conn, Kind k) {
+    return (uint64_t(flow) << 32) | (uint64_t(uint32_t(conn) & 0xffffff) << 8) | k;
+  }
+
+  bool phase_done() const { return clock_.phase.load(std::memory_order_relaxed) == Phase::done; }
+  bool measuring() const {
+    return clock_.phase.load(std::memory_order_relaxed) == Phase::measure;
+  }
+
+  void setup();
+  void start(Flow& f, int64_t now);
+  void dispatch(const Completion& c, int64_t now);
+  void on_send(Flow& f, const Completion& c, Kind k, int64_t now);
+  void on_recv(Flow& f, const Completion& c, int conn, int64_t now);
+  void on_accept(Flow& f, const Completion& c);
+  void on_phase_done(Flow& f, int64_t now);
+  int64_t on_timers(Flow& f, int64_t now);
+
+  void pump_sender(Flow& f, int64_t now);
+  void finish_sender(Flow& f);
+  void rr_send_request(Flow& f, int64_t now);
+  void rr_client_recv(Flow& f, const Completion& c, int64_t now);
+  void rr_server_recv(Flow& f, const Completion& c);
+  void udp_rr_client_recv(Flow& f, const Completion& c, int64_t now);
+  void udp_receiver_recv(Flow& f, const Completion& c, int64_t now);
+  void crr_open(Flow& f, int64_t now);
+  void crr_client_recv(Flow& f, const Completion& c, int conn, int64_t now);
+  void crr_server_recv(Flow& f, const Completion& c, int conn);
+
+  Buf send_buf(Flow& f, uint32_t len) {
+    Buf b = e_.pool().get(f.buf0 + (f.send_rot++ % (f.nbufs - 1)));
+    b.len = len;
+    return b;
+  }
+  Buf recv_buf(Flow& f) { return e_.pool().get(f.buf0 + f.nbufs - 1); }
+  void post(Flow& f, int conn, Op op, Buf b, Kind k);
+  void post_recv(Flow& f, int conn) { post(f, conn, Op::recv, recv_buf(f), kRecv); }
+  void fail(Flow& f, const char* what, int err);
+  void finish(Flow& f);
+  void record_latency(Flow& f, int64_t rtt_ns) {
+    if (measuring()) f.slot->stats.latency.record(uint64_t(std::max<int64_t>(rtt_ns, 0)));
+  }
+
+  E& e_;
+  WorkerJob& job_;
+  const TestSpec& spec_;
+  PhaseClock& clock_;
+  std::vector<Flow> flows_;
+  std::vector<int64_t> ring_;    // rr: burst send timestamps per flow
+  std::vector<uint64_t> seqs_;   // UDP rr: sequence of each slot (0 = free)
+  uint32_t live_ = 0;
+};
+
+template <EngineType E>
+void Worker<E>::fail(Flow& f, const char* what, int err) {
+  FlowCounters::add(f.slot->counters.errors, 1);
+  if (f.slot->stats.error.empty()) {
+    f.slot->stats.error = std::string(what) + ": " + std::strerror(err);
+  }
+  finish(f);
+}
+
+template <EngineType E>
+void Worker<E>::finish(Flow& f) {
+  if (f.done) return;
+  f.done = true;
+  --live_;
+}
+
+template <EngineType E>
+void Worker<E>::post(Flow& f, int conn, Op op, Buf b, Kind k) {
+  WorkReq r;
+  r.op = op;
+  r.buf = b;
+  r.cookie = cookie(f.idx, conn, k);
+  if (e_.post(conn, std::span<const WorkReq>(&r, 1)) != 1) {
+    fail(f, "queueing an operation", ENOSPC);
+    return;
+  }
+  if (op == Op::send) ++f.sends_out;
+}
+
+}  // namespace mtperf
+
+#include "workloads/worker_impl.hpp"

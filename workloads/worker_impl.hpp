@@ -1,0 +1,249 @@
+#pragma once
+// Definitions of Worker<E> (included by worker.hpp only).
+#include <algorithm>
+
+namespace mtperf {
+
+inline constexpr int64_t kMaxPollNs = 100'000'000;  // the loop looks at the clock this often
+inline constexpr int64_t kPacingCreditNs = 10'000'000;  // catch-up allowed after a late wake-up
+inline constexpr int kUdpFinCopies = 3;
+
+template <EngineType E>
+void Worker<E>::setup() {
+  uint32_t n = uint32_t(job_.flows.size());
+  flows_.resize(n);
+  ring_.assign(size_t(n) * spec_.burst, 0);
+  seqs_.assign(size_t(n) * spec_.burst, 0);
+  uint32_t per = n ? e_.pool().count() / n : 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    Flow& f = flows_[i];
+    f.slot = job_.flows[i];
+    f.idx = i;
+    f.buf0 = i * per;
+    f.nbufs = per;
+    ++live_;
+    if (per < 2) {
+      fail(f, "buffer pool too small", ENOMEM);
+      continue;
+    }
+    FlowSlot& s = *f.slot;
+    if (s.fd >= 0) {
+      f.conn = e_.adopt(s.fd, s.proto);
+      if (f.conn < 0) fail(f, "adopting the data socket", -f.conn);
+    }
+    if (s.listen_fd >= 0) {
+      f.listen = e_.listen_adopt(s.listen_fd);
+      if (f.listen < 0) fail(f, "adopting the listening socket", -f.listen);
+    }
+    if (s.role == Role::sender && s.rate_bps > 0) {
+      f.interval_ns = int64_t(double(spec_.stream_msg_size()) * 8 * 1e9 / s.rate_bps);
+      f.interval_ns = std::max<int64_t>(f.interval_ns, 1);
+    }
+  }
+}
+
+template <EngineType E>
+void Worker<E>::start(Flow& f, int64_t now) {
+  if (f.done) return;
+  f.next_send_ns = now;
+  switch (f.slot->role) {
+    case Role::sender: pump_sender(f, now); break;
+    case Role::receiver:
+    case Role::rr_server: post_recv(f, f.conn); break;
+    case Role::rr_client:
+      for (uint32_t i = 0; i < spec_.burst && !f.done; ++i) rr_send_request(f, now);
+      post_recv(f, f.conn);
+      break;
+    case Role::crr_client: crr_open(f, now); break;
+    case Role::crr_server: post(f, f.listen, Op::accept, Buf{}, kAccept); break;
+  }
+}
+
+template <EngineType E>
+void Worker<E>::run() {
+  setup();
+  int64_t now = now_ns();
+  for (Flow& f : flows_) start(f, now);
+  bool timers = false;
+  for (Flow& f : flows_) {
+    timers |= f.interval_ns > 0 || (f.slot->role == Role::rr_client && f.slot->proto == Proto::udp);
+  }
+  std::array<Completion, 64> comps;
+  bool saw_done = false, saw_finish = false;
+  while (live_ > 0) {
+    now = now_ns();
+    if (!saw_done && phase_done()) {
+      saw_done = true;
+      for (Flow& f : flows_) on_phase_done(f, now);
+    }
+    if (!saw_finish && clock_.finish.load(std::memory_order_relaxed)) {
+      saw_finish = true;
+      for (Flow& f : flows_) {
+        Role r = f.slot->role;
+        bool udp = f.slot->proto == Proto::udp;
+        if (r == Role::crr_server || (udp && (r == Role::receiver || r == Role::rr_server))) {
+          finish(f);
+        }
+      }
+    }
+    if (clock_.abort.load(std::memory_order_relaxed)) break;
+    if (now > clock_.hard_deadline_ns) {
+      for (Flow& f : flows_) {
+        if (!f.done) fail(f, "no end of test from the peer before the deadline", ETIMEDOUT);
+      }
+      break;
+    }
+    int64_t next = kNoTimer;
+    if (timers) {
+      for (Flow& f : flows_) next = std::min(next, on_timers(f, now));
+    }
+    if (live_ == 0) break;
+    int64_t timeout = next == kNoTimer ? kMaxPollNs : std::clamp<int64_t>(next - now, 0, kMaxPollNs);
+    e_.flush();
+    int n = e_.poll(std::span<Completion>(comps), spec_.wait, timeout);
+    if (n < 0) {
+      for (Flow& f : flows_) fail(f, "engine poll", -n);
+      break;
+    }
+    if (n > 0) now = now_ns();
+    for (int i = 0; i < n; ++i) dispatch(comps[i], now);
+  }
+}
+
+template <EngineType E>
+void Worker<E>::dispatch(const Completion& c, int64_t now) {
+  Flow& f = flows_[c.cookie >> 32];
+  int conn = int((c.cookie >> 8) & 0xffffff);
+  Kind k = Kind(c.cookie & 0xff);
+  if (k == kSend || k == kFin) {
+    on_send(f, c, k, now);
+  } else if (!f.done) {
+    if (k == kAccept) {
+      on_accept(f, c);
+    } else {
+      on_recv(f, c, conn, now);
+    }
+  }
+}
+
+template <EngineType E>
+void Worker<E>::on_send(Flow& f, const Completion& c, Kind k, int64_t now) {
+  --f.sends_out;
+  if (f.done) return;
+  FlowCounters& ctr = f.slot->counters;
+  if (c.bytes < 0) {
+    int err = -c.bytes;
+    bool udp = f.slot->proto == Proto::udp;
+    if (phase_done() && (err == EPIPE || err == ECONNRESET || err == ECONNREFUSED)) {
+      finish(f);
+      return;
+    }
+    if (!(udp && (err == ENOBUFS || err == EAGAIN || err == ECONNREFUSED))) {
+      fail(f, "send", err);
+      return;
+    }
+    FlowCounters::add(ctr.errors, 1);  // a datagram the kernel did not take
+  } else if (k == kSend) {
+    FlowCounters::add(ctr.bytes_sent, uint64_t(c.bytes));
+    FlowCounters::add(ctr.msgs_sent, 1);
+  }
+  if (k == kFin) {
+    if (f.sends_out == 0) finish(f);
+    return;
+  }
+  if (f.slot->role == Role::sender) pump_sender(f, now);
+}
+
+template <EngineType E>
+void Worker<E>::on_recv(Flow& f, const Completion& c, int conn, int64_t now) {
+  if (c.bytes < 0 && f.slot->role != Role::crr_server) {
+    int err = -c.bytes;
+    if (phase_done() && (err == ECONNRESET || err == ECONNREFUSED)) {
+      finish(f);
+    } else if (f.slot->proto == Proto::udp && err == ECONNREFUSED) {
+      FlowCounters::add(f.slot->counters.errors, 1);  // ICMP from a peer not yet listening
+      post_recv(f, conn);
+    } else {
+      fail(f, "receive", err);
+    }
+    return;
+  }
+  bool udp = f.slot->proto == Proto::udp;
+  switch (f.slot->role) {
+    case Role::receiver:
+      if (udp) {
+        udp_receiver_recv(f, c, now);
+      } else if (c.bytes == 0) {
+        e_.shutdown_send(f.conn);
+        finish(f);
+      } else {
+        FlowCounters::add(f.slot->counters.bytes_recv, uint64_t(c.bytes));
+        FlowCounters::add(f.slot->counters.msgs_recv, 1);
+        post_recv(f, f.conn);
+      }
+      break;
+    case Role::rr_client:
+      udp ? udp_rr_client_recv(f, c, now) : rr_client_recv(f, c, now);
+      break;
+    case Role::rr_server: rr_server_recv(f, c); break;
+    case Role::crr_client: crr_client_recv(f, c, conn, now); break;
+    case Role::crr_server: crr_server_recv(f, c, conn); break;
+    case Role::sender: break;
+  }
+}
+
+template <EngineType E>
+void Worker<E>::on_phase_done(Flow& f, int64_t now) {
+  if (f.done) return;
+  switch (f.slot->role) {
+    case Role::sender: pump_sender(f, now); break;
+    case Role::rr_client:
+      if (f.inflight == 0 && !f.shut) {
+        f.shut = true;
+        if (f.slot->proto == Proto::tcp) {
+          e_.shutdown_send(f.conn);
+        } else {
+          for (int i = 0; i < kUdpFinCopies; ++i) {
+            Buf b = send_buf(f, spec_.req_size);
+            write_udp_header(b.data, kFinSeq, now);
+            post(f, f.conn, Op::send, b, kFin);
+          }
+        }
+      }
+      break;
+    case Role::crr_client:
+      if (f.conn < 0) finish(f);
+      break;
+    default: break;
+  }
+}
+
+template <EngineType E>
+int64_t Worker<E>::on_timers(Flow& f, int64_t now) {
+  if (f.done) return kNoTimer;
+  if (f.slot->role == Role::sender && f.interval_ns > 0 && !f.shut) {
+    pump_sender(f, now);
+    return f.sends_out < f.nbufs - 1 ? f.next_send_ns : kNoTimer;
+  }
+  if (f.slot->role != Role::rr_client || f.slot->proto != Proto::udp) return kNoTimer;
+  int64_t timeout = int64_t(spec_.udp_timeout_s * 1e9);
+  int64_t next = kNoTimer;
+  size_t base = size_t(f.idx) * spec_.burst;
+  for (uint32_t j = 0; j < spec_.burst; ++j) {
+    if (seqs_[base + j] == 0) continue;
+    if (now - ring_[base + j] < timeout) {
+      next = std::min(next, ring_[base + j] + timeout);
+      continue;
+    }
+    seqs_[base + j] = 0;  // lost: the flow goes on
+    --f.inflight;
+    ++f.slot->stats.udp.lost;
+    if (!phase_done()) rr_send_request(f, now);
+  }
+  if (phase_done()) on_phase_done(f, now);
+  return next;
+}
+
+}  // namespace mtperf
+
+#include "workloads/worker_roles.hpp"

@@ -1,0 +1,300 @@
+#pragma once
+// The per-role steps of Worker<E> (included by worker_impl.hpp only).
+#include <cstdlib>
+
+namespace mtperf {
+
+template <EngineType E>
+void Worker<E>::pump_sender(Flow& f, int64_t now) {
+  if (f.done || f.shut) return;
+  if (phase_done()) {
+    if (f.sends_out == 0) finish_sender(f);
+    return;
+  }
+  uint32_t depth = f.nbufs - 1;
+  uint32_t size = spec_.stream_msg_size();
+  bool udp = f.slot->proto == Proto::udp;
+  if (f.interval_ns > 0 && f.next_send_ns < now - kPacingCreditNs) {
+    f.next_send_ns = now - kPacingCreditNs;  // a long stall does not turn into a burst
+  }
+  while (f.sends_out < depth && !f.done) {
+    if (f.interval_ns > 0) {
+      if (now < f.next_send_ns) break;
+      f.next_send_ns += f.interval_ns;
+    }
+    Buf b = send_buf(f, size);
+    if (udp) write_udp_header(b.data, f.seq++, now);
+    post(f, f.conn, Op::send, b, kSend);
+  }
+}
+
+template <EngineType E>
+void Worker<E>::finish_sender(Flow& f) {
+  f.shut = true;
+  if (f.slot->proto == Proto::tcp) {
+    e_.shutdown_send(f.conn);
+    finish(f);
+    return;
+  }
+  // UDP: end-of-stream datagrams (several: one may be lost); done when they are sent.
+  int64_t now = now_ns();
+  for (int i = 0; i < kUdpFinCopies && !f.done; ++i) {
+    Buf b = send_buf(f, kUdpHeaderBytes);
+    write_udp_header(b.data, kFinSeq, now);
+    post(f, f.conn, Op::send, b, kFin);
+  }
+}
+
+template <EngineType E>
+void Worker<E>::rr_send_request(Flow& f, int64_t now) {
+  Buf b = send_buf(f, spec_.req_size);
+  size_t base = size_t(f.idx) * spec_.burst;
+  if (f.slot->proto == Proto::udp) {
+    uint32_t j = 0;
+    while (j < spec_.burst && seqs_[base + j] != 0) ++j;
+    if (j == spec_.burst) return;  // every slot busy: cannot happen with inflight <= burst
+    uint64_t seq = ++f.seq;  // from 1: 0 marks a free slot
+    seqs_[base + j] = seq;
+    ring_[base + j] = now;
+    write_udp_header(b.data, seq, now);
+  } else {
+    ring_[base + (f.ring_head++ % spec_.burst)] = now;
+  }
+  ++f.inflight;
+  post(f, f.conn, Op::send, b, kSend);
+}
+
+template <EngineType E>
+void Worker<E>::rr_client_recv(Flow& f, const Completion& c, int64_t now) {
+  if (c.bytes == 0) {
+    if (f.shut) {
+      finish(f);
+    } else {
+      fail(f, "the server closed the connection during the test", ECONNRESET);
+    }
+    return;
+  }
+  FlowCounters& ctr = f.slot->counters;
+  FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
+  FlowCounters::add(ctr.msgs_recv, 1);
+  f.acc += uint64_t(c.bytes);
+  size_t base = size_t(f.idx) * spec_.burst;
+  bool more = !phase_done();
+  while (f.acc >= spec_.resp_size && f.inflight > 0) {
+    f.acc -= spec_.resp_size;
+    --f.inflight;
+    record_latency(f, now - ring_[base + (f.ring_tail++ % spec_.burst)]);
+    FlowCounters::add(ctr.transactions, 1);
+    if (more) rr_send_request(f, now);
+  }
+  if (!more && f.inflight == 0 && !f.shut) {
+    e_.shutdown_send(f.conn);
+    f.shut = true;
+  }
+  post_recv(f, f.conn);
+}
+
+template <EngineType E>
+void Worker<E>::rr_server_recv(Flow& f, const Completion& c) {
+  FlowCounters& ctr = f.slot->counters;
+  if (f.slot->proto == Proto::udp) {
+    if (c.bytes < int32_t(kUdpHeaderBytes)) {
+      FlowCounters::add(ctr.errors, 1);  // not one of ours
+      post_recv(f, f.conn);
+      return;
+    }
+    UdpHeader h = read_udp_header(recv_buf(f).data);
+    if (h.seq == kFinSeq) {
+      finish(f);
+      return;
+    }
+    if (!is_data_seq(h.seq)) {
+      post_recv(f, f.conn);
+      return;
+    }
+    FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
+    FlowCounters::add(ctr.msgs_recv, 1);
+    Buf b = send_buf(f, spec_.resp_size);
+    write_udp_header(b.data, h.seq, h.send_ns);
+    post(f, f.conn, Op::send, b, kSend);
+    FlowCounters::add(ctr.transactions, 1);
+    post_recv(f, f.conn);
+    return;
+  }
+  if (c.bytes == 0) {
+    e_.shutdown_send(f.conn);
+    finish(f);
+    return;
+  }
+  FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
+  FlowCounters::add(ctr.msgs_recv, 1);
+  f.acc += uint64_t(c.bytes);
+  while (f.acc >= spec_.req_size && !f.done) {
+    f.acc -= spec_.req_size;
+    post(f, f.conn, Op::send, send_buf(f, spec_.resp_size), kSend);
+    FlowCounters::add(ctr.transactions, 1);
+  }
+  post_recv(f, f.conn);
+}
+
+template <EngineType E>
+void Worker<E>::udp_rr_client_recv(Flow& f, const Completion& c, int64_t now) {
+  FlowCounters& ctr = f.slot->counters;
+  if (c.bytes < int32_t(kUdpHeaderBytes)) {
+    FlowCounters::add(ctr.errors, 1);
+    post_recv(f, f.conn);
+    return;
+  }
+  FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
+  FlowCounters::add(ctr.msgs_recv, 1);
+  UdpHeader h = read_udp_header(recv_buf(f).data);
+  size_t base = size_t(f.idx) * spec_.burst;
+  uint32_t j = 0;
+  while (j < spec_.burst && seqs_[base + j] != h.seq) ++j;
+  if (j == spec_.burst) {
+    ++f.slot->stats.udp.duplicates;  // an answer that arrived after it was counted lost
+  } else {
+    seqs_[base + j] = 0;
+    --f.inflight;
+    record_latency(f, now - ring_[base + j]);
+    FlowCounters::add(ctr.transactions, 1);
+    if (!phase_done()) rr_send_request(f, now);
+  }
+  if (phase_done() && f.inflight == 0) {
+    on_phase_done(f, now);  // sends the end-of-test datagrams
+    return;
+  }
+  post_recv(f, f.conn);
+}
+
+template <EngineType E>
+void Worker<E>::udp_receiver_recv(Flow& f, const Completion& c, int64_t now) {
+  FlowCounters& ctr = f.slot->counters;
+  if (c.bytes < int32_t(kUdpHeaderBytes)) {
+    FlowCounters::add(ctr.errors, 1);
+    post_recv(f, f.conn);
+    return;
+  }
+  UdpHeader h = read_udp_header(recv_buf(f).data);
+  UdpStats& u = f.slot->stats.udp;
+  if (h.seq == kFinSeq) {
+    u.fin_seen = true;
+    finish(f);
+    return;
+  }
+  if (!is_data_seq(h.seq)) {
+    post_recv(f, f.conn);
+    return;
+  }
+  FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
+  FlowCounters::add(ctr.msgs_recv, 1);
+  ++u.received;
+  if (!u.any || h.seq > u.highest_seq) {
+    u.highest_seq = h.seq;
+  } else if (h.seq < u.highest_seq) {
+    ++u.reordered;
+  } else {
+    ++u.duplicates;
+  }
+  // RFC 3550 interarrival jitter: J += (|D| - J) / 16, D the change in transit time.
+  int64_t transit = now - h.send_ns;
+  if (u.any) {
+    double d = double(std::llabs(transit - u.last_transit_ns));
+    u.jitter_ns += (d - u.jitter_ns) / 16.0;
+  }
+  u.any = true;
+  u.last_transit_ns = transit;
+  post_recv(f, f.conn);
+}
+
+template <EngineType E>
+void Worker<E>::crr_open(Flow& f, int64_t now) {
+  ConnectSpec cs;
+  cs.remote = f.slot->remote;
+  cs.proto = Proto::tcp;
+  cs.opts = &spec_.sock;
+  int id = e_.open(cs);
+  if (id < 0) {
+    if (phase_done()) {
+      finish(f);
+    } else {
+      fail(f, "crr connect", -id);
+    }
+    return;
+  }
+  f.conn = id;
+  f.acc = 0;
+  f.started_ns = now;
+  post(f, id, Op::send, send_buf(f, spec_.req_size), kSend);
+  post_recv(f, id);
+}
+
+template <EngineType E>
+void Worker<E>::crr_client_recv(Flow& f, const Completion& c, int conn, int64_t now) {
+  if (c.bytes <= 0) {
+    e_.close(conn);
+    f.conn = -1;
+    if (phase_done()) {
+      finish(f);
+    } else {
+      fail(f, "crr: the server closed before answering", c.bytes < 0 ? -c.bytes : ECONNRESET);
+    }
+    return;
+  }
+  FlowCounters& ctr = f.slot->counters;
+  FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
+  FlowCounters::add(ctr.msgs_recv, 1);
+  f.acc += uint64_t(c.bytes);
+  if (f.acc < spec_.resp_size) {
+    post_recv(f, conn);
+    return;
+  }
+  record_latency(f, now - f.started_ns);
+  FlowCounters::add(ctr.transactions, 1);
+  e_.close(conn);
+  f.conn = -1;
+  if (phase_done()) {
+    finish(f);
+  } else {
+    crr_open(f, now);
+  }
+}
+
+template <EngineType E>
+void Worker<E>::on_accept(Flow& f, const Completion& c) {
+  if (c.bytes < 0) {
+    if (c.bytes == -EMFILE || c.bytes == -ENFILE || c.bytes == -ENOSPC) {
+      fail(f, "crr accept", -c.bytes);
+      return;
+    }
+    FlowCounters::add(f.slot->counters.errors, 1);
+  } else {
+    f.conn = c.bytes;
+    f.acc = 0;
+    post_recv(f, f.conn);
+  }
+  post(f, f.listen, Op::accept, Buf{}, kAccept);
+}
+
+template <EngineType E>
+void Worker<E>::crr_server_recv(Flow& f, const Completion& c, int conn) {
+  if (c.bytes <= 0) {  // the client is done with this connection (or reset it)
+    e_.close(conn);
+    if (conn == f.conn) f.conn = -1;
+    return;
+  }
+  FlowCounters& ctr = f.slot->counters;
+  FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
+  FlowCounters::add(ctr.msgs_recv, 1);
+  if (conn == f.conn) {
+    f.acc += uint64_t(c.bytes);
+    if (f.acc >= spec_.req_size) {
+      f.acc = 0;
+      post(f, conn, Op::send, send_buf(f, spec_.resp_size), kSend);
+      FlowCounters::add(ctr.transactions, 1);
+    }
+  }
+  post_recv(f, conn);
+}
+
+}  // namespace mtperf
