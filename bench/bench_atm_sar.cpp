@@ -14,7 +14,8 @@ using namespace mtperf::atm;
 void segment_and_reassemble(benchmark::State& state) {
   const auto sdu_bytes = static_cast<std::size_t>(state.range(0));
   std::vector<std::uint8_t> sdu(sdu_bytes);
-  for (std::size_t i = 0; i < sdu.size(); ++i) sdu[i] = static_cast<std::uint8_t>(i * 7 + 3);
+  for (std::size_t i = 0; i < sdu.size(); ++i)
+    sdu[i] = static_cast<std::uint8_t>(i * 7 + 3);
   const std::size_t cells = aal5_cell_count(sdu_bytes);
   std::vector<std::uint8_t> wire(cells * kCellBytes);
   const VcAddress vc{0, 100};
@@ -35,9 +36,9 @@ void segment_and_reassemble(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * cells));
   // Seconds per cell, printed with an SI prefix ("11.8n" = 11.8 ns per cell).
-  state.counters["time_per_cell"] = benchmark::Counter(
-      static_cast<double>(cells),
-      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["time_per_cell"] =
+      benchmark::Counter(static_cast<double>(cells), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
 }
 
 }  // namespace

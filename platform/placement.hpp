@@ -5,7 +5,8 @@
 // Adapters: an explicit list, or auto:N — N adapters spread round-robin over PCI controllers
 // (controller order by name, adapters within a controller by PCI address), at most K per
 // controller. auto skips loopback, adapters that are down, and virtual adapters unless
-// allow_virtual; a virtual adapter without a controller counts as its own controller.
+// allow_virtual (emulated adapters, which name an emulated controller, count as real ones); a
+// virtual adapter without a controller counts as its own controller.
 //
 // Binding (per flow): irq — the CPU that takes the adapter's packet interrupts (flows of one
 // adapter spread over its IRQ CPUs; an adapter without IRQs takes the fallback CPUs, or stays

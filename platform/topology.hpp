@@ -14,10 +14,11 @@
 //
 // Missing files mean "unknown", never an error: a virtual adapter has no PCI function, a VM has no
 // NUMA information, an old kernel has no effective_affinity_list. read_topology() throws only when
-// <root>/sys/class/net cannot be listed.
+// <root>/sys/class/net cannot be listed. /sys shows the network namespace that mounted it, not the
+// calling thread's: inside a testbed namespace, list adapters with interface_addresses().
 //
 // Emulated adapters (the userspace ATM link's TUN/TAP devices) name their emulated controller and
-// interrupt CPUs in ifalias: "mtperf-emu controller=<name> cpus=<cpu list>".
+// interrupt CPUs in ifalias: "mtperf-emu controller=<name> cpus=<cpu list> [kind=<kind>]".
 #include <cstdint>
 #include <optional>
 #include <string>

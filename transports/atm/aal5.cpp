@@ -150,8 +150,7 @@ const char* to_string(CellStatus status) {
   return "?";
 }
 
-Reassembler::Reassembler(VcAddress vc, const ReassemblerConfig& config)
-    : vc_(vc), config_(config) {
+Reassembler::Reassembler(VcAddress vc, const ReassemblerConfig& config) : vc_(vc), config_(config) {
   if (config.max_sdu_bytes > kAal5MaxSduBytes) {
     throw std::invalid_argument("reassembler max SDU " + std::to_string(config.max_sdu_bytes) +
                                 " bytes exceeds the AAL5 limit of 65535 bytes");

@@ -42,9 +42,10 @@ class Reader {
 
   AtmNumber number(std::uint8_t tl, const char* field) {
     if (tl & kTypeReserved) {
-      throw std::invalid_argument(fmt::format("ATMARP {}: reserved bit 0x80 set in its type and "
-                                              "length byte 0x{:02x}",
-                                              field, tl));
+      throw std::invalid_argument(
+          fmt::format("ATMARP {}: reserved bit 0x80 set in its type and "
+                      "length byte 0x{:02x}",
+                      field, tl));
     }
     AtmNumber n;
     n.e164 = (tl & kTypeE164) != 0;
@@ -61,8 +62,8 @@ class Reader {
   std::optional<Ipv4> ip(std::uint8_t length, const char* field) {
     if (length == 0) return std::nullopt;
     if (length != 4) {
-      throw std::invalid_argument(fmt::format(
-          "ATMARP {}: protocol address length {} is not 0 or 4 (IPv4)", field, length));
+      throw std::invalid_argument(
+          fmt::format("ATMARP {}: protocol address length {} is not 0 or 4 (IPv4)", field, length));
     }
     const auto b = take(4, field);
     return (Ipv4{b[0]} << 24) | (Ipv4{b[1]} << 16) | (Ipv4{b[2]} << 8) | Ipv4{b[3]};
@@ -133,10 +134,12 @@ std::vector<std::uint8_t> encode_atmarp(const AtmArpPacket& p) {
 
 AtmArpPacket decode_atmarp(std::span<const std::uint8_t> b) {
   if (b.size() < kAtmArpFixedBytes) {
-    throw std::invalid_argument(fmt::format(
-        "ATMARP packet of {} bytes is shorter than its 12-byte fixed part", b.size()));
+    throw std::invalid_argument(
+        fmt::format("ATMARP packet of {} bytes is shorter than its 12-byte fixed part", b.size()));
   }
-  const auto be16 = [&](std::size_t at) { return static_cast<std::uint16_t>(b[at] << 8 | b[at + 1]); };
+  const auto be16 = [&](std::size_t at) {
+    return static_cast<std::uint16_t>(b[at] << 8 | b[at + 1]);
+  };
   if (be16(0) != kAtmArpHardwareType) {
     throw std::invalid_argument(
         fmt::format("ATMARP ar$hrd is 0x{:04x}, expected 0x0013 (ATM Forum)", be16(0)));

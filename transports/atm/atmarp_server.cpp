@@ -6,8 +6,7 @@
 
 namespace mtperf::atm {
 
-AtmArpServer::AtmArpServer(const AtmNumber& own_atm, Ipv4 own_ip,
-                           const AtmArpServerConfig& config)
+AtmArpServer::AtmArpServer(const AtmNumber& own_atm, Ipv4 own_ip, const AtmArpServerConfig& config)
     : own_atm_(own_atm), own_ip_(own_ip), config_(config) {
   if (config.prefix_length > 32) {
     throw std::invalid_argument("ATMARP server prefix length " +
@@ -15,8 +14,9 @@ AtmArpServer::AtmArpServer(const AtmNumber& own_atm, Ipv4 own_ip,
   }
   mask_ = config.prefix_length == 0 ? 0 : ~Ipv4{0} << (32 - config.prefix_length);
   if (!in_subnet(own_ip)) {
-    throw std::invalid_argument("ATMARP server address lies outside its logical IP subnet; "
-                                "give the server an address inside the LIS");
+    throw std::invalid_argument(
+        "ATMARP server address lies outside its logical IP subnet; "
+        "give the server an address inside the LIS");
   }
   if (own_atm.empty()) {
     throw std::invalid_argument("ATMARP server needs its own ATM address");

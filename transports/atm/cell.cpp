@@ -25,7 +25,8 @@ constexpr auto kCrc8Table = make_crc8_table();
 
 constexpr std::uint8_t crc8_of_4(const std::uint8_t* p) {
   std::uint8_t r = 0;
-  for (int i = 0; i < 4; ++i) r = kCrc8Table[r ^ p[i]];
+  for (int i = 0; i < 4; ++i)
+    r = kCrc8Table[r ^ p[i]];
   return r;
 }
 
@@ -37,7 +38,8 @@ constexpr std::uint8_t kNoBit = 0xFF;
 // single-bit correction possible with this polynomial over 40 bits.
 constexpr std::array<std::uint8_t, 256> make_syndrome_table() {
   std::array<std::uint8_t, 256> table{};
-  for (auto& t : table) t = kNoBit;
+  for (auto& t : table)
+    t = kNoBit;
   for (unsigned pos = 0; pos < 40; ++pos) {
     std::uint8_t bytes[5] = {0, 0, 0, 0, 0};
     bytes[pos / 8] = static_cast<std::uint8_t>(0x80u >> (pos % 8));
@@ -53,7 +55,8 @@ constexpr auto kSyndromeTable = make_syndrome_table();
 
 std::uint8_t crc8(std::span<const std::uint8_t> bytes) {
   std::uint8_t r = 0;
-  for (std::uint8_t b : bytes) r = kCrc8Table[r ^ b];
+  for (std::uint8_t b : bytes)
+    r = kCrc8Table[r ^ b];
   return r;
 }
 
@@ -73,7 +76,8 @@ void pack_header(const CellHeader& h, HeaderFormat format, std::span<std::uint8_
     out[1] = static_cast<std::uint8_t>(((vpi & 0x0Fu) << 4) | (vci >> 12));
   }
   out[2] = static_cast<std::uint8_t>(vci >> 4);
-  out[3] = static_cast<std::uint8_t>(((vci & 0x0Fu) << 4) | ((h.pti & 0x7u) << 1) | (h.clp ? 1 : 0));
+  out[3] =
+      static_cast<std::uint8_t>(((vci & 0x0Fu) << 4) | ((h.pti & 0x7u) << 1) | (h.clp ? 1 : 0));
   out[4] = hec(out.first<4>());
 }
 

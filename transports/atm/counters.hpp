@@ -39,9 +39,9 @@ struct alignas(64) VcCounters {
       timeouts, drops;
 
   VcCountersSnapshot snapshot() const noexcept {
-    return {cells.load(),       pdus.load(),       sdu_bytes.load(),     hec_errors.load(),
+    return {cells.load(),         pdus.load(),       sdu_bytes.load(),     hec_errors.load(),
             hec_corrected.load(), crc_errors.load(), length_errors.load(), oversize.load(),
-            timeouts.load(),    drops.load()};
+            timeouts.load(),      drops.load()};
   }
 };
 

@@ -70,8 +70,9 @@ Encap parse_encap(std::string_view name) {
 
 void validate(const EncapParams& p) {
   if (p.encap == Encap::kLlcSnap && !known_ethertype(p.ethertype)) {
-    throw std::invalid_argument("LLC/SNAP EtherType must be 0x0800 (IPv4), 0x86DD (IPv6) or "
-                                "0x0806 (ATMARP)");
+    throw std::invalid_argument(
+        "LLC/SNAP EtherType must be 0x0800 (IPv4), 0x86DD (IPv6) or "
+        "0x0806 (ATMARP)");
   }
   if (p.encap != Encap::kLane) return;
   if (p.lecid < kMinLecid || p.lecid > kMaxLecid) {

@@ -65,8 +65,7 @@ const char* to_string(EncapStatus status);
 // parts for aal5_segment(). head_storage receives the header bytes; out.head points into it and
 // out.body at payload, so both must outlive the segmentation.
 EncapStatus encapsulate(const EncapParams& params, std::span<const std::uint8_t> payload,
-                        std::span<std::uint8_t, kMaxEncapHeaderBytes> head_storage,
-                        SduParts& out);
+                        std::span<std::uint8_t, kMaxEncapHeaderBytes> head_storage, SduParts& out);
 
 struct Decapsulated {
   EncapStatus status = EncapStatus::kOk;

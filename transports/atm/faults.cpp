@@ -19,7 +19,9 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+std::uint64_t rotl(std::uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 void check_rate(double rate, const char* name) {
   if (!(rate >= 0.0 && rate <= 1.0)) {
@@ -31,7 +33,8 @@ void check_rate(double rate, const char* name) {
 }  // namespace
 
 Xoshiro256::Xoshiro256(std::uint64_t seed) {
-  for (auto& word : s_) word = splitmix64(seed);
+  for (auto& word : s_)
+    word = splitmix64(seed);
 }
 
 std::uint64_t Xoshiro256::next() {
@@ -46,7 +49,9 @@ std::uint64_t Xoshiro256::next() {
   return result;
 }
 
-double Xoshiro256::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double Xoshiro256::uniform() {
+  return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
 std::uint64_t Xoshiro256::below(std::uint64_t bound) {
   // Multiply-shift: the bias is below 2^-32 for the small bounds used here.

@@ -20,7 +20,7 @@ class Xoshiro256 {
  public:
   explicit Xoshiro256(std::uint64_t seed);
   std::uint64_t next();
-  double uniform();  // [0, 1), 53 random bits
+  double uniform();                          // [0, 1), 53 random bits
   std::uint64_t below(std::uint64_t bound);  // [0, bound), bound > 0
 
  private:

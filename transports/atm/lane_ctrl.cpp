@@ -79,8 +79,8 @@ const char* to_string(LaneOp op) {
 
 std::array<std::uint8_t, kLaneControlFrameBytes> encode_lane_control(const LaneControlFrame& f) {
   if (f.elan_name.size() > kElanNameMaxBytes) {
-    throw std::invalid_argument(fmt::format("ELAN name '{}' is {} bytes; LANE allows 32",
-                                            f.elan_name, f.elan_name.size()));
+    throw std::invalid_argument(
+        fmt::format("ELAN name '{}' is {} bytes; LANE allows 32", f.elan_name, f.elan_name.size()));
   }
   std::array<std::uint8_t, kLaneControlFrameBytes> b{};
   put16(&b[0], 0xFF00);
@@ -88,7 +88,8 @@ std::array<std::uint8_t, kLaneControlFrameBytes> encode_lane_control(const LaneC
   b[3] = kLaneVersion;
   put16(&b[4], static_cast<std::uint16_t>(f.op));
   put16(&b[6], static_cast<std::uint16_t>(f.status));
-  for (int i = 0; i < 4; ++i) b[8 + i] = static_cast<std::uint8_t>(f.transaction_id >> (24 - 8 * i));
+  for (int i = 0; i < 4; ++i)
+    b[8 + i] = static_cast<std::uint8_t>(f.transaction_id >> (24 - 8 * i));
   put16(&b[12], f.requester_lecid);
   put16(&b[14], f.flags);
   put_lan(&b[16], f.source_lan);
@@ -145,9 +146,9 @@ LaneControlFrame decode_lane_control(std::span<const std::uint8_t> b) {
 std::uint8_t lane_max_frame_code(std::size_t max_frame_bytes) {
   const auto it = std::find(kFrameSizes.begin(), kFrameSizes.end(), max_frame_bytes);
   if (it == kFrameSizes.end()) {
-    throw std::invalid_argument(fmt::format(
-        "LANE maximum frame size {} is not one of 1516, 4544, 9234 or 18190 bytes",
-        max_frame_bytes));
+    throw std::invalid_argument(
+        fmt::format("LANE maximum frame size {} is not one of 1516, 4544, 9234 or 18190 bytes",
+                    max_frame_bytes));
   }
   return static_cast<std::uint8_t>(it - kFrameSizes.begin() + 1);
 }

@@ -25,7 +25,8 @@ Les::Les(const LesConfig& config)
 
 std::optional<std::uint16_t> Les::next_lecid() {
   for (unsigned tries = 0; tries < kMaxLecid; ++tries) {
-    last_lecid_ = last_lecid_ >= kMaxLecid ? kMinLecid : static_cast<std::uint16_t>(last_lecid_ + 1);
+    last_lecid_ =
+        last_lecid_ >= kMaxLecid ? kMinLecid : static_cast<std::uint16_t>(last_lecid_ + 1);
     if (!clients_.contains(last_lecid_)) return last_lecid_;
   }
   return std::nullopt;
@@ -34,8 +35,8 @@ std::optional<std::uint16_t> Les::next_lecid() {
 LaneStatus Les::add_registration(const Mac& mac, const AtmAddress& atm, std::uint16_t lecid,
                                  std::uint64_t now_ns) {
   const auto it = registrations_.find(mac);
-  const bool live = it != registrations_.end() &&
-                    (it->second.expires_ns == 0 || it->second.expires_ns > now_ns);
+  const bool live =
+      it != registrations_.end() && (it->second.expires_ns == 0 || it->second.expires_ns > now_ns);
   if (live && it->second.lecid != lecid) return LaneStatus::kDuplicateLanDestination;
   const std::uint64_t lifetime = config_.registration_lifetime_ns;
   registrations_[mac] = Registration{atm, lecid, lifetime == 0 ? 0 : now_ns + lifetime};
@@ -84,14 +85,13 @@ LaneControlFrame Les::register_mac(const LaneControlFrame& request, std::uint64_
   } else if (request.source_lan.tag != 1) {
     r.status = LaneStatus::kInvalidRequestParameters;
   } else {
-    r.status = add_registration(request.source_lan.mac, request.source_atm,
-                                request.requester_lecid, now_ns);
+    r.status = add_registration(request.source_lan.mac, request.source_atm, request.requester_lecid,
+                                now_ns);
   }
   return r;
 }
 
-std::optional<LaneControlFrame> Les::le_arp(const LaneControlFrame& request,
-                                            std::uint64_t now_ns) {
+std::optional<LaneControlFrame> Les::le_arp(const LaneControlFrame& request, std::uint64_t now_ns) {
   const auto found =
       request.target_lan.tag == 1 ? resolve(request.target_lan.mac, now_ns) : std::nullopt;
   if (!found) {
@@ -106,8 +106,7 @@ std::optional<LaneControlFrame> Les::le_arp(const LaneControlFrame& request,
   return r;
 }
 
-std::optional<LaneControlFrame> Les::handle(const LaneControlFrame& request,
-                                            std::uint64_t now_ns) {
+std::optional<LaneControlFrame> Les::handle(const LaneControlFrame& request, std::uint64_t now_ns) {
   switch (request.op) {
     case LaneOp::kJoinRequest:
       return join(request, now_ns);

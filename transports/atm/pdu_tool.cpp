@@ -12,7 +12,9 @@ std::span<const std::uint8_t, 5> header_of(const Cell& c) {
   return std::span<const std::uint8_t, 5>(c.data(), kHeaderBytes);
 }
 
-std::string vc_text(VcAddress vc) { return fmt::format("{}/{}", vc.vpi, vc.vci); }
+std::string vc_text(VcAddress vc) {
+  return fmt::format("{}/{}", vc.vpi, vc.vci);
+}
 
 // The CRC-32 a PDU's cells carry and the one they should carry, to explain a CRC error.
 std::string crc_detail(std::span<const Cell> pdu_cells) {
@@ -38,10 +40,11 @@ std::string cell_error(CellStatus status, const Cell& cell, std::span<const Cell
                        HeaderFormat format) {
   switch (status) {
     case CellStatus::kHecError:
-      return fmt::format("HEC error: header {:02x} {:02x} {:02x} {:02x} carries HEC 0x{:02x}, "
-                         "expected 0x{:02x}",
-                         cell[0], cell[1], cell[2], cell[3], cell[4],
-                         hec(std::span<const std::uint8_t, 4>(cell.data(), 4)));
+      return fmt::format(
+          "HEC error: header {:02x} {:02x} {:02x} {:02x} carries HEC 0x{:02x}, "
+          "expected 0x{:02x}",
+          cell[0], cell[1], cell[2], cell[3], cell[4],
+          hec(std::span<const std::uint8_t, 4>(cell.data(), 4)));
     case CellStatus::kNotUserData:
       return fmt::format("OAM/RM cell (PTI {}), not AAL5 user data",
                          unpack_header(header_of(cell), format).pti);
@@ -63,8 +66,8 @@ std::optional<std::string> decapsulate_into(const DecodeOptions& o, const Aal5Pd
   if (o.encap) {
     p.encap = *o.encap;
   } else {
-    const bool llc = a.sdu.size() >= kLlcSnapHeaderBytes && a.sdu[0] == 0xAA &&
-                     a.sdu[1] == 0xAA && a.sdu[2] == 0x03;
+    const bool llc = a.sdu.size() >= kLlcSnapHeaderBytes && a.sdu[0] == 0xAA && a.sdu[1] == 0xAA &&
+                     a.sdu[2] == 0x03;
     p.encap = llc ? Encap::kLlcSnap : Encap::kVcMux;
   }
   const Decapsulated d = decapsulate(p, a.sdu);
@@ -97,8 +100,7 @@ std::vector<Cell> make_pdu_cells(const PduCellsSpec& spec, std::span<const std::
   const EncapStatus es = encapsulate(p, payload, std::span<std::uint8_t, 8>(head, 8), parts);
   if (es != EncapStatus::kOk) {
     throw std::invalid_argument(fmt::format("cannot encapsulate a {}-byte payload as {}: {}",
-                                            payload.size(), to_string(spec.encap),
-                                            to_string(es)));
+                                            payload.size(), to_string(spec.encap), to_string(es)));
   }
   std::vector<Cell> cells(aal5_cell_count(parts.size()));
   SegmentParams sp;
@@ -108,8 +110,8 @@ std::vector<Cell> make_pdu_cells(const PduCellsSpec& spec, std::span<const std::
   const SegmentResult r = aal5_segment(
       parts, sp, {reinterpret_cast<std::uint8_t*>(cells.data()), cells.size() * kCellBytes});
   if (r.status != SegmentStatus::kOk) {
-    throw std::invalid_argument(fmt::format("cannot segment a {}-byte SDU: {}", parts.size(),
-                                            to_string(r.status)));
+    throw std::invalid_argument(
+        fmt::format("cannot segment a {}-byte SDU: {}", parts.size(), to_string(r.status)));
   }
   return cells;
 }

@@ -1,6 +1,7 @@
 #include "transports/socket/socket_engine.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,9 +63,11 @@ int SocketEngine::register_fd(int fd, Proto proto, bool listener) {
   c.proto = proto;
   c.listener = listener;
   int timeout_ms = cfg_.sock ? cfg_.sock->io_timeout_ms : 200;
-  if (blocking_) {
+  if (blocking_ && !listener) {
     inet::set_nonblocking(fd, false);
     inet::set_io_timeout(fd, timeout_ms);
+  } else if (blocking_) {
+    inet::set_nonblocking(fd, true);
   } else {
     inet::set_nonblocking(fd, true);
     epoll_event ev{};
@@ -179,8 +182,16 @@ int SocketEngine::do_recv(Conn& c, const WorkReq& r, bool dontwait) {
 }
 
 int SocketEngine::do_accept(Conn& c, bool dontwait) {
+  // Listeners are always non-blocking (SOCK_NONBLOCK in accept4 concerns the new socket, not
+  // the call); a blocking accept waits in poll() with the I/O timeout instead.
+  if (!dontwait) {
+    pollfd p{c.fd, POLLIN, 0};
+    int rc = ::poll(&p, 1, cfg_.sock ? cfg_.sock->io_timeout_ms : 200);
+    if (rc == 0) return -EAGAIN;
+    if (rc < 0) return errno == EINTR ? -EAGAIN : -errno;
+  }
   for (;;) {
-    int fd = ::accept4(c.fd, nullptr, nullptr, SOCK_CLOEXEC | (dontwait ? SOCK_NONBLOCK : 0));
+    int fd = ::accept4(c.fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd >= 0) {
       if (cfg_.sock) inet::apply_accepted_options(fd, Proto::tcp, *cfg_.sock);
       return fd;
@@ -189,9 +200,10 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
   }
 }
 
-size_t SocketEngine::run_conn(int id, std::span<Completion> out, bool block) {
+size_t SocketEngine::run_sends(int id, std::span<Completion> out, bool block) {
   Conn& c = conns_[id];
   size_t n = 0;
+  if (blocking_) c.wr_ready = true;  // no readiness tracking without epoll
   while (n < out.size() && c.fd >= 0 && c.sq.size() > 0 && (block || c.wr_ready)) {
     const WorkReq& r = slot(id, true, c.sq.head);
     int rc = do_send(c, r, !block);
@@ -202,6 +214,13 @@ size_t SocketEngine::run_conn(int id, std::span<Completion> out, bool block) {
     out[n++] = Completion{r.cookie, rc, uint16_t(rc < 0 ? kCompError : 0), 0};
     c.sq.head++;
   }
+  return n;
+}
+
+size_t SocketEngine::run_recvs(int id, std::span<Completion> out, bool block) {
+  Conn& c = conns_[id];
+  size_t n = 0;
+  if (blocking_) c.rd_ready = true;
   while (n < out.size() && c.fd >= 0 && c.rq.size() > 0 && (block || c.rd_ready)) {
     const WorkReq& r = slot(id, false, c.rq.head);
     int rc;
@@ -221,6 +240,7 @@ size_t SocketEngine::run_conn(int id, std::span<Completion> out, bool block) {
     }
     out[n++] = Completion{r.cookie, rc, uint16_t(rc < 0 ? kCompError : 0), 0};
     c.rq.head++;
+    block = false;  // one wait per poll: what follows is only what is already there
   }
   return n;
 }
@@ -229,12 +249,23 @@ size_t SocketEngine::progress(std::span<Completion> out) {
   size_t n = 0;
   scratch_.swap(runnable_);
   runnable_.clear();
-  for (size_t i = 0; i < scratch_.size(); ++i) {
-    int id = scratch_[i];
+  // Sends first, on every connection: they need nothing from the peer, and a send queued
+  // behind a blocking receive could be what the peer is waiting for.
+  for (int id : scratch_) {
+    conns_[id].runnable = false;
+    if (conns_[id].fd >= 0 && n < out.size()) n += run_sends(id, out.subspan(n), blocking_);
+  }
+  // Then receives and accepts. In blocking mode the first of them may wait (the request/
+  // response pattern: send, then block for the answer, two syscalls); the rest are only tried.
+  bool may_block = blocking_;
+  for (int id : scratch_) {
     Conn& c = conns_[id];
-    c.runnable = false;
-    if (c.fd < 0) continue;
-    if (n < out.size()) n += run_conn(id, out.subspan(n), blocking_);
+    if (c.fd < 0 || c.rq.size() == 0 || n >= out.size()) continue;
+    n += run_recvs(id, out.subspan(n), may_block);
+    may_block = false;
+  }
+  for (int id : scratch_) {
+    Conn& c = conns_[id];
     if (c.fd >= 0 && (c.sq.size() > 0 || c.rq.size() > 0) && (blocking_ || has_ready_work(c))) {
       make_runnable(id);
     }

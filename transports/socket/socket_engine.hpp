@@ -56,9 +56,10 @@ class SocketEngine {
   WorkReq& slot(int id, bool send_side, uint32_t pos);
   void make_runnable(int id);
   bool has_ready_work(const Conn& c) const;
-  // Runs queued work of one connection; returns completions written. `block`: the first
-  // operation may block (blocking mode).
-  size_t run_conn(int id, std::span<Completion> out, bool block);
+  // Run queued sends / receives and accepts of one connection; return completions written.
+  // `block`: the operation may wait (blocking mode).
+  size_t run_sends(int id, std::span<Completion> out, bool block);
+  size_t run_recvs(int id, std::span<Completion> out, bool block);
   int do_send(Conn& c, const WorkReq& r, bool dontwait);
   int do_recv(Conn& c, const WorkReq& r, bool dontwait);
   int do_accept(Conn& c, bool dontwait);

@@ -45,7 +45,8 @@ std::vector<std::uint8_t> segment(std::span<const std::uint8_t> sdu, VcAddress v
 CellStatus push_range(Reassembler& r, const std::vector<std::uint8_t>& wire, std::size_t first,
                       std::size_t last, std::uint64_t now_ns = 0) {
   CellStatus s = CellStatus::kAccepted;
-  for (std::size_t i = first; i < last; ++i) s = r.push(cell_at(wire, i), now_ns);
+  for (std::size_t i = first; i < last; ++i)
+    s = r.push(cell_at(wire, i), now_ns);
   return s;
 }
 
@@ -73,7 +74,8 @@ TEST_CASE("a CPCS-PDU is laid out as SDU, pad, UU, CPI, length, CRC") {
   std::vector<std::uint8_t> wire(kCellBytes);
   REQUIRE(aal5_segment(sdu, p, wire).cells == 1);
   CHECK(std::memcmp(&wire[5], "hello", 5) == 0);
-  for (std::size_t i = 10; i < 5 + 40; ++i) CHECK(wire[i] == 0);  // 35 pad bytes
+  for (std::size_t i = 10; i < 5 + 40; ++i)
+    CHECK(wire[i] == 0);  // 35 pad bytes
   CHECK(wire[45] == 0x5A);
   CHECK(wire[46] == 0x00);
   CHECK(wire[47] == 0x00);
@@ -96,7 +98,8 @@ TEST_CASE("round trip for every SDU length 0..65535 in ceil((len+8)/48) cells") 
     const SegmentResult seg = aal5_segment(sdu, p, wire);
     const std::size_t expected_cells = (len + 8 + 47) / 48;
     CellStatus s = CellStatus::kAccepted;
-    for (std::size_t i = 0; i < seg.cells; ++i) s = r.push(cell_at(wire, i), 0);
+    for (std::size_t i = 0; i < seg.cells; ++i)
+      s = r.push(cell_at(wire, i), 0);
     const bool ok = seg.status == SegmentStatus::kOk && seg.cells == expected_cells &&
                     s == CellStatus::kPduComplete && r.pdu().sdu.size() == len &&
                     r.pdu().cells == expected_cells &&
@@ -258,7 +261,8 @@ TEST_CASE("a length field that disagrees with the cell count is a length error")
   cell[5 + 42] = 0;
   cell[5 + 43] = 200;
   const std::uint32_t crc = aal5_crc32({cell.data() + 5, 44});
-  for (int i = 0; i < 4; ++i) cell[5 + 44 + i] = static_cast<std::uint8_t>(crc >> (24 - 8 * i));
+  for (int i = 0; i < 4; ++i)
+    cell[5 + 44 + i] = static_cast<std::uint8_t>(crc >> (24 - 8 * i));
   Reassembler r(kVc);
   CHECK(r.push(cell_at(cell, 0), 0) == CellStatus::kLengthError);
   CHECK(r.counters().length_errors.load() == 1);

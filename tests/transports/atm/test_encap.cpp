@@ -29,9 +29,8 @@ std::vector<std::uint8_t> encode(const EncapParams& p, const std::vector<std::ui
 TEST_CASE("LLC/SNAP routed IPv4 and IPv6 headers (RFC 2684)") {
   const std::vector<std::uint8_t> packet = {0x45, 0x00, 0x00, 0x14};
   EncapParams p;
-  CHECK(encode(p, packet) ==
-        std::vector<std::uint8_t>{0xAA, 0xAA, 0x03, 0x00, 0x00, 0x00, 0x08, 0x00, 0x45, 0x00,
-                                  0x00, 0x14});
+  CHECK(encode(p, packet) == std::vector<std::uint8_t>{0xAA, 0xAA, 0x03, 0x00, 0x00, 0x00, 0x08,
+                                                       0x00, 0x45, 0x00, 0x00, 0x14});
   p.ethertype = kEtherTypeIpv6;
   const auto v6 = encode(p, packet);
   CHECK(v6[6] == 0x86);
@@ -101,8 +100,7 @@ TEST_CASE("LANE frame limits: 1516 bytes with LECID, control marker, bad LECID")
   std::vector<std::uint8_t> big(1517, 0);
   big[1] = 1;
   CHECK(decapsulate(p, big).status == EncapStatus::kFrameTooLarge);
-  CHECK_THROWS_WITH(validate(EncapParams{Encap::kLane, 0, 0xFF00, 1516}),
-                    Catch::Contains("LECID"));
+  CHECK_THROWS_WITH(validate(EncapParams{Encap::kLane, 0, 0xFF00, 1516}), Catch::Contains("LECID"));
   CHECK_THROWS_WITH(validate(EncapParams{Encap::kLane, 0, 1, 1500}), Catch::Contains("1516"));
 }
 

@@ -15,7 +15,8 @@ Cell make_cell(std::uint32_t i, bool clp = false) {
   Cell c{};
   pack_header(CellHeader{0, {1, static_cast<std::uint16_t>(32 + i % 1000)}, 0, clp},
               HeaderFormat::kUni, std::span<std::uint8_t, 5>(c.data(), 5));
-  for (std::size_t b = kHeaderBytes; b < kCellBytes; ++b) c[b] = static_cast<std::uint8_t>(i + b);
+  for (std::size_t b = kHeaderBytes; b < kCellBytes; ++b)
+    c[b] = static_cast<std::uint8_t>(i + b);
   return c;
 }
 
@@ -64,7 +65,8 @@ TEST_CASE("fault rates match their configuration within statistical tolerance") 
     auto header = std::span<std::uint8_t, 5>(c.data(), 5);
     if (check_hec(header, false) == HecStatus::kError) ++hec_detected;
     for (std::size_t b = kHeaderBytes; b < kCellBytes; ++b) {
-      flipped_bits += static_cast<std::uint64_t>(std::popcount(static_cast<unsigned>(c[b] ^ clean[b])));
+      flipped_bits +=
+          static_cast<std::uint64_t>(std::popcount(static_cast<unsigned>(c[b] ^ clean[b])));
     }
   }
   const auto& k = f.counters();

@@ -28,25 +28,25 @@ Bytes with_zeros(Bytes b, std::size_t total) {
 TEST_CASE("LE_JOIN_REQUEST bytes follow the LANE v1 control frame layout") {
   const Bytes expected = with_zeros(
       {
-          0xFF, 0x00,              // MARKER
-          0x01,                    // PROTOCOL
-          0x01,                    // VERSION
-          0x00, 0x02,              // OP-CODE: LE_JOIN_REQUEST
-          0x00, 0x00,              // STATUS
-          0x00, 0x00, 0x00, 0x07,  // TRANSACTION-ID
-          0x00, 0x00,              // REQUESTER-LECID (assigned by the LES)
-          0x00, 0x00,              // FLAGS
+          0xFF, 0x00,                                      // MARKER
+          0x01,                                            // PROTOCOL
+          0x01,                                            // VERSION
+          0x00, 0x02,                                      // OP-CODE: LE_JOIN_REQUEST
+          0x00, 0x00,                                      // STATUS
+          0x00, 0x00, 0x00, 0x07,                          // TRANSACTION-ID
+          0x00, 0x00,                                      // REQUESTER-LECID (assigned by the LES)
+          0x00, 0x00,                                      // FLAGS
           0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x0A,  // SOURCE-LAN-DESTINATION: MAC
           0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // TARGET-LAN-DESTINATION
           0x39, 0x84, 0x0F, 0x80, 0x01, 0xBC, 0x72, 0x00, 0x01, 0x00,  // SOURCE-ATM-ADDRESS
           0x00, 0x00, 0x00, 0x00, 0x20, 0x48, 0x0A, 0x00, 0x00, 0x01,
-          0x01,                    // LAN-TYPE: Ethernet/802.3
-          0x01,                    // MAXIMUM-FRAME-SIZE: 1516
-          0x00,                    // NUMBER-TLVS
-          0x06,                    // ELAN-NAME-SIZE
+          0x01,                                                        // LAN-TYPE: Ethernet/802.3
+          0x01,                                                        // MAXIMUM-FRAME-SIZE: 1516
+          0x00,                                                        // NUMBER-TLVS
+          0x06,                                                        // ELAN-NAME-SIZE
           0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // TARGET-ATM-ADDRESS
           0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-          'm', 't', 'p', 'e', 'r', 'f',  // ELAN-NAME, zero-filled to 32 bytes
+          'm',  't',  'p',  'e',  'r',  'f',  // ELAN-NAME, zero-filled to 32 bytes
       },
       108);
   const auto join = make_join_request(7, kAtmA, kMacA, "mtperf", 1516);
@@ -79,14 +79,13 @@ TEST_CASE("LANE join assigns LECIDs and LE_ARP resolves a MAC to an ATM address"
   REQUIRE(response);
   const Bytes expected = with_zeros(
       {
-          0xFF, 0x00, 0x01, 0x01,
-          0x01, 0x06,              // OP-CODE: LE_ARP_RESPONSE
-          0x00, 0x00,              // STATUS: success
-          0x00, 0x00, 0x00, 0x11,  // TRANSACTION-ID, echoed
-          0x00, 0x01,              // REQUESTER-LECID
-          0x00, 0x00,              // FLAGS
-          0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x0A,  // SOURCE-LAN-DESTINATION (A)
-          0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x0B,  // TARGET-LAN-DESTINATION (B)
+          0xFF, 0x00, 0x01, 0x01, 0x01, 0x06,                          // OP-CODE: LE_ARP_RESPONSE
+          0x00, 0x00,                                                  // STATUS: success
+          0x00, 0x00, 0x00, 0x11,                                      // TRANSACTION-ID, echoed
+          0x00, 0x01,                                                  // REQUESTER-LECID
+          0x00, 0x00,                                                  // FLAGS
+          0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x0A,              // SOURCE-LAN-DESTINATION (A)
+          0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x0B,              // TARGET-LAN-DESTINATION (B)
           0x39, 0x84, 0x0F, 0x80, 0x01, 0xBC, 0x72, 0x00, 0x01, 0x00,  // SOURCE-ATM (A)
           0x00, 0x00, 0x00, 0x00, 0x20, 0x48, 0x0A, 0x00, 0x00, 0x01,
           0x00, 0x00, 0x00, 0x00,                                      // unused in LE_ARP

@@ -67,14 +67,15 @@ TEST_CASE("the virtual clock adds cell times exactly, with no drift") {
   Pacer pacer(PacerConfig{kOc12c, 4096});
   std::uint64_t done = 0;
   // 599,040,000 cells at 599.04e6/424 cells/s take exactly 424 s.
-  for (int i = 0; i < 599'040; ++i) done = pacer.charge(1000, 0);
+  for (int i = 0; i < 599'040; ++i)
+    done = pacer.charge(1000, 0);
   CHECK(done == 424 * kSecondNs);
   CHECK(pacer.cells_charged() == 599'040'000u);
 }
 
 TEST_CASE("credit is bounded by the bucket depth") {
   Pacer pacer(PacerConfig{LineRate::from_cells_per_s(1'000'000), 100});  // 1 us per cell
-  pacer.charge(10, 0);  // line busy until 10 us
+  pacer.charge(10, 0);                                                   // line busy until 10 us
   CHECK(pacer.ns_until_send(10, 0) == 20'000);
   // After a 1 s stall only 100 cells of credit remain: the 10-cell PDU is due at once, and
   // after 100 cells' worth of PDUs the sender must wait again.

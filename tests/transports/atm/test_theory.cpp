@@ -9,7 +9,9 @@ using namespace mtperf::atm;
 
 namespace {
 
-double mbps(double bps) { return std::round(bps / 1e4) / 100.0; }  // Mbit/s, 2 decimals
+double mbps(double bps) {
+  return std::round(bps / 1e4) / 100.0;
+}  // Mbit/s, 2 decimals
 
 }  // namespace
 
@@ -27,7 +29,6 @@ TEST_CASE("theoretical TCP goodput over AAL5 matches the published table") {
   CHECK(mbps(tcp_goodput_bps(1500, oc12, kLaneOverheadBytes)) == Approx(511.44).margin(1e-9));
   // The rounded rates in the issue (353,207.5 and 1,412,830 cells/s) give the same figures.
   CHECK(mbps(tcp_goodput_bps(9180, 353207.5)) == Approx(134.34).margin(1e-9));
-  CHECK(mbps(tcp_goodput_bps(1500, 1412830.0, kLaneOverheadBytes)) ==
-        Approx(511.44).margin(1e-9));
+  CHECK(mbps(tcp_goodput_bps(1500, 1412830.0, kLaneOverheadBytes)) == Approx(511.44).margin(1e-9));
   static_assert(tcp_goodput_bps(9180, 1000.0) > 0, "usable in constant expressions");
 }
