@@ -5,6 +5,11 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/testbed_cmd.hpp"
+#include "cli/topology_cmd.hpp"
+#ifdef MTPERF_HAVE_ATM
+#include "cli/atm_cmd.hpp"
+#endif
 
 namespace {
 
@@ -33,6 +38,21 @@ int main(int argc, char** argv) {
   if (cmd == "serve") return serve_command(args);
   if (cmd == "suite") return suite_command(args);
   if (cmd == "transports") return transports_command(args);
+  if (cmd == "topology") return mtperf::topology_command(args, std::cout, std::cerr);
+  if (cmd == "testbed") return mtperf::testbed_command(args, std::cout, std::cerr);
+#ifdef MTPERF_HAVE_ATM
+  if (cmd == "atm" && !args.empty() && args[0] == "cells") {
+    return mtperf::cli::atm_cells_command({args.begin() + 1, args.end()}, std::cout, std::cerr);
+  }
+  if (cmd == "atm" && !args.empty() && args[0] == "decode") {
+    return mtperf::cli::atm_decode_command({args.begin() + 1, args.end()}, std::cin, std::cout,
+                                           std::cerr);
+  }
+  if (cmd == "atm") {
+    std::fputs("usage: mtperf atm cells|decode [options]\n", stderr);
+    return 2;
+  }
+#endif
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
     std::fputs(kUsage, stdout);
     return 0;

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what mtperf needs to build and test, from Debian 12 packages. Idempotent: quiet and
+# quick when everything is already there.
+set -euo pipefail
+pkgs=(cmake ninja-build g++ pkg-config clang-format
+      liburing-dev libibverbs-dev librdmacm-dev libboost-program-options-dev catch2
+      nlohmann-json3-dev libfmt-dev libisal-dev libhwloc-dev libssl-dev libbenchmark-dev
+      iproute2 procps)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "ci/deps.sh: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
