@@ -183,7 +183,10 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   RunOptions o;
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(run_description()).run(), vm);
+    // No positional arguments: without this, boost drops a stray word (`run 10.0.0.2`) silently.
+    po::positional_options_description none;
+    po::store(po::command_line_parser(args).options(run_description()).positional(none).run(),
+              vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(e.what());

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 
 #include "control/flow_hello.hpp"
@@ -24,6 +25,31 @@ uint64_t random_u64() {
 int ms_left(int64_t deadline_ns) {
   int64_t left = (deadline_ns - now_ns()) / 1000000;
   return int(std::max<int64_t>(left, 0));
+}
+
+// Waits until a flow's socket is readable (true) or the deadline passes (false), watching the
+// control connection meanwhile: when it ends (the client vanished after READY, or abort() shut
+// it down) the session gives up at once instead of holding its sockets until the deadline. An
+// early START makes the control connection readable too; it is left for later.
+bool wait_for_flow(int fd, int control_fd, int64_t deadline_ns, bool& control_has_data) {
+  for (;;) {
+    pollfd p[2] = {{fd, POLLIN, 0}, {control_has_data ? -1 : control_fd, POLLIN, 0}};
+    int n = ::poll(p, 2, ms_left(deadline_ns));
+    if (n == 0) return false;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (p[1].revents != 0) {
+      char c;
+      ssize_t r = recv(control_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+        throw ProtocolError("the client closed the control connection during set-up");
+      }
+      if (r > 0) control_has_data = true;
+    }
+    if (p[0].revents != 0) return true;
+  }
 }
 
 }  // namespace
@@ -89,15 +115,15 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
 void ServerSession::accept_flows(const TestSpec& spec,
                                  std::vector<std::unique_ptr<FlowSlot>>& flows, uint64_t cookie) {
   int64_t deadline = now_ns() + int64_t(kSetupTimeoutMs) * 1000000;
+  bool control_has_data = false;
   for (auto& f : flows) {
     uint8_t buf[kFlowHelloBytes];
     if (spec.workload == Workload::crr) continue;  // connections come with each transaction
     if (spec.proto == Proto::udp) {
-      pollfd p{f->fd, POLLIN, 0};
       sockaddr_storage from{};
       socklen_t len = sizeof from;
       ssize_t n = -1;
-      while (::poll(&p, 1, ms_left(deadline)) > 0) {
+      while (wait_for_flow(f->fd, fd_, deadline, control_has_data)) {
         n = recvfrom(f->fd, buf, sizeof buf, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &len);
         if (n == ssize_t(kFlowHelloBytes)) break;
       }
@@ -111,7 +137,9 @@ void ServerSession::accept_flows(const TestSpec& spec,
       }
       continue;
     }
-    int fd = inet::accept_within(f->listen_fd, ms_left(deadline));
+    int fd = wait_for_flow(f->listen_fd, fd_, deadline, control_has_data)
+                 ? inet::accept_within(f->listen_fd, 0)
+                 : -1;
     if (fd < 0) throw ProtocolError("flow " + std::to_string(f->id) + ": the client never connected");
     ::close(f->listen_fd);
     f->listen_fd = -1;

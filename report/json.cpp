@@ -32,6 +32,9 @@ nlohmann::json sd_json(const std::optional<CpuFigures>& c) {
 }
 
 nlohmann::json flow_json(const FlowFigures& f) {
+  auto server = [&](uint64_t FlowTotals::*m) {
+    return f.server_total ? nlohmann::json((*f.server_total).*m) : nlohmann::json();
+  };
   return {{"id", f.id},
           {"direction", f.direction},
           {"bytes", f.bytes},
@@ -51,7 +54,13 @@ nlohmann::json flow_json(const FlowFigures& f) {
             {"rtt_us", opt(f.rtt_us)},
             {"cwnd", opt(f.cwnd)},
             {"congestion", f.congestion}}},
-          {"error", f.error.empty() ? nlohmann::json() : nlohmann::json(f.error)}};
+          {"error", f.error.empty() ? nlohmann::json() : nlohmann::json(f.error)},
+          {"client_bytes_sent", f.client_total.bytes_sent},
+          {"client_bytes_received", f.client_total.bytes_received},
+          {"client_transactions", f.client_total.transactions},
+          {"server_bytes_sent", server(&FlowTotals::bytes_sent)},
+          {"server_bytes_received", server(&FlowTotals::bytes_received)},
+          {"server_transactions", server(&FlowTotals::transactions)}};
 }
 
 nlohmann::json summary_json(const Summary& s) {

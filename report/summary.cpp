@@ -38,10 +38,16 @@ LatencyFigures latency_of(const Histogram& h) {
   return l;
 }
 
+FlowTotals totals_of(const FlowResult& r) {
+  return {r.total.bytes_sent, r.total.bytes_recv, r.total.transactions};
+}
+
 FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowResult* s,
                          double window_s) {
   FlowFigures f;
   f.id = c.id;
+  f.client_total = totals_of(c);
+  if (s) f.server_total = totals_of(*s);
   f.direction = direction_of(c.role);
   f.client_cpu = c.cpu;
   f.error = !c.stats.error.empty() ? c.stats.error : (s ? s->stats.error : "");

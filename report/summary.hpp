@@ -15,6 +15,12 @@
 
 namespace mtperf {
 
+// One side's counters for a flow over the whole test, warm-up included. A TCP stream's receiver
+// reads to the end, so the sender's bytes_sent equals the receiver's bytes_received exactly.
+struct FlowTotals {
+  uint64_t bytes_sent = 0, bytes_received = 0, transactions = 0;
+};
+
 struct FlowFigures {
   uint32_t id = 0;
   std::string direction;  // "c2s", "s2c", "rr", "crr"
@@ -29,6 +35,8 @@ struct FlowFigures {
   std::optional<uint32_t> retransmits, rtt_us, cwnd;  // the sending side's TCP_INFO
   std::string congestion;
   std::string error;
+  FlowTotals client_total;
+  std::optional<FlowTotals> server_total;  // absent without the server's result
 };
 
 struct LatencyFigures {

@@ -1,0 +1,157 @@
+// `mtperf run` options: every value is checked before anything is set up, and a bad one names
+// the option.
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "cli/run_options.hpp"
+
+using namespace mtperf;
+using namespace mtperf::cli;
+
+namespace {
+
+RunOptions parse(std::vector<std::string> args) { return parse_run_options(args); }
+
+}  // namespace
+
+TEST_CASE("sizes take binary suffixes", "[options]") {
+  CHECK(parse_size("m", "0") == 0);
+  CHECK(parse_size("m", "1500") == 1500);
+  CHECK(parse_size("m", "64K") == 65536);
+  CHECK(parse_size("m", "64k") == 65536);
+  CHECK(parse_size("m", "1M") == 1048576);
+  CHECK(parse_size("m", "2G") == 2147483648ull);
+  CHECK(parse_size("m", "0.5K") == 512);
+}
+
+TEST_CASE("a bad size names the option", "[options]") {
+  CHECK_THROWS_AS(parse_size("message-size", "64Q"), UsageError);
+  CHECK_THROWS_WITH(parse_size("message-size", "64Q"), Catch::Contains("--message-size"));
+  CHECK_THROWS_WITH(parse_size("message-size", "big"), Catch::Contains("--message-size"));
+  CHECK_THROWS_WITH(parse_size("message-size", "-1"), Catch::Contains("--message-size"));
+  CHECK_THROWS_WITH(parse_size("message-size", "1.5"), Catch::Contains("whole number"));
+  CHECK_THROWS_AS(parse_size("message-size", ""), UsageError);
+  CHECK_THROWS_AS(parse_size("message-size", "nan"), UsageError);
+}
+
+TEST_CASE("rates take decimal suffixes in bits/s", "[options]") {
+  CHECK(parse_rate("rate", "1000") == 1000);
+  CHECK(parse_rate("rate", "10k") == 1e4);
+  CHECK(parse_rate("rate", "100M") == 1e8);
+  CHECK(parse_rate("rate", "2.5G") == 2.5e9);
+  CHECK_THROWS_WITH(parse_rate("rate", "100Mbps"), Catch::Contains("--rate"));
+  CHECK_THROWS_WITH(parse_rate("rate", "fast"), Catch::Contains("--rate"));
+  CHECK_THROWS_WITH(parse_rate("rate", "inf"), Catch::Contains("--rate"));
+}
+
+TEST_CASE("the defaults", "[options]") {
+  RunOptions o = parse({});
+  CHECK(o.embedded);
+  CHECK(o.format == Format::text);
+  CHECK(o.spec.workload == Workload::stream);
+  CHECK(o.spec.proto == Proto::tcp);
+  CHECK(o.spec.duration_s == 10);
+  CHECK(o.spec.req_size == 1);
+  CHECK(o.spec.resp_size == 1);
+  CHECK(o.rule.max_iterations == 1);
+  CHECK(o.rule.min_iterations == 1);
+}
+
+TEST_CASE("a full command line", "[options]") {
+  RunOptions o = parse({"-w", "rr", "-p", "udp", "-r", "1024,2048", "-l", "3", "--warmup",
+                        "0.2", "-P", "4", "--format", "json", "-H", "127.0.0.1:5000", "--burst",
+                        "8", "-q"});
+  CHECK(o.spec.workload == Workload::rr);
+  CHECK(o.spec.proto == Proto::udp);
+  CHECK(o.spec.req_size == 1024);
+  CHECK(o.spec.resp_size == 2048);
+  CHECK(o.spec.duration_s == 3);
+  CHECK(o.spec.warmup_s == 0.2);
+  CHECK(o.spec.flows == 4);
+  CHECK(o.spec.burst == 8);
+  CHECK(o.format == Format::json);
+  CHECK_FALSE(o.embedded);
+  CHECK(o.client.server == "127.0.0.1:5000");
+  CHECK(o.quiet);
+}
+
+TEST_CASE("-r with one size uses it both ways; sizes take suffixes", "[options]") {
+  RunOptions o = parse({"-w", "rr", "-r", "64"});
+  CHECK(o.spec.req_size == 64);
+  CHECK(o.spec.resp_size == 64);
+  o = parse({"-w", "rr", "-r", "1K,4K"});
+  CHECK(o.spec.req_size == 1024);
+  CHECK(o.spec.resp_size == 4096);
+  CHECK_THROWS_WITH(parse({"-r", "1,2,3"}), Catch::Contains("--rr-size"));
+}
+
+TEST_CASE("stream sizes and rates", "[options]") {
+  RunOptions o = parse({"-p", "udp", "--rate", "100M", "-m", "1400"});
+  CHECK(o.spec.rate_bps == 1e8);
+  CHECK(o.spec.msg_size == 1400);
+  o = parse({"--sndbuf", "4M", "--rcvbuf", "256K"});
+  CHECK(o.spec.sock.sndbuf == 4 << 20);
+  CHECK(o.spec.sock.rcvbuf == 256 << 10);
+}
+
+TEST_CASE("a bad value names the option", "[options]") {
+  CHECK_THROWS_AS(parse({"-w", "flood"}), UsageError);
+  CHECK_THROWS_WITH(parse({"-w", "flood"}), Catch::Contains("--workload") &&
+                                                Catch::Contains("flood"));
+  CHECK_THROWS_WITH(parse({"-p", "sctp"}), Catch::Contains("--protocol"));
+  CHECK_THROWS_WITH(parse({"--wait", "nap"}), Catch::Contains("--wait"));
+  CHECK_THROWS_WITH(parse({"--format", "xml"}), Catch::Contains("--format"));
+  CHECK_THROWS_WITH(parse({"--rate", "lots"}), Catch::Contains("--rate"));
+  CHECK_THROWS_WITH(parse({"-m", "12X"}), Catch::Contains("--message-size"));
+  CHECK_THROWS_WITH(parse({"-O", "novalue"}), Catch::Contains("-O"));
+  CHECK_THROWS_AS(parse({"-l", "soon"}), UsageError);
+}
+
+TEST_CASE("a test the server would refuse is refused here first", "[options]") {
+  CHECK_THROWS_WITH(parse({"-P", "0"}), Catch::Contains("flows"));
+  CHECK_THROWS_WITH(parse({"-P", "100000"}), Catch::Contains("flows"));
+  CHECK_THROWS_WITH(parse({"-w", "crr", "-p", "udp"}), Catch::Contains("crr"));
+  CHECK_THROWS_WITH(parse({"-w", "rr", "-p", "udp", "-r", "8,8"}), Catch::Contains("size"));
+  CHECK_THROWS_WITH(parse({"-l", "0"}), Catch::Contains("duration"));
+  CHECK_THROWS_WITH(parse({"--burst", "0"}), Catch::Contains("burst"));
+  CHECK_THROWS_AS(parse({"-P", "0"}), UsageError);
+}
+
+TEST_CASE("-i MAX,MIN and -I LEVEL,WIDTH", "[options]") {
+  RunOptions o = parse({"-i", "5,3", "-I", "95,5"});
+  CHECK(o.rule.max_iterations == 5);
+  CHECK(o.rule.min_iterations == 3);
+  CHECK(o.rule.level == Approx(0.95));
+  CHECK(o.rule.width_percent == 5);
+  o = parse({"-i", "4", "-I", "99,10"});
+  CHECK(o.rule.max_iterations == 4);
+  CHECK(o.rule.min_iterations == 4);
+  CHECK(o.rule.level == Approx(0.99));
+  CHECK(o.rule.width_percent == 10);
+}
+
+TEST_CASE("-i with MIN above MAX and other bad rules are refused", "[options]") {
+  CHECK_THROWS_AS(parse({"-i", "3,5"}), UsageError);
+  CHECK_THROWS_WITH(parse({"-i", "3,5"}), Catch::Contains("-i"));
+  CHECK_THROWS_WITH(parse({"-i", "0"}), Catch::Contains("-i"));
+  CHECK_THROWS_WITH(parse({"-i", "2.5"}), Catch::Contains("-i"));
+  CHECK_THROWS_WITH(parse({"-i", "1000"}), Catch::Contains("-i"));
+  CHECK_THROWS_WITH(parse({"-I", "120,5"}), Catch::Contains("-I"));
+  CHECK_THROWS_WITH(parse({"-I", "95,0"}), Catch::Contains("-I"));
+  CHECK_THROWS_AS(parse({"-I", "95,5,1"}), UsageError);
+}
+
+TEST_CASE("an unknown option is refused", "[options]") {
+  CHECK_THROWS_AS(parse({"--turbo"}), UsageError);
+  CHECK_THROWS_WITH(parse({"--turbo"}), Catch::Contains("turbo"));
+  CHECK_THROWS_AS(parse({"-Z"}), UsageError);
+  CHECK_THROWS_AS(parse({"stray"}), UsageError);
+  CHECK_THROWS_AS(parse({"-l"}), UsageError);  // a value is missing
+}
+
+TEST_CASE("--help stops parsing", "[options]") {
+  CHECK(parse({"--help"}).help);
+  CHECK_THAT(run_usage(), Catch::Contains("--workload"));
+}
