@@ -1,0 +1,193 @@
+// The renderers of one report: the JSON document's shape (docs/json-schema.md), no NaN
+// anywhere, and a CSV row that matches its header.
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "report/render.hpp"
+
+using namespace mtperf;
+
+namespace {
+
+control::TestOutcome outcome(Workload w) {
+  control::TestOutcome o;
+  o.client.window_s = 1.0;
+  SideResult server;
+  server.side = Side::server;
+  server.window_s = 1.0;
+  for (uint32_t i = 0; i < 2; ++i) {
+    FlowResult c, s;
+    c.id = s.id = i;
+    if (w == Workload::rr) {
+      c.role = Role::rr_client;
+      s.role = Role::rr_server;
+      c.window.transactions = 1000;
+      c.total.transactions = 1200;
+      s.total.transactions = 1200;
+      for (int k = 0; k < 1000; ++k) c.stats.latency.record(25'000 + uint64_t(k));
+    } else {
+      c.role = Role::sender;
+      s.role = Role::receiver;
+      s.window.bytes_recv = 125'000'000;
+      c.total.bytes_sent = s.total.bytes_recv = 150'000'000;
+      c.stats.tcp_info_valid = true;
+      c.stats.tcp_rtt_us = 20;
+      c.stats.congestion = "cubic";
+    }
+    o.client.flows.push_back(c);
+    server.flows.push_back(s);
+  }
+  CpuUtilization cpu;
+  cpu.cpus = 2;
+  cpu.total.util = 40;
+  o.client.cpu = cpu;
+  o.server = server;
+  return o;
+}
+
+Report report_of(Workload w, int iterations = 1) {
+  Report r;
+  r.spec.workload = w;
+  r.spec.flows = 2;
+  r.environment = environment_json("test");
+  for (int i = 0; i < iterations; ++i) r.iterations.push_back(summarize(r.spec, outcome(w)));
+  finish_report(r);
+  return r;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+size_t fields(const std::string& line) { return size_t(std::count(line.begin(), line.end(), ',')) + 1; }
+
+}  // namespace
+
+TEST_CASE("the JSON document has its schema, test, environment and summary", "[render]") {
+  Report r = report_of(Workload::stream);
+  nlohmann::json j = report_json(r);
+  CHECK(j.at("schema") == 1);
+  CHECK(j.at("schema") == kJsonSchema);
+  CHECK(j.at("test").at("workload") == "stream");
+  CHECK(j.at("test").at("flows") == 2);
+  CHECK(j.at("environment").at("mtperf_version") == "test");
+  CHECK(j.at("environment").contains("kernel"));
+  const nlohmann::json& s = j.at("summary");
+  CHECK(s.at("throughput_bps").get<double>() == Approx(2e9));
+  CHECK(s.at("transaction_rate").get<double>() == 0);
+  CHECK(s.at("latency_us").is_null());
+  CHECK(s.at("udp_loss_percent").is_null());
+  REQUIRE(s.at("flows").size() == 2);
+  const nlohmann::json& f = s.at("flows")[0];
+  CHECK(f.at("id") == 0);
+  CHECK(f.at("direction") == "c2s");
+  CHECK(f.at("bytes") == 125'000'000);
+  CHECK(f.at("throughput_bps").get<double>() == Approx(1e9));
+  CHECK(f.at("client_bytes_sent") == 150'000'000);
+  CHECK(f.at("server_bytes_received") == 150'000'000);
+  CHECK(f.at("client_bytes_received") == 0);
+  CHECK(f.at("server_transactions") == 0);
+  CHECK(f.at("tcp_info").at("rtt_us") == 20);
+  CHECK(f.at("error").is_null());
+  CHECK(s.at("local_cpu").at("util_percent") == 40);
+  CHECK(s.at("remote_cpu").is_null());
+  CHECK(s.at("service_demand").at("local").at("unit") == "us/KB");
+  CHECK(j.at("iterations").size() == 1);
+  CHECK(j.at("confidence").is_null());
+  CHECK(j.at("omni").at("THROUGHPUT").get<double>() == Approx(2000));
+}
+
+TEST_CASE("rr reports its rate and latency in the JSON document", "[render]") {
+  nlohmann::json j = report_json(report_of(Workload::rr, 2));
+  const nlohmann::json& s = j.at("summary");
+  CHECK(s.at("transaction_rate").get<double>() == Approx(2000));
+  REQUIRE(s.at("latency_us").is_object());
+  CHECK(s.at("latency_us").at("mean").get<double>() == Approx(25.5).epsilon(0.01));
+  CHECK(s.at("latency_us").at("count") == 4000);
+  CHECK(s.at("flows")[1].at("direction") == "rr");
+  CHECK(s.at("flows")[1].at("client_transactions") == 1200);
+  CHECK(s.at("flows")[1].at("server_transactions") == 1200);
+  CHECK(s.at("service_demand").at("local").at("unit") == "us/transaction");
+  REQUIRE(j.at("confidence").is_object());
+  CHECK(j.at("confidence").at("iterations") == 2);
+  CHECK(j.at("iterations").size() == 2);
+}
+
+TEST_CASE("server figures absent from the result are null, not zero", "[render]") {
+  Report r;
+  r.spec.workload = Workload::stream;
+  control::TestOutcome o = outcome(Workload::stream);
+  o.server.reset();
+  r.iterations.push_back(summarize(r.spec, o));
+  finish_report(r);
+  nlohmann::json f = report_json(r).at("summary").at("flows")[0];
+  CHECK(f.at("server_bytes_received").is_null());
+  CHECK(f.at("server_bytes_sent").is_null());
+  CHECK(f.at("server_transactions").is_null());
+  CHECK(f.at("client_bytes_sent") == 150'000'000);
+}
+
+TEST_CASE("the JSON document never carries NaN or infinity", "[render]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  Report r = report_of(Workload::rr, 2);
+  r.summary.throughput_bps = nan;
+  r.summary.transaction_rate = inf;
+  r.summary.jain_fairness = nan;
+  r.summary.latency->mean_us = nan;
+  r.summary.flows[0].latency_mean_us = nan;
+  r.confidence->width_percent_of_mean = inf;
+  nlohmann::json j = report_json(r);
+  CHECK(j.at("summary").at("throughput_bps").is_null());
+  CHECK(j.at("summary").at("transaction_rate").is_null());
+  CHECK(j.at("summary").at("latency_us").at("mean").is_null());
+  CHECK(j.at("confidence").at("width_percent").is_null());
+  std::string text = lower(j.dump());
+  CHECK(text.find("nan") == std::string::npos);
+  CHECK(text.find("inf") == std::string::npos);
+  // A fresh report (empty histogram, no CPU figures) has none either.
+  Report plain = report_of(Workload::stream);
+  std::string plain_text = lower(report_json(plain).dump());
+  CHECK(plain_text.find("nan") == std::string::npos);
+}
+
+TEST_CASE("CSV: a header and one row with as many fields", "[render]") {
+  for (Workload w : {Workload::stream, Workload::rr}) {
+    Report r = report_of(w, 2);
+    std::vector<std::string> out = lines(report_csv(r, true));
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].rfind("WORKLOAD,PROTOCOL,TRANSPORT,", 0) == 0);
+    CHECK(fields(out[0]) == fields(out[1]));
+    CHECK(out[1].rfind(std::string(to_string(w)) + ",tcp,socket,2,", 0) == 0);
+    CHECK(lower(out[1]).find("nan") == std::string::npos);
+    std::vector<std::string> row_only = lines(report_csv(r, false));
+    REQUIRE(row_only.size() == 1);
+    CHECK(row_only[0] == out[1]);
+  }
+}
+
+TEST_CASE("the text report names the test and its figures", "[render]") {
+  std::string text = report_text(report_of(Workload::stream));
+  CHECK_THAT(text, Catch::Contains("stream"));
+  CHECK_FALSE(text.empty());
+  std::string rr = report_text(report_of(Workload::rr));
+  CHECK_THAT(rr, Catch::Contains("rr"));
+}
