@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include "cli/commands.hpp"
 #include "control/server.hpp"
@@ -24,8 +24,8 @@ void on_signal(int) {
 
 int serve_command(const std::vector<std::string>& args) {
   po::options_description d("mtperf serve options");
-  d.add_options()("help,h", "this help")(
-      "port", po::value<uint16_t>()->default_value(12865), "control port (0: any free port)")(
+  d.add_options()("help,h", "this help")("port", po::value<uint16_t>()->default_value(12865),
+                                         "control port (0: any free port)")(
       "bind", po::value<std::string>()->default_value("0.0.0.0"), "address to listen on")(
       "key", po::value<std::string>(), "pre-shared key clients must prove (HMAC challenge)")(
       "max-sessions", po::value<uint32_t>()->default_value(16), "clients served at once")(
@@ -73,12 +73,14 @@ int transports_command(const std::vector<std::string>& args) {
   for (const TransportEntry& e : transports()) {
     ProbeResult p = e.probe("/");
     std::string features;
-    for (auto& f : p.features) features += (features.empty() ? "" : ",") + f;
-    std::printf("%-8s %-9s %-7s %s%s\n", std::string(e.name).c_str(), "yes", p.usable ? "yes" : "no",
-                std::string(e.summary).c_str(),
+    for (auto& f : p.features)
+      features += (features.empty() ? "" : ",") + f;
+    std::printf("%-8s %-9s %-7s %s%s\n", std::string(e.name).c_str(), "yes",
+                p.usable ? "yes" : "no", std::string(e.summary).c_str(),
                 p.usable ? (" [" + features + "]").c_str() : ("; " + p.why).c_str());
     for (auto& o : e.options()) {
-      std::printf("%27s -O %s=%s  %s\n", "", o.key.c_str(), o.default_value.c_str(), o.help.c_str());
+      std::printf("%27s -O %s=%s  %s\n", "", o.key.c_str(), o.default_value.c_str(),
+                  o.help.c_str());
     }
   }
   for (auto& [name, why] : transports_not_compiled()) {

@@ -17,9 +17,8 @@ namespace {
 
 void write_histogram(const std::string& where, const Histogram& h) {
   std::string text = "# latency histogram, ns: lo hi count\n";
-  h.for_each_bucket([&](uint64_t lo, uint64_t hi, uint64_t n) {
-    text += fmt::format("{} {} {}\n", lo, hi, n);
-  });
+  h.for_each_bucket(
+      [&](uint64_t lo, uint64_t hi, uint64_t n) { text += fmt::format("{} {} {}\n", lo, hi, n); });
   if (where == "-") {
     std::fputs(text.c_str(), stdout);
     return;
@@ -30,9 +29,12 @@ void write_histogram(const std::string& where, const Histogram& h) {
 
 std::string render(const Report& r, Format f) {
   switch (f) {
-    case Format::text: return report_text(r);
-    case Format::json: return report_json(r).dump(2) + "\n";
-    case Format::csv: return report_csv(r, true);
+    case Format::text:
+      return report_text(r);
+    case Format::json:
+      return report_json(r).dump(2) + "\n";
+    case Format::csv:
+      return report_csv(r, true);
   }
   return "";
 }

@@ -14,40 +14,50 @@ namespace {
 
 po::options_description run_description() {
   po::options_description d("mtperf run options");
-  d.add_options()
-    ("help,h", "this help")
-    ("host,H", po::value<std::string>(), "server HOST[:PORT] (default: an in-process server on 127.0.0.1)")
-    ("workload,w", po::value<std::string>()->default_value("stream"), "stream | maerts | bidir | rr | crr")
-    ("transport,T", po::value<std::string>()->default_value("socket"), "transport (mtperf transports)")
-    ("topt,O", po::value<std::vector<std::string>>()->composing(), "transport option KEY=VALUE (repeatable)")
-    ("protocol,p", po::value<std::string>()->default_value("tcp"), "tcp | udp")
-    ("length,l", po::value<double>()->default_value(10), "measured window, seconds")
-    ("warmup", po::value<double>()->default_value(0.5), "warm-up before the window, seconds")
-    ("flows,P", po::value<uint32_t>()->default_value(1), "parallel flows (per direction for bidir)")
-    ("threads", po::value<uint32_t>()->default_value(0), "worker threads per side (0: one per flow, up to 64)")
-    ("message-size,m", po::value<std::string>(), "stream send size, bytes (K/M suffixes; default 64K TCP, 1472 UDP)")
-    ("rr-size,r", po::value<std::string>()->default_value("1,1"), "REQUEST,RESPONSE sizes in bytes")
-    ("burst", po::value<uint32_t>()->default_value(1), "rr transactions in flight per flow")
-    ("rate", po::value<std::string>(), "stream pacing over all flows, bits/s (k/M/G; UDP default 1G)")
-    ("wait", po::value<std::string>()->default_value("block"), "block | spin")
-    ("sndbuf", po::value<std::string>(), "socket send buffer, bytes")
-    ("rcvbuf", po::value<std::string>(), "socket receive buffer, bytes")
-    ("no-delay", po::value<bool>()->default_value(true), "TCP_NODELAY (true|false)")
-    ("cc", po::value<std::string>(), "TCP congestion control (e.g. cubic, bbr)")
-    ("mptcp", po::bool_switch(), "MPTCP instead of TCP")
-    ("busy-poll", po::value<int>()->default_value(0), "SO_BUSY_POLL, microseconds")
-    ("bind-device", po::value<std::string>(), "SO_BINDTODEVICE for the client's data sockets")
-    ("source", po::value<std::string>(), "local address for the client's data sockets")
-    ("cpus", po::value<std::string>(), "pin the client's workers to these CPUs (e.g. 0-3,8)")
-    ("interval", po::value<double>()->default_value(0), "interim report every SECONDS")
-    ("udp-timeout", po::value<double>()->default_value(0.1), "UDP rr: seconds before a request counts as lost")
-    ("iterations,i", po::value<std::string>()->default_value("1"), "MAX[,MIN] iterations")
-    ("confidence,I", po::value<std::string>()->default_value("95,5"), "LEVEL,WIDTH: stop when the LEVEL% interval is within +/-WIDTH/2 % of the mean")
-    ("format", po::value<std::string>()->default_value("text"), "text | json | csv")
-    ("output,o", po::value<std::string>(), "write the report to FILE")
-    ("histogram", po::value<std::string>(), "write the latency histogram buckets to FILE (- for stdout)")
-    ("key", po::value<std::string>(), "pre-shared key for an authenticating server")
-    ("quiet,q", po::bool_switch(), "no progress or interim lines");
+  d.add_options()("help,h", "this help")(
+      "host,H", po::value<std::string>(),
+      "server HOST[:PORT] (default: an in-process server on 127.0.0.1)")(
+      "workload,w", po::value<std::string>()->default_value("stream"),
+      "stream | maerts | bidir | rr | crr")(
+      "transport,T", po::value<std::string>()->default_value("socket"),
+      "transport (mtperf transports)")("topt,O", po::value<std::vector<std::string>>()->composing(),
+                                       "transport option KEY=VALUE (repeatable)")(
+      "protocol,p", po::value<std::string>()->default_value("tcp"), "tcp | udp")(
+      "length,l", po::value<double>()->default_value(10), "measured window, seconds")(
+      "warmup", po::value<double>()->default_value(0.5), "warm-up before the window, seconds")(
+      "flows,P", po::value<uint32_t>()->default_value(1),
+      "parallel flows (per direction for bidir)")(
+      "threads", po::value<uint32_t>()->default_value(0),
+      "worker threads per side (0: one per flow, up to 64)")(
+      "message-size,m", po::value<std::string>(),
+      "stream send size, bytes (K/M suffixes; default 64K TCP, 1472 UDP)")(
+      "rr-size,r", po::value<std::string>()->default_value("1,1"),
+      "REQUEST,RESPONSE sizes in bytes")("burst", po::value<uint32_t>()->default_value(1),
+                                         "rr transactions in flight per flow")(
+      "rate", po::value<std::string>(),
+      "stream pacing over all flows, bits/s (k/M/G; UDP default 1G)")(
+      "wait", po::value<std::string>()->default_value("block"), "block | spin")(
+      "sndbuf", po::value<std::string>(), "socket send buffer, bytes")(
+      "rcvbuf", po::value<std::string>(), "socket receive buffer, bytes")(
+      "no-delay", po::value<bool>()->default_value(true), "TCP_NODELAY (true|false)")(
+      "cc", po::value<std::string>(), "TCP congestion control (e.g. cubic, bbr)")(
+      "mptcp", po::bool_switch(), "MPTCP instead of TCP")(
+      "busy-poll", po::value<int>()->default_value(0), "SO_BUSY_POLL, microseconds")(
+      "bind-device", po::value<std::string>(), "SO_BINDTODEVICE for the client's data sockets")(
+      "source", po::value<std::string>(), "local address for the client's data sockets")(
+      "cpus", po::value<std::string>(), "pin the client's workers to these CPUs (e.g. 0-3,8)")(
+      "interval", po::value<double>()->default_value(0), "interim report every SECONDS")(
+      "udp-timeout", po::value<double>()->default_value(0.1),
+      "UDP rr: seconds before a request counts as lost")(
+      "iterations,i", po::value<std::string>()->default_value("1"), "MAX[,MIN] iterations")(
+      "confidence,I", po::value<std::string>()->default_value("95,5"),
+      "LEVEL,WIDTH: stop when the LEVEL% interval is within +/-WIDTH/2 % of the mean")(
+      "format", po::value<std::string>()->default_value("text"), "text | json | csv")(
+      "output,o", po::value<std::string>(), "write the report to FILE")(
+      "histogram", po::value<std::string>(),
+      "write the latency histogram buckets to FILE (- for stdout)")(
+      "key", po::value<std::string>(), "pre-shared key for an authenticating server")(
+      "quiet,q", po::bool_switch(), "no progress or interim lines");
   return d;
 }
 
@@ -89,7 +99,8 @@ void set_iterations(RunOptions& o, const std::string& it, const std::string& con
   if (l != 95 && l != 99 && !(l > 50 && l < 100)) {
     throw UsageError("option -I: LEVEL must be a percentage in (50, 100), got '" + level + "'");
   }
-  if (w <= 0 || w > 100) throw UsageError("option -I: WIDTH must be in (0, 100], got '" + width + "'");
+  if (w <= 0 || w > 100)
+    throw UsageError("option -I: WIDTH must be in (0, 100], got '" + width + "'");
   o.rule.level = l / 100;
   o.rule.width_percent = w;
 }
@@ -126,15 +137,22 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
   s.flows = get<uint32_t>(vm, "flows");
   s.threads = get<uint32_t>(vm, "threads");
   if (vm.count("message-size")) {
-    s.msg_size = uint32_t(std::min<uint64_t>(parse_size("message-size", get<std::string>(vm, "message-size")), UINT32_MAX));
+    s.msg_size = uint32_t(std::min<uint64_t>(
+        parse_size("message-size", get<std::string>(vm, "message-size")), UINT32_MAX));
   }
   auto [req, resp] = split2("rr-size", get<std::string>(vm, "rr-size"));
   s.req_size = uint32_t(std::min<uint64_t>(parse_size("rr-size", req), UINT32_MAX));
-  s.resp_size = resp.empty() ? s.req_size : uint32_t(std::min<uint64_t>(parse_size("rr-size", resp), UINT32_MAX));
+  s.resp_size = resp.empty()
+                    ? s.req_size
+                    : uint32_t(std::min<uint64_t>(parse_size("rr-size", resp), UINT32_MAX));
   s.burst = get<uint32_t>(vm, "burst");
   if (vm.count("rate")) s.rate_bps = parse_rate("rate", get<std::string>(vm, "rate"));
-  if (vm.count("sndbuf")) s.sock.sndbuf = int(std::min<uint64_t>(parse_size("sndbuf", get<std::string>(vm, "sndbuf")), INT32_MAX));
-  if (vm.count("rcvbuf")) s.sock.rcvbuf = int(std::min<uint64_t>(parse_size("rcvbuf", get<std::string>(vm, "rcvbuf")), INT32_MAX));
+  if (vm.count("sndbuf"))
+    s.sock.sndbuf =
+        int(std::min<uint64_t>(parse_size("sndbuf", get<std::string>(vm, "sndbuf")), INT32_MAX));
+  if (vm.count("rcvbuf"))
+    s.sock.rcvbuf =
+        int(std::min<uint64_t>(parse_size("rcvbuf", get<std::string>(vm, "rcvbuf")), INT32_MAX));
   s.sock.nodelay = get<bool>(vm, "no-delay");
   if (vm.count("cc")) s.sock.congestion = get<std::string>(vm, "cc");
   s.sock.mptcp = get<bool>(vm, "mptcp");
@@ -151,10 +169,14 @@ uint64_t parse_size(const std::string& option, const std::string& text) {
   double v = parse_number(option, text, used);
   std::string suffix = text.substr(used);
   double mult = 1;
-  if (suffix == "k" || suffix == "K") mult = 1024;
-  else if (suffix == "m" || suffix == "M") mult = 1024.0 * 1024;
-  else if (suffix == "g" || suffix == "G") mult = 1024.0 * 1024 * 1024;
-  else if (!suffix.empty()) throw UsageError("option --" + option + ": bad size suffix in '" + text + "' (K, M, G)");
+  if (suffix == "k" || suffix == "K")
+    mult = 1024;
+  else if (suffix == "m" || suffix == "M")
+    mult = 1024.0 * 1024;
+  else if (suffix == "g" || suffix == "G")
+    mult = 1024.0 * 1024 * 1024;
+  else if (!suffix.empty())
+    throw UsageError("option --" + option + ": bad size suffix in '" + text + "' (K, M, G)");
   double bytes = v * mult;
   if (bytes != std::floor(bytes) || bytes > 1e15) {
     throw UsageError("option --" + option + ": '" + text + "' is not a whole number of bytes");
@@ -166,10 +188,14 @@ double parse_rate(const std::string& option, const std::string& text) {
   size_t used = 0;
   double v = parse_number(option, text, used);
   std::string suffix = text.substr(used);
-  if (suffix == "k" || suffix == "K") v *= 1e3;
-  else if (suffix == "m" || suffix == "M") v *= 1e6;
-  else if (suffix == "g" || suffix == "G") v *= 1e9;
-  else if (!suffix.empty()) throw UsageError("option --" + option + ": bad rate suffix in '" + text + "' (k, M, G bits/s)");
+  if (suffix == "k" || suffix == "K")
+    v *= 1e3;
+  else if (suffix == "m" || suffix == "M")
+    v *= 1e6;
+  else if (suffix == "g" || suffix == "G")
+    v *= 1e9;
+  else if (!suffix.empty())
+    throw UsageError("option --" + option + ": bad rate suffix in '" + text + "' (k, M, G bits/s)");
   return v;
 }
 
@@ -185,8 +211,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   try {
     // No positional arguments: without this, boost drops a stray word (`run 10.0.0.2`) silently.
     po::positional_options_description none;
-    po::store(po::command_line_parser(args).options(run_description()).positional(none).run(),
-              vm);
+    po::store(po::command_line_parser(args).options(run_description()).positional(none).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(e.what());
@@ -212,10 +237,14 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   if (vm.count("bind-device")) o.spec.sock.bind_device = get<std::string>(vm, "bind-device");
   if (vm.count("source")) o.spec.sock.source = get<std::string>(vm, "source");
   std::string f = get<std::string>(vm, "format");
-  if (f == "text") o.format = Format::text;
-  else if (f == "json") o.format = Format::json;
-  else if (f == "csv") o.format = Format::csv;
-  else throw UsageError("option --format: '" + f + "' is not text, json or csv");
+  if (f == "text")
+    o.format = Format::text;
+  else if (f == "json")
+    o.format = Format::json;
+  else if (f == "csv")
+    o.format = Format::csv;
+  else
+    throw UsageError("option --format: '" + f + "' is not text, json or csv");
   if (vm.count("output")) o.output = get<std::string>(vm, "output");
   if (vm.count("histogram")) o.histogram = get<std::string>(vm, "histogram");
   o.quiet = get<bool>(vm, "quiet");

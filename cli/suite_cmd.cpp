@@ -65,13 +65,15 @@ int suite_command(const std::vector<std::string>& args) {
     if (p.usable) {
       names.emplace_back(e.name);
     } else {
-      std::printf("transport %s: not usable here: %s\n", std::string(e.name).c_str(), p.why.c_str());
+      std::printf("transport %s: not usable here: %s\n", std::string(e.name).c_str(),
+                  p.why.c_str());
     }
   }
   std::printf("mtperf suite: every workload on every usable transport, loopback, %s s each\n",
               length.c_str());
   std::string head = fmt::format("{:<22}", "workload");
-  for (auto& n : names) head += fmt::format(" | {:<32}", n);
+  for (auto& n : names)
+    head += fmt::format(" | {:<32}", n);
   std::printf("%s\n%s\n", head.c_str(), std::string(head.size(), '-').c_str());
   EmbeddedServer server;
   control::ClientOptions client;

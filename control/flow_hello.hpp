@@ -29,6 +29,8 @@ inline FlowHello decode_hello(const uint8_t in[kFlowHelloBytes]) {
   return h;
 }
 
-inline uint64_t make_cookie(uint64_t random_bits) { return random_bits | kControlSeqBase; }
+inline uint64_t make_cookie(uint64_t random_bits) {
+  return random_bits | kControlSeqBase;
+}
 
 }  // namespace mtperf::control

@@ -12,15 +12,24 @@ namespace mtperf::control {
 
 std::string_view to_string(MsgType t) {
   switch (t) {
-    case MsgType::hello: return "HELLO";
-    case MsgType::welcome: return "WELCOME";
-    case MsgType::test: return "TEST";
-    case MsgType::ready: return "READY";
-    case MsgType::start: return "START";
-    case MsgType::started: return "STARTED";
-    case MsgType::done: return "DONE";
-    case MsgType::result: return "RESULT";
-    case MsgType::error: return "ERROR";
+    case MsgType::hello:
+      return "HELLO";
+    case MsgType::welcome:
+      return "WELCOME";
+    case MsgType::test:
+      return "TEST";
+    case MsgType::ready:
+      return "READY";
+    case MsgType::start:
+      return "START";
+    case MsgType::started:
+      return "STARTED";
+    case MsgType::done:
+      return "DONE";
+    case MsgType::result:
+      return "RESULT";
+    case MsgType::error:
+      return "ERROR";
   }
   return "?";
 }
@@ -32,7 +41,8 @@ std::string encode(const Message& m) {
   out[4] = char(kVersion);
   out[5] = char(m.type);
   uint32_t len = uint32_t(body.size());
-  for (int i = 0; i < 4; ++i) out[8 + i] = char((len >> (24 - 8 * i)) & 0xff);
+  for (int i = 0; i < 4; ++i)
+    out[8 + i] = char((len >> (24 - 8 * i)) & 0xff);
   return out + body;
 }
 
@@ -61,8 +71,7 @@ Message decode(MsgType type, std::string_view body) {
   m.type = type;
   m.body = nlohmann::json::parse(body, nullptr, false);
   if (m.body.is_discarded() || !m.body.is_object()) {
-    throw ProtocolError("control: " + std::string(to_string(type)) +
-                        " body is not a JSON object");
+    throw ProtocolError("control: " + std::string(to_string(type)) + " body is not a JSON object");
   }
   return m;
 }

@@ -31,7 +31,9 @@ Server::~Server() {
   if (listen_fd_ >= 0) ::close(listen_fd_);
 }
 
-void Server::stop() { stop_.store(true); }
+void Server::stop() {
+  stop_.store(true);
+}
 
 void Server::reap(bool all) {
   std::list<std::unique_ptr<Session>> done;

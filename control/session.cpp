@@ -63,7 +63,9 @@ ServerSession::ServerSession(int control_fd, const ServerOptions& opts)
   }
 }
 
-ServerSession::~ServerSession() { ::close(fd_); }
+ServerSession::~ServerSession() {
+  ::close(fd_);
+}
 
 void ServerSession::abort() {
   aborted_ = true;
@@ -124,7 +126,8 @@ void ServerSession::accept_flows(const TestSpec& spec,
       socklen_t len = sizeof from;
       ssize_t n = -1;
       while (wait_for_flow(f->fd, fd_, deadline, control_has_data)) {
-        n = recvfrom(f->fd, buf, sizeof buf, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &len);
+        n = recvfrom(f->fd, buf, sizeof buf, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from),
+                     &len);
         if (n == ssize_t(kFlowHelloBytes)) break;
       }
       FlowHello h = decode_hello(buf);
@@ -140,7 +143,8 @@ void ServerSession::accept_flows(const TestSpec& spec,
     int fd = wait_for_flow(f->listen_fd, fd_, deadline, control_has_data)
                  ? inet::accept_within(f->listen_fd, 0)
                  : -1;
-    if (fd < 0) throw ProtocolError("flow " + std::to_string(f->id) + ": the client never connected");
+    if (fd < 0)
+      throw ProtocolError("flow " + std::to_string(f->id) + ": the client never connected");
     ::close(f->listen_fd);
     f->listen_fd = -1;
     f->fd = fd;
@@ -183,7 +187,8 @@ void ServerSession::exchange() {
   check_params(entry, spec.transport_params);
   ProbeResult probe = entry.probe("/");
   if (!probe.usable) {
-    throw ProtocolError("transport " + spec.transport + " is not usable on the server: " + probe.why);
+    throw ProtocolError("transport " + spec.transport +
+                        " is not usable on the server: " + probe.why);
   }
   auto transport = entry.create(spec.transport_params);
 

@@ -85,6 +85,42 @@ CpuUtilization cpu_from_json(const nlohmann::json& j) {
   return c;
 }
 
+nlohmann::json interrupts_to_json(const InterruptRates& r) {
+  nlohmann::json per = nlohmann::json::array();
+  double device = 0, all = 0;
+  for (size_t i = 0; i < r.cpu_ids.size(); ++i) {
+    int cpu = r.cpu_ids[i];
+    double d = i < r.per_cpu_device.size() ? r.per_cpu_device[i] : 0;
+    double a = i < r.per_cpu_all.size() ? r.per_cpu_all[i] : 0;
+    device += d;
+    all += a;
+    per.push_back({{"cpu", cpu},
+                   {"device_per_s", d},
+                   {"all_per_s", a},
+                   {"net_rx_per_s", r.softirq_rate("NET_RX", cpu)},
+                   {"net_tx_per_s", r.softirq_rate("NET_TX", cpu)}});
+  }
+  return {{"device_per_s", device}, {"all_per_s", all}, {"per_cpu", per}};
+}
+
+InterruptRates interrupts_from_json(const nlohmann::json& j) {
+  InterruptRates r;
+  SoftirqRate rx{"NET_RX", {}, 0}, tx{"NET_TX", {}, 0};
+  for (auto& e : field<nlohmann::json>(j, "per_cpu")) {
+    int cpu = field<int>(e, "cpu");
+    r.cpu_ids.push_back(cpu);
+    r.softirq_cpu_ids.push_back(cpu);
+    r.per_cpu_device.push_back(field<double>(e, "device_per_s"));
+    r.per_cpu_all.push_back(field<double>(e, "all_per_s"));
+    rx.per_cpu.push_back(field<double>(e, "net_rx_per_s"));
+    tx.per_cpu.push_back(field<double>(e, "net_tx_per_s"));
+    rx.total += rx.per_cpu.back();
+    tx.total += tx.per_cpu.back();
+  }
+  r.softirqs = {rx, tx};
+  return r;
+}
+
 nlohmann::json side_to_json(const SideResult& r) {
   nlohmann::json flows = nlohmann::json::array();
   for (auto& f : r.flows) {
@@ -95,8 +131,10 @@ nlohmann::json side_to_json(const SideResult& r) {
                          {"window", counters_json(f.window)},
                          {"error", f.stats.error}};
     const UdpStats& u = f.stats.udp;
-    jf["udp"] = {{"received", u.received},     {"lost", u.lost},
-                 {"reordered", u.reordered},   {"duplicates", u.duplicates},
+    jf["udp"] = {{"received", u.received},
+                 {"lost", u.lost},
+                 {"reordered", u.reordered},
+                 {"duplicates", u.duplicates},
                  {"jitter_us", u.jitter_ns / 1e3}};
     if (f.stats.tcp_info_valid) {
       jf["tcp_info"] = {{"retransmits", f.stats.tcp_retransmits},
@@ -112,6 +150,7 @@ nlohmann::json side_to_json(const SideResult& r) {
                       {"errors", r.errors},
                       {"process_cpu", {{"user_s", r.process.user_s}, {"sys_s", r.process.sys_s}}}};
   j["cpu"] = r.cpu ? cpu_to_json(*r.cpu) : nlohmann::json(nullptr);
+  j["interrupts"] = r.interrupts ? interrupts_to_json(*r.interrupts) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -147,6 +186,9 @@ SideResult side_from_json(const nlohmann::json& j) {
   r.process.user_s = field<double>(p, "user_s");
   r.process.sys_s = field<double>(p, "sys_s");
   if (auto c = j.find("cpu"); c != j.end() && !c->is_null()) r.cpu = cpu_from_json(*c);
+  if (auto i = j.find("interrupts"); i != j.end() && !i->is_null()) {
+    r.interrupts = interrupts_from_json(*i);
+  }
   return r;
 }
 

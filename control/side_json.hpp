@@ -15,4 +15,8 @@ SideResult side_from_json(const nlohmann::json& j);
 nlohmann::json cpu_to_json(const CpuUtilization& c);
 CpuUtilization cpu_from_json(const nlohmann::json& j);
 
+// Interrupt rates, per CPU: device IRQs, every per-CPU row, NET_RX and NET_TX softirqs (per s).
+nlohmann::json interrupts_to_json(const InterruptRates& r);
+InterruptRates interrupts_from_json(const nlohmann::json& j);
+
 }  // namespace mtperf

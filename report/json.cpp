@@ -7,7 +7,9 @@
 namespace mtperf {
 namespace {
 
-nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+nlohmann::json num(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
 
 template <class T>
 nlohmann::json opt(const std::optional<T>& v) {
@@ -16,8 +18,8 @@ nlohmann::json opt(const std::optional<T>& v) {
 
 nlohmann::json latency_json(const std::optional<LatencyFigures>& l) {
   if (!l) return nullptr;
-  return {{"count", l->count},   {"mean", num(l->mean_us)}, {"stddev", num(l->stddev_us)},
-          {"min", num(l->min_us)}, {"p50", num(l->p50_us)},   {"p90", num(l->p90_us)},
+  return {{"count", l->count},     {"mean", num(l->mean_us)},  {"stddev", num(l->stddev_us)},
+          {"min", num(l->min_us)}, {"p50", num(l->p50_us)},    {"p90", num(l->p90_us)},
           {"p99", num(l->p99_us)}, {"p99_9", num(l->p999_us)}, {"max", num(l->max_us)}};
 }
 
@@ -65,17 +67,19 @@ nlohmann::json flow_json(const FlowFigures& f) {
 
 nlohmann::json summary_json(const Summary& s) {
   nlohmann::json flows = nlohmann::json::array();
-  for (auto& f : s.flows) flows.push_back(flow_json(f));
+  for (auto& f : s.flows)
+    flows.push_back(flow_json(f));
   nlohmann::json intervals = nlohmann::json::array();
   for (auto& i : s.intervals) {
     double dt = i.end_s - i.start_s;
-    intervals.push_back({{"start_s", i.start_s},
-                         {"end_s", i.end_s},
-                         {"bytes_sent", i.sum.bytes_sent},
-                         {"bytes_received", i.sum.bytes_recv},
-                         {"transactions", i.sum.transactions},
-                         {"throughput_bps", num(dt > 0 ? double(i.sum.bytes_recv + i.sum.bytes_sent) * 8 / dt : 0)},
-                         {"transaction_rate", num(dt > 0 ? double(i.sum.transactions) / dt : 0)}});
+    intervals.push_back(
+        {{"start_s", i.start_s},
+         {"end_s", i.end_s},
+         {"bytes_sent", i.sum.bytes_sent},
+         {"bytes_received", i.sum.bytes_recv},
+         {"transactions", i.sum.transactions},
+         {"throughput_bps", num(dt > 0 ? double(i.sum.bytes_recv + i.sum.bytes_sent) * 8 / dt : 0)},
+         {"transaction_rate", num(dt > 0 ? double(i.sum.transactions) / dt : 0)}});
   }
   return {{"window_s", num(s.window_s)},
           {"throughput_bps", num(s.throughput_bps)},
@@ -89,6 +93,10 @@ nlohmann::json summary_json(const Summary& s) {
           {"local_cpu", cpu_json(s.local_cpu)},
           {"remote_cpu", cpu_json(s.remote_cpu)},
           {"service_demand", {{"local", sd_json(s.local_cpu)}, {"remote", sd_json(s.remote_cpu)}}},
+          {"local_interrupts",
+           s.local_interrupts ? interrupts_to_json(*s.local_interrupts) : nlohmann::json()},
+          {"remote_interrupts",
+           s.remote_interrupts ? interrupts_to_json(*s.remote_interrupts) : nlohmann::json()},
           {"local_process_cpu_percent", num(s.local_process_cpu_percent)},
           {"remote_process_cpu_percent", num(s.remote_process_cpu_percent)},
           {"udp_loss_percent", opt(s.udp_loss_percent)},
@@ -118,13 +126,14 @@ nlohmann::json omni_json(const Report& r) {
 
 nlohmann::json environment_json(const std::string& version) {
   SystemFacts f = read_system_facts();
-  return {{"host", f.host},           {"kernel", f.kernel},   {"machine", f.machine},
+  return {{"host", f.host},           {"kernel", f.kernel},    {"machine", f.machine},
           {"cpu_model", f.cpu_model}, {"cpus", f.online_cpus}, {"mtperf_version", version}};
 }
 
 nlohmann::json report_json(const Report& r) {
   nlohmann::json iterations = nlohmann::json::array();
-  for (auto& s : r.iterations) iterations.push_back(summary_json(s));
+  for (auto& s : r.iterations)
+    iterations.push_back(summary_json(s));
   nlohmann::json conf = nullptr;
   if (r.confidence) {
     const ConfidenceInterval& c = *r.confidence;

@@ -8,11 +8,16 @@ namespace {
 
 std::string direction_of(Role client_role) {
   switch (client_role) {
-    case Role::sender: return "c2s";
-    case Role::receiver: return "s2c";
-    case Role::rr_client: return "rr";
-    case Role::crr_client: return "crr";
-    default: return "?";
+    case Role::sender:
+      return "c2s";
+    case Role::receiver:
+      return "s2c";
+    case Role::rr_client:
+      return "rr";
+    case Role::crr_client:
+      return "crr";
+    default:
+      return "?";
   }
 }
 
@@ -130,6 +135,8 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o) {
   s.min_max_ratio = min_max_ratio(per_flow);
   s.local_cpu = cpu_figures(spec, o.client, s);
   if (o.server) s.remote_cpu = cpu_figures(spec, o.server, s);
+  s.local_interrupts = o.client.interrupts;
+  if (o.server) s.remote_interrupts = o.server->interrupts;
   s.local_process_cpu_percent = process_cpu_percent(o.client.process, o.client.window_s);
   if (o.server) {
     s.remote_process_cpu_percent = process_cpu_percent(o.server->process, o.server->window_s);
@@ -137,7 +144,8 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o) {
   s.intervals = o.client.intervals;
   s.errors = o.client.errors;
   if (o.server) {
-    for (auto& e : o.server->errors) s.errors.push_back("server " + e);
+    for (auto& e : o.server->errors)
+      s.errors.push_back("server " + e);
   }
   return s;
 }
@@ -151,7 +159,8 @@ namespace {
 
 double mean_of(const std::vector<Summary>& it, double (*get)(const Summary&)) {
   double sum = 0;
-  for (auto& s : it) sum += get(s);
+  for (auto& s : it)
+    sum += get(s);
   return it.empty() ? 0 : sum / double(it.size());
 }
 
@@ -167,14 +176,17 @@ void finish_report(Report& r) {
   m.transaction_rate = mean_of(it, [](const Summary& s) { return s.transaction_rate; });
   m.jain_fairness = mean_of(it, [](const Summary& s) { return s.jain_fairness; });
   m.latency_histogram.reset();
-  for (auto& s : it) m.latency_histogram.merge(s.latency_histogram);
+  for (auto& s : it)
+    m.latency_histogram.merge(s.latency_histogram);
   m.latency.reset();
   if (m.latency_histogram.count() > 0) m.latency = latency_of(m.latency_histogram);
   m.errors.clear();
-  for (auto& s : it) m.errors.insert(m.errors.end(), s.errors.begin(), s.errors.end());
+  for (auto& s : it)
+    m.errors.insert(m.errors.end(), s.errors.begin(), s.errors.end());
   r.summary = std::move(m);
   std::vector<double> samples;
-  for (auto& s : it) samples.push_back(headline(r.spec, s));
+  for (auto& s : it)
+    samples.push_back(headline(r.spec, s));
   if (samples.size() >= 2) {
     r.confidence = confidence_interval(samples, r.rule.level);
     r.confidence_met = confidence_met(*r.confidence, r.rule.width_percent);

@@ -41,8 +41,8 @@ struct FlowFigures {
 
 struct LatencyFigures {
   uint64_t count = 0;
-  double mean_us = 0, stddev_us = 0, min_us = 0, p50_us = 0, p90_us = 0, p99_us = 0,
-         p999_us = 0, max_us = 0;
+  double mean_us = 0, stddev_us = 0, min_us = 0, p50_us = 0, p90_us = 0, p99_us = 0, p999_us = 0,
+         max_us = 0;
 };
 
 struct CpuFigures {
@@ -62,6 +62,7 @@ struct Summary {
   double jain_fairness = 1;
   double min_max_ratio = 1;
   std::optional<CpuFigures> local_cpu, remote_cpu;
+  std::optional<InterruptRates> local_interrupts, remote_interrupts;
   double local_process_cpu_percent = 0, remote_process_cpu_percent = 0;
   std::optional<double> udp_loss_percent;
   std::vector<FlowFigures> flows;

@@ -8,8 +8,23 @@ namespace {
 std::string cpu_cell(const std::optional<CpuFigures>& c) {
   if (!c) return "n/a";
   const CpuUsage& u = c->host.total;
-  return fmt::format("{:5.1f}% (usr {:.1f} sys {:.1f} irq {:.1f} sirq {:.1f})", u.util, u.user + u.nice,
-                     u.sys, u.irq, u.softirq);
+  return fmt::format("{:5.1f}% (usr {:.1f} sys {:.1f} irq {:.1f} sirq {:.1f})", u.util,
+                     u.user + u.nice, u.sys, u.irq, u.softirq);
+}
+
+std::string irq_cell(const std::optional<InterruptRates>& r) {
+  if (!r) return "n/a";
+  double device = 0;
+  std::string per;
+  for (size_t i = 0; i < r->cpu_ids.size() && i < r->per_cpu_device.size(); ++i) {
+    device += r->per_cpu_device[i];
+    if (i < 8) per += fmt::format(" cpu{} {:.0f}", r->cpu_ids[i], r->per_cpu_device[i]);
+  }
+  double rx = 0;
+  for (auto& s : r->softirqs) {
+    if (s.kind == "NET_RX") rx = s.total;
+  }
+  return fmt::format("{:.0f}/s device IRQs ({} ), NET_RX softirq {:.0f}/s", device, per, rx);
 }
 
 std::string sd_cell(const std::optional<CpuFigures>& c) {
@@ -58,8 +73,9 @@ std::string report_text(const Report& r) {
       s.window_s, spec.warmup_s, r.iterations.size());
   bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
   if (rr) {
-    out += fmt::format("  transaction rate   {:.1f} trans/s  ({} bytes request, {} response, burst {})\n",
-                       s.transaction_rate, spec.req_size, spec.resp_size, spec.burst);
+    out += fmt::format(
+        "  transaction rate   {:.1f} trans/s  ({} bytes request, {} response, burst {})\n",
+        s.transaction_rate, spec.req_size, spec.resp_size, spec.burst);
   } else {
     out += fmt::format("  throughput         {:.2f} Mbit/s  (10^6 bits/s; {} bytes per send)\n",
                        s.throughput_bps / 1e6, spec.stream_msg_size());
@@ -75,10 +91,14 @@ std::string report_text(const Report& r) {
         "p99.9 {:.2f} max {:.2f}\n",
         l.mean_us, l.stddev_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us);
   }
-  if (s.udp_loss_percent) out += fmt::format("  udp loss           {:.4f} %\n", *s.udp_loss_percent);
-  out += fmt::format("  local cpu          {}  sd {}\n", cpu_cell(s.local_cpu), sd_cell(s.local_cpu));
+  if (s.udp_loss_percent)
+    out += fmt::format("  udp loss           {:.4f} %\n", *s.udp_loss_percent);
+  out +=
+      fmt::format("  local cpu          {}  sd {}\n", cpu_cell(s.local_cpu), sd_cell(s.local_cpu));
   out += fmt::format("  remote cpu         {}  sd {}\n", cpu_cell(s.remote_cpu),
                      sd_cell(s.remote_cpu));
+  out += fmt::format("  local interrupts   {}\n", irq_cell(s.local_interrupts));
+  out += fmt::format("  remote interrupts  {}\n", irq_cell(s.remote_interrupts));
   out += fmt::format("  mtperf itself      local {:.1f}% remote {:.1f}% of one CPU\n",
                      s.local_process_cpu_percent, s.remote_process_cpu_percent);
   if (s.flows.size() > 1) {
@@ -95,12 +115,14 @@ std::string report_text(const Report& r) {
   }
   if (r.confidence) {
     const ConfidenceInterval& c = *r.confidence;
-    out += fmt::format("  confidence         {:.0f}% interval +/-{:.2f}% of the mean (target +/-{:.2f}%): {}\n",
-                       r.rule.level * 100, c.width_percent_of_mean / 2, r.rule.width_percent / 2,
-                       r.confidence_met ? "met" : "NOT met");
+    out += fmt::format(
+        "  confidence         {:.0f}% interval +/-{:.2f}% of the mean (target +/-{:.2f}%): {}\n",
+        r.rule.level * 100, c.width_percent_of_mean / 2, r.rule.width_percent / 2,
+        r.confidence_met ? "met" : "NOT met");
   }
   flows_table(out, spec, s);
-  for (auto& e : s.errors) out += "  error: " + e + "\n";
+  for (auto& e : s.errors)
+    out += "  error: " + e + "\n";
   return out;
 }
 
@@ -117,21 +139,21 @@ std::string report_csv(const Report& r, bool header) {
   };
   std::string out;
   if (header) {
-    out += "WORKLOAD,PROTOCOL,TRANSPORT,FLOWS,THROUGHPUT,THROUGHPUT_UNITS,TRANSACTION_RATE,"
-           "MEAN_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,P999_LATENCY,LOCAL_CPU_UTIL,"
-           "REMOTE_CPU_UTIL,LOCAL_SD,REMOTE_SD,JAIN_FAIRNESS,UDP_LOSS_PERCENT,ITERATIONS,"
-           "CONFIDENCE_MET,ERRORS\n";
+    out +=
+        "WORKLOAD,PROTOCOL,TRANSPORT,FLOWS,THROUGHPUT,THROUGHPUT_UNITS,TRANSACTION_RATE,"
+        "MEAN_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,P999_LATENCY,LOCAL_CPU_UTIL,"
+        "REMOTE_CPU_UTIL,LOCAL_SD,REMOTE_SD,JAIN_FAIRNESS,UDP_LOSS_PERCENT,ITERATIONS,"
+        "CONFIDENCE_MET,ERRORS\n";
   }
-  out += fmt::format("{},{},{},{},{:.3f},10^6bits/s,{:.2f},{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},{}\n",
-                     to_string(r.spec.workload), to_string(r.spec.proto), r.spec.transport,
-                     r.spec.flows_total(), s.throughput_bps / 1e6, s.transaction_rate,
-                     lat(&LatencyFigures::mean_us), lat(&LatencyFigures::p50_us),
-                     lat(&LatencyFigures::p90_us), lat(&LatencyFigures::p99_us),
-                     lat(&LatencyFigures::p999_us), cpu(s.local_cpu), cpu(s.remote_cpu),
-                     sd(s.local_cpu), sd(s.remote_cpu), s.jain_fairness,
-                     s.udp_loss_percent ? fmt::format("{:.4f}", *s.udp_loss_percent) : "",
-                     r.iterations.size(), r.confidence ? (r.confidence_met ? "yes" : "no") : "",
-                     s.errors.size());
+  out += fmt::format(
+      "{},{},{},{},{:.3f},10^6bits/s,{:.2f},{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},{}\n",
+      to_string(r.spec.workload), to_string(r.spec.proto), r.spec.transport, r.spec.flows_total(),
+      s.throughput_bps / 1e6, s.transaction_rate, lat(&LatencyFigures::mean_us),
+      lat(&LatencyFigures::p50_us), lat(&LatencyFigures::p90_us), lat(&LatencyFigures::p99_us),
+      lat(&LatencyFigures::p999_us), cpu(s.local_cpu), cpu(s.remote_cpu), sd(s.local_cpu),
+      sd(s.remote_cpu), s.jain_fairness,
+      s.udp_loss_percent ? fmt::format("{:.4f}", *s.udp_loss_percent) : "", r.iterations.size(),
+      r.confidence ? (r.confidence_met ? "yes" : "no") : "", s.errors.size());
   return out;
 }
 

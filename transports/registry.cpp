@@ -23,8 +23,9 @@ std::span<const TransportEntry> transports() {
 std::vector<std::pair<std::string, std::string>> transports_not_compiled() {
   std::vector<std::pair<std::string, std::string>> out;
 #ifndef MTPERF_HAVE_URING
-  out.emplace_back("uring", "not compiled in: liburing >= 2.3 was not found (apt-get install "
-                            "liburing-dev) or MTPERF_TRANSPORT_URING=OFF");
+  out.emplace_back("uring",
+                   "not compiled in: liburing >= 2.3 was not found (apt-get install "
+                   "liburing-dev) or MTPERF_TRANSPORT_URING=OFF");
 #endif
   out.emplace_back("rdma", "not compiled in: no RDMA transport in this build");
   out.emplace_back("clip", "not compiled in: the emulated ATM link is not wired into this build");

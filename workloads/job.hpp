@@ -74,9 +74,9 @@ struct FlowSlot {
   uint32_t id = 0;
   Role role = Role::sender;
   Proto proto = Proto::tcp;
-  int fd = -1;         // established data socket (not crr)
-  int listen_fd = -1;  // crr server
-  SockAddr remote;     // crr client
+  int fd = -1;          // established data socket (not crr)
+  int listen_fd = -1;   // crr server
+  SockAddr remote;      // crr client
   double rate_bps = 0;  // pacing for senders; 0 = unpaced
   FlowCounters counters;
   FlowStats stats;
@@ -87,7 +87,7 @@ struct WorkerJob {
   std::vector<FlowSlot*> flows;
   const TestSpec* spec = nullptr;
   PhaseClock* clock = nullptr;
-  int cpu = -1;  // pinned by the runner before run_worker; -1 = not pinned
+  int cpu = -1;       // pinned by the runner before run_worker; -1 = not pinned
   std::string error;  // set when the worker could not run
 };
 

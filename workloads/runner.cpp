@@ -11,12 +11,12 @@ namespace mtperf {
 
 CounterValues CounterValues::read(const FlowCounters& c) {
   auto r = [](const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); };
-  return {r(c.bytes_sent), r(c.bytes_recv), r(c.msgs_sent),
+  return {r(c.bytes_sent), r(c.bytes_recv),   r(c.msgs_sent),
           r(c.msgs_recv),  r(c.transactions), r(c.errors)};
 }
 
 CounterValues CounterValues::operator-(const CounterValues& o) const {
-  return {bytes_sent - o.bytes_sent, bytes_recv - o.bytes_recv, msgs_sent - o.msgs_sent,
+  return {bytes_sent - o.bytes_sent, bytes_recv - o.bytes_recv,     msgs_sent - o.msgs_sent,
           msgs_recv - o.msgs_recv,   transactions - o.transactions, errors - o.errors};
 }
 
@@ -49,8 +49,8 @@ std::optional<T> try_read(F f) {
 Runner::Runner(const TestSpec& spec, Side side, Transport& transport,
                std::vector<std::unique_ptr<FlowSlot>> flows, std::vector<int> cpus)
     : spec_(spec), side_(side), transport_(transport), flows_(std::move(flows)) {
-  uint32_t nthreads = std::max<uint32_t>(1, std::min<uint32_t>(spec_.threads_effective(),
-                                                               uint32_t(flows_.size())));
+  uint32_t nthreads =
+      std::max<uint32_t>(1, std::min<uint32_t>(spec_.threads_effective(), uint32_t(flows_.size())));
   jobs_.resize(nthreads);
   for (uint32_t i = 0; i < nthreads; ++i) {
     jobs_[i].index = i;
@@ -61,7 +61,7 @@ Runner::Runner(const TestSpec& spec, Side side, Transport& transport,
   for (size_t i = 0; i < flows_.size(); ++i) {
     jobs_[i % nthreads].flows.push_back(flows_[i].get());
     dup_fds_.push_back(flows_[i]->fd >= 0 && flows_[i]->proto == Proto::tcp ? dup(flows_[i]->fd)
-                                                                             : -1);
+                                                                            : -1);
   }
 }
 
@@ -91,7 +91,8 @@ void Runner::start() {
   double total_s = spec_.warmup_s + spec_.duration_s + kLingerS + 15.0;
   clock_.hard_deadline_ns = clock_.start_ns + int64_t(total_s * 1e9);
   workers_left_ = jobs_.size();
-  for (size_t i = 0; i < jobs_.size(); ++i) workers_.emplace_back([this, i] { worker_main(i); });
+  for (size_t i = 0; i < jobs_.size(); ++i)
+    workers_.emplace_back([this, i] { worker_main(i); });
   clock_thread_ = std::thread([this] { clock_main(); });
 }
 
@@ -122,7 +123,8 @@ bool Runner::sleep_until(int64_t t_ns) {
 std::vector<CounterValues> Runner::snapshot() const {
   std::vector<CounterValues> v;
   v.reserve(flows_.size());
-  for (auto& f : flows_) v.push_back(CounterValues::read(f->counters));
+  for (auto& f : flows_)
+    v.push_back(CounterValues::read(f->counters));
   return v;
 }
 
@@ -148,7 +150,8 @@ void Runner::clock_main() {
       auto cur = snapshot();
       int64_t now = now_ns();
       std::vector<CounterValues> diff(cur.size());
-      for (size_t i = 0; i < cur.size(); ++i) diff[i] = cur[i] - prev[i];
+      for (size_t i = 0; i < cur.size(); ++i)
+        diff[i] = cur[i] - prev[i];
       IntervalSample s{(prev_t - window_start_ns_) / 1e9, (now - window_start_ns_) / 1e9,
                        sum_of(diff)};
       intervals_.push_back(s);
@@ -167,7 +170,8 @@ void Runner::clock_main() {
 }
 
 SideResult Runner::join() {
-  for (auto& t : workers_) t.join();
+  for (auto& t : workers_)
+    t.join();
   workers_.clear();
   {
     std::lock_guard lock(mu_);
@@ -201,8 +205,8 @@ SideResult Runner::join() {
     r.flows.push_back(std::move(fr));
   }
   for (size_t j = 0; j < jobs_.size(); ++j) {
-    if (!jobs_[j].error.empty()) r.errors.push_back("worker " + std::to_string(j) + ": " +
-                                                    jobs_[j].error);
+    if (!jobs_[j].error.empty())
+      r.errors.push_back("worker " + std::to_string(j) + ": " + jobs_[j].error);
     for (FlowSlot* f : jobs_[j].flows) {
       for (auto& fr : r.flows) {
         if (fr.id == f->id) fr.cpu = jobs_[j].cpu;
@@ -210,8 +214,8 @@ SideResult Runner::join() {
     }
   }
   for (auto& fr : r.flows) {
-    if (!fr.stats.error.empty()) r.errors.push_back("flow " + std::to_string(fr.id) + ": " +
-                                                    fr.stats.error);
+    if (!fr.stats.error.empty())
+      r.errors.push_back("flow " + std::to_string(fr.id) + ": " + fr.stats.error);
   }
   if (cpu0_ && cpu1_) r.cpu = cpu_utilization(*cpu0_, *cpu1_);
   if (irq0_ && irq1_ && r.window_s > 0) {

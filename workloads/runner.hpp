@@ -41,9 +41,9 @@ struct SideResult {
   double window_s = 0;  // measured, not nominal
   std::vector<FlowResult> flows;
   std::vector<IntervalSample> intervals;
-  std::optional<CpuUtilization> cpu;           // host CPU over the window
-  std::optional<InterruptRates> interrupts;    // host interrupts over the window
-  ProcessCpu process;                          // mtperf's own CPU over the window
+  std::optional<CpuUtilization> cpu;         // host CPU over the window
+  std::optional<InterruptRates> interrupts;  // host interrupts over the window
+  ProcessCpu process;                        // mtperf's own CPU over the window
   std::vector<std::string> errors;
 };
 

@@ -10,54 +10,73 @@ namespace mtperf {
 
 std::string_view to_string(Workload w) {
   switch (w) {
-    case Workload::stream: return "stream";
-    case Workload::maerts: return "maerts";
-    case Workload::bidir: return "bidir";
-    case Workload::rr: return "rr";
-    case Workload::crr: return "crr";
+    case Workload::stream:
+      return "stream";
+    case Workload::maerts:
+      return "maerts";
+    case Workload::bidir:
+      return "bidir";
+    case Workload::rr:
+      return "rr";
+    case Workload::crr:
+      return "crr";
   }
   return "?";
 }
 
 std::string_view to_string(Side s) {
   switch (s) {
-    case Side::client: return "client";
-    case Side::server: return "server";
+    case Side::client:
+      return "client";
+    case Side::server:
+      return "server";
   }
   return "?";
 }
 
 std::string_view to_string(Role r) {
   switch (r) {
-    case Role::sender: return "sender";
-    case Role::receiver: return "receiver";
-    case Role::rr_client: return "rr_client";
-    case Role::rr_server: return "rr_server";
-    case Role::crr_client: return "crr_client";
-    case Role::crr_server: return "crr_server";
+    case Role::sender:
+      return "sender";
+    case Role::receiver:
+      return "receiver";
+    case Role::rr_client:
+      return "rr_client";
+    case Role::rr_server:
+      return "rr_server";
+    case Role::crr_client:
+      return "crr_client";
+    case Role::crr_server:
+      return "crr_server";
   }
   return "?";
 }
 
 std::string_view to_string(Proto p) {
   switch (p) {
-    case Proto::tcp: return "tcp";
-    case Proto::udp: return "udp";
+    case Proto::tcp:
+      return "tcp";
+    case Proto::udp:
+      return "udp";
   }
   return "?";
 }
 
 std::string_view to_string(Wait w) {
   switch (w) {
-    case Wait::spin: return "spin";
-    case Wait::block: return "block";
-    case Wait::none: return "none";
+    case Wait::spin:
+      return "spin";
+    case Wait::block:
+      return "block";
+    case Wait::none:
+      return "none";
   }
   return "?";
 }
 
 Workload parse_workload(std::string_view s) {
-  for (auto w : {Workload::stream, Workload::maerts, Workload::bidir, Workload::rr, Workload::crr}) {
+  for (auto w :
+       {Workload::stream, Workload::maerts, Workload::bidir, Workload::rr, Workload::crr}) {
     if (s == to_string(w)) return w;
   }
   throw std::invalid_argument("unknown workload '" + std::string(s) +
@@ -94,13 +113,17 @@ uint32_t TestSpec::threads_effective() const {
 Role role_of(const TestSpec& spec, uint32_t index, Side side) {
   bool client = side == Side::client;
   switch (spec.workload) {
-    case Workload::stream: return client ? Role::sender : Role::receiver;
-    case Workload::maerts: return client ? Role::receiver : Role::sender;
+    case Workload::stream:
+      return client ? Role::sender : Role::receiver;
+    case Workload::maerts:
+      return client ? Role::receiver : Role::sender;
     case Workload::bidir:
       // The first half of the flows carry data client -> server, the second half back.
       return (index < spec.flows) == client ? Role::sender : Role::receiver;
-    case Workload::rr: return client ? Role::rr_client : Role::rr_server;
-    case Workload::crr: return client ? Role::crr_client : Role::crr_server;
+    case Workload::rr:
+      return client ? Role::rr_client : Role::rr_server;
+    case Workload::crr:
+      return client ? Role::crr_client : Role::crr_server;
   }
   return Role::sender;
 }
@@ -120,17 +143,19 @@ void check_range(const char* field, T v, T lo, T hi) {
 }
 
 void validate_udp(const TestSpec& s) {
-  if (s.workload == Workload::crr) bad("workload", "crr needs a connection-oriented protocol (tcp)");
+  if (s.workload == Workload::crr)
+    bad("workload", "crr needs a connection-oriented protocol (tcp)");
   uint32_t k = kUdpHeaderBytes;
   if (s.workload == Workload::rr && (s.req_size < k || s.resp_size < k)) {
     bad("request/response size", "UDP datagrams carry a " + std::to_string(k) +
-                                      "-byte sequence header; sizes must be at least " +
-                                      std::to_string(k) + " bytes");
+                                     "-byte sequence header; sizes must be at least " +
+                                     std::to_string(k) + " bytes");
   }
   if (s.workload != Workload::rr && s.stream_msg_size() < k) {
     bad("message size", "UDP datagrams must be at least " + std::to_string(k) + " bytes");
   }
-  if (s.stream_msg_size() > 65507) bad("message size", "a UDP datagram carries at most 65507 bytes");
+  if (s.stream_msg_size() > 65507)
+    bad("message size", "a UDP datagram carries at most 65507 bytes");
   if (s.req_size > 65507 || s.resp_size > 65507) {
     bad("request/response size", "a UDP datagram carries at most 65507 bytes");
   }

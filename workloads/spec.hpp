@@ -55,8 +55,8 @@ struct TestSpec {
   uint32_t burst = 1;      // rr transactions in flight per flow
   double rate_bps = 0;     // stream pacing, bits/s over all flows; 0 = unpaced (UDP: 1 Gbit/s)
   Wait wait = Wait::block;
-  SocketOptions sock;  // applied on both ends
-  double interval_s = 0;  // interim reports; 0 = none
+  SocketOptions sock;          // applied on both ends
+  double interval_s = 0;       // interim reports; 0 = none
   double udp_timeout_s = 0.1;  // a UDP rr request unanswered this long is lost
 
   uint32_t flows_total() const { return workload == Workload::bidir ? 2 * flows : flows; }

@@ -11,7 +11,9 @@ inline constexpr uint64_t kFinSeq = ~uint64_t(0);
 // Sequence numbers from here up are not data: the flow hellos of the control exchange use them
 // (a late duplicate hello must not look like a datagram from the far future).
 inline constexpr uint64_t kControlSeqBase = uint64_t(3) << 62;
-inline bool is_data_seq(uint64_t seq) { return seq < kControlSeqBase; }
+inline bool is_data_seq(uint64_t seq) {
+  return seq < kControlSeqBase;
+}
 
 struct UdpHeader {
   uint64_t seq;

@@ -55,7 +55,7 @@ class Worker {
     uint64_t seq = 0;
     int64_t next_send_ns = 0;
     int64_t interval_ns = 0;
-    int64_t started_ns = 0;  // crr: transaction start
+    int64_t started_ns = 0;                 // crr: transaction start
     uint32_t ring_head = 0, ring_tail = 0;  // rr send timestamps (TCP: FIFO)
   };
 
@@ -64,9 +64,7 @@ class Worker {
   }
 
   bool phase_done() const { return clock_.phase.load(std::memory_order_relaxed) == Phase::done; }
-  bool measuring() const {
-    return clock_.phase.load(std::memory_order_relaxed) == Phase::measure;
-  }
+  bool measuring() const { return clock_.phase.load(std::memory_order_relaxed) == Phase::measure; }
 
   void setup();
   void start(Flow& f, int64_t now);
@@ -107,8 +105,8 @@ class Worker {
   const TestSpec& spec_;
   PhaseClock& clock_;
   std::vector<Flow> flows_;
-  std::vector<int64_t> ring_;    // rr: burst send timestamps per flow
-  std::vector<uint64_t> seqs_;   // UDP rr: sequence of each slot (0 = free)
+  std::vector<int64_t> ring_;   // rr: burst send timestamps per flow
+  std::vector<uint64_t> seqs_;  // UDP rr: sequence of each slot (0 = free)
   uint32_t live_ = 0;
 };
 

@@ -4,7 +4,7 @@
 
 namespace mtperf {
 
-inline constexpr int64_t kMaxPollNs = 100'000'000;  // the loop looks at the clock this often
+inline constexpr int64_t kMaxPollNs = 100'000'000;      // the loop looks at the clock this often
 inline constexpr int64_t kPacingCreditNs = 10'000'000;  // catch-up allowed after a late wake-up
 inline constexpr int kUdpFinCopies = 3;
 
@@ -55,15 +55,24 @@ void Worker<E>::start(Flow& f, int64_t now) {
   if (f.done) return;
   f.next_send_ns = now;
   switch (f.slot->role) {
-    case Role::sender: pump_sender(f, now); break;
+    case Role::sender:
+      pump_sender(f, now);
+      break;
     case Role::receiver:
-    case Role::rr_server: post_recv(f, f.conn); break;
-    case Role::rr_client:
-      for (uint32_t i = 0; i < spec_.burst && !f.done; ++i) rr_send_request(f, now);
+    case Role::rr_server:
       post_recv(f, f.conn);
       break;
-    case Role::crr_client: crr_open(f, now); break;
-    case Role::crr_server: post(f, f.listen, Op::accept, Buf{}, kAccept); break;
+    case Role::rr_client:
+      for (uint32_t i = 0; i < spec_.burst && !f.done; ++i)
+        rr_send_request(f, now);
+      post_recv(f, f.conn);
+      break;
+    case Role::crr_client:
+      crr_open(f, now);
+      break;
+    case Role::crr_server:
+      post(f, f.listen, Op::accept, Buf{}, kAccept);
+      break;
   }
 }
 
@@ -71,7 +80,8 @@ template <EngineType E>
 void Worker<E>::run() {
   setup();
   int64_t now = now_ns();
-  for (Flow& f : flows_) start(f, now);
+  for (Flow& f : flows_)
+    start(f, now);
   bool timers = false;
   for (Flow& f : flows_) {
     timers |= f.interval_ns > 0 || (f.slot->role == Role::rr_client && f.slot->proto == Proto::udp);
@@ -82,7 +92,8 @@ void Worker<E>::run() {
     now = now_ns();
     if (!saw_done && phase_done()) {
       saw_done = true;
-      for (Flow& f : flows_) on_phase_done(f, now);
+      for (Flow& f : flows_)
+        on_phase_done(f, now);
     }
     if (!saw_finish && clock_.finish.load(std::memory_order_relaxed)) {
       saw_finish = true;
@@ -103,18 +114,22 @@ void Worker<E>::run() {
     }
     int64_t next = kNoTimer;
     if (timers) {
-      for (Flow& f : flows_) next = std::min(next, on_timers(f, now));
+      for (Flow& f : flows_)
+        next = std::min(next, on_timers(f, now));
     }
     if (live_ == 0) break;
-    int64_t timeout = next == kNoTimer ? kMaxPollNs : std::clamp<int64_t>(next - now, 0, kMaxPollNs);
+    int64_t timeout =
+        next == kNoTimer ? kMaxPollNs : std::clamp<int64_t>(next - now, 0, kMaxPollNs);
     e_.flush();
     int n = e_.poll(std::span<Completion>(comps), spec_.wait, timeout);
     if (n < 0) {
-      for (Flow& f : flows_) fail(f, "engine poll", -n);
+      for (Flow& f : flows_)
+        fail(f, "engine poll", -n);
       break;
     }
     if (n > 0) now = now_ns();
-    for (int i = 0; i < n; ++i) dispatch(comps[i], now);
+    for (int i = 0; i < n; ++i)
+      dispatch(comps[i], now);
   }
 }
 
@@ -193,10 +208,17 @@ void Worker<E>::on_recv(Flow& f, const Completion& c, int conn, int64_t now) {
     case Role::rr_client:
       udp ? udp_rr_client_recv(f, c, now) : rr_client_recv(f, c, now);
       break;
-    case Role::rr_server: rr_server_recv(f, c); break;
-    case Role::crr_client: crr_client_recv(f, c, conn, now); break;
-    case Role::crr_server: crr_server_recv(f, c, conn); break;
-    case Role::sender: break;
+    case Role::rr_server:
+      rr_server_recv(f, c);
+      break;
+    case Role::crr_client:
+      crr_client_recv(f, c, conn, now);
+      break;
+    case Role::crr_server:
+      crr_server_recv(f, c, conn);
+      break;
+    case Role::sender:
+      break;
   }
 }
 
@@ -204,7 +226,9 @@ template <EngineType E>
 void Worker<E>::on_phase_done(Flow& f, int64_t now) {
   if (f.done) return;
   switch (f.slot->role) {
-    case Role::sender: pump_sender(f, now); break;
+    case Role::sender:
+      pump_sender(f, now);
+      break;
     case Role::rr_client:
       if (f.inflight == 0 && !f.shut) {
         f.shut = true;
@@ -222,7 +246,8 @@ void Worker<E>::on_phase_done(Flow& f, int64_t now) {
     case Role::crr_client:
       if (f.conn < 0) finish(f);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 

@@ -51,9 +51,10 @@ void Worker<E>::rr_send_request(Flow& f, int64_t now) {
   size_t base = size_t(f.idx) * spec_.burst;
   if (f.slot->proto == Proto::udp) {
     uint32_t j = 0;
-    while (j < spec_.burst && seqs_[base + j] != 0) ++j;
+    while (j < spec_.burst && seqs_[base + j] != 0)
+      ++j;
     if (j == spec_.burst) return;  // every slot busy: cannot happen with inflight <= burst
-    uint64_t seq = ++f.seq;  // from 1: 0 marks a free slot
+    uint64_t seq = ++f.seq;        // from 1: 0 marks a free slot
     seqs_[base + j] = seq;
     ring_[base + j] = now;
     write_udp_header(b.data, seq, now);
@@ -150,7 +151,8 @@ void Worker<E>::udp_rr_client_recv(Flow& f, const Completion& c, int64_t now) {
   UdpHeader h = read_udp_header(recv_buf(f).data);
   size_t base = size_t(f.idx) * spec_.burst;
   uint32_t j = 0;
-  while (j < spec_.burst && seqs_[base + j] != h.seq) ++j;
+  while (j < spec_.burst && seqs_[base + j] != h.seq)
+    ++j;
   if (j == spec_.burst) {
     ++f.slot->stats.udp.duplicates;  // an answer that arrived after it was counted lost
   } else {

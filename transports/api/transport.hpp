@@ -103,11 +103,11 @@ struct SocketOptions {
   int sndbuf = 0;  // bytes; 0 = kernel default
   int rcvbuf = 0;
   bool nodelay = true;
-  std::string congestion;  // "" = kernel default
+  std::string congestion;   // "" = kernel default
   std::string bind_device;  // SO_BINDTODEVICE
   std::string source;       // local address to bind data sockets to ("" = any)
   bool mptcp = false;
-  int busy_poll_us = 0;  // SO_BUSY_POLL
+  int busy_poll_us = 0;     // SO_BUSY_POLL
   int io_timeout_ms = 200;  // SO_RCVTIMEO/SO_SNDTIMEO on blocking sockets: no wait is unbounded
 };
 
@@ -132,9 +132,7 @@ class BufferPool {
   uint32_t size() const { return size_; }
   std::byte* base() const { return base_; }
   size_t bytes() const { return size_t(count_) * size_; }
-  Buf get(uint32_t index) const {
-    return Buf{base_ + size_t(index) * size_, size_, index};
-  }
+  Buf get(uint32_t index) const { return Buf{base_ + size_t(index) * size_, size_, index}; }
 
  private:
   std::byte* base_ = nullptr;
@@ -145,9 +143,9 @@ class BufferPool {
 // What a worker asks of its engine; filled by the workload (workloads/engine_config.hpp) from
 // the flows it runs. Everything is sized here, before the timed phase.
 struct EngineConfig {
-  uint32_t max_conns = 1;    // connections and listeners alive at once
+  uint32_t max_conns = 1;     // connections and listeners alive at once
   uint32_t queue_depth = 16;  // outstanding work per connection and direction
-  uint32_t buffers = 0;      // pool: count x size
+  uint32_t buffers = 0;       // pool: count x size
   uint32_t buffer_size = 0;
   Wait wait = Wait::block;
   bool single_flow = true;  // one flow on this thread: blocking calls beat an event loop

@@ -17,7 +17,9 @@
 namespace mtperf {
 namespace {
 
-bool would_block(int err) { return err == EAGAIN || err == EWOULDBLOCK; }
+bool would_block(int err) {
+  return err == EAGAIN || err == EWOULDBLOCK;
+}
 
 }  // namespace
 
@@ -30,7 +32,8 @@ SocketEngine::SocketEngine(const EngineConfig& cfg)
   conns_.resize(n);
   ops_.resize(size_t(n) * 2 * depth_);
   free_.reserve(n);
-  for (int i = int(n) - 1; i >= 0; --i) free_.push_back(i);
+  for (int i = int(n) - 1; i >= 0; --i)
+    free_.push_back(i);
   runnable_.reserve(n);
   scratch_.reserve(n);
   events_.resize(std::min<uint32_t>(n, 256));
@@ -83,9 +86,13 @@ int SocketEngine::register_fd(int fd, Proto proto, bool listener) {
   return id;
 }
 
-int SocketEngine::adopt(int fd, Proto proto) { return register_fd(fd, proto, false); }
+int SocketEngine::adopt(int fd, Proto proto) {
+  return register_fd(fd, proto, false);
+}
 
-int SocketEngine::listen_adopt(int fd) { return register_fd(fd, Proto::tcp, true); }
+int SocketEngine::listen_adopt(int fd) {
+  return register_fd(fd, Proto::tcp, true);
+}
 
 int SocketEngine::open(const ConnectSpec& spec) {
   static const SocketOptions kDefaults;

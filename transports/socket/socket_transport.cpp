@@ -23,7 +23,9 @@ class SocketTransport final : public Transport {
   }
 };
 
-std::vector<OptionInfo> socket_options() { return {}; }
+std::vector<OptionInfo> socket_options() {
+  return {};
+}
 
 ProbeResult socket_probe(const std::string& root) {
   ProbeResult r;

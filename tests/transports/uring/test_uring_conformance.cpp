@@ -62,7 +62,8 @@ void run_case(const Case& c, const std::string& server, const TransportParams& p
   control::TestOutcome out = control::run_test(s, o);
   Summary sum = summarize(s, out);
   INFO(c.name);
-  for (auto& e : sum.errors) INFO("error: " << e);
+  for (auto& e : sum.errors)
+    INFO("error: " << e);
   CHECK(sum.errors.empty());
   CHECK(out.client.errors.empty());
   REQUIRE(out.server.has_value());
@@ -93,7 +94,9 @@ TEST_CASE("every workload runs over -T uring") {
       {"rr 100 flows on 4 threads", Workload::rr, Proto::tcp, 100, 4},
   };
   for (const Case& c : cases) {
-    SECTION(c.name) { run_case(c, server.address()); }
+    SECTION(c.name) {
+      run_case(c, server.address());
+    }
   }
 }
 
@@ -101,10 +104,14 @@ TEST_CASE("options: zero-copy, fixed files and buffers, no single issuer") {
   ProbeResult p = uring_transport_entry().probe("/");
   if (!p.usable) test::skip("io_uring is not usable here: " + p.why);
   LocalServer server;
-  TransportParams params{{"zerocopy", "1"}, {"fixed_buffers", "1"}, {"fixed_files", "1"},
-                         {"single_issuer", "0"}};
-  SECTION("stream") { run_case({"stream", Workload::stream}, server.address(), params); }
-  SECTION("crr") { run_case({"crr", Workload::crr}, server.address(), params); }
+  TransportParams params{
+      {"zerocopy", "1"}, {"fixed_buffers", "1"}, {"fixed_files", "1"}, {"single_issuer", "0"}};
+  SECTION("stream") {
+    run_case({"stream", Workload::stream}, server.address(), params);
+  }
+  SECTION("crr") {
+    run_case({"crr", Workload::crr}, server.address(), params);
+  }
   SECTION("rr 16 flows 2 threads") {
     run_case({"rr", Workload::rr, Proto::tcp, 16, 2}, server.address(), params);
   }

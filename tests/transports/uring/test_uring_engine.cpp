@@ -79,7 +79,8 @@ void post_one(UringEngine& e, int conn, Op op, Buf b, uint64_t cookie) {
 }  // namespace
 
 TEST_CASE("probe: io_uring_disabled=2 in the fixture root is not usable, and says how to fix it") {
-  auto root = std::filesystem::temp_directory_path() / ("mtperf-uring-probe-" + std::to_string(getpid()));
+  auto root =
+      std::filesystem::temp_directory_path() / ("mtperf-uring-probe-" + std::to_string(getpid()));
   std::filesystem::create_directories(root / "proc/sys/kernel");
   std::ofstream(root / "proc/sys/kernel/io_uring_disabled") << "2\n";
   ProbeResult p = uring_transport_entry().probe(root.string());
@@ -126,6 +127,7 @@ TEST_CASE("a large send completes whole, however the kernel splits it; receives 
     while (got < b.len || completions == 0) {
       if (got < b.len) {
         ssize_t n = ::recv(p.b, sink.data() + got, std::min<size_t>(sink.size() - got, 3000), 0);
+        if (getenv("DBG")) fprintf(stderr, "ff=%d got=%zu n=%zd\n", int(fixed_files), got, n);
         REQUIRE(n > 0);
         got += size_t(n);
       }
@@ -197,7 +199,8 @@ TEST_CASE("close drops in-flight receives and the peer sees the end at once") {
   char x;
   CHECK(inet::read_exact(p.b, &x, 1, 2000) == false);  // EOF, not a timeout
   CHECK(errno == 0);
-  for (int i = 0; i < 10; ++i) CHECK(e.poll(out, Wait::block, 10'000'000) == 0);
+  for (int i = 0; i < 10; ++i)
+    CHECK(e.poll(out, Wait::block, 10'000'000) == 0);
 }
 
 TEST_CASE("accept through the engine: the completion carries the new ConnId") {
