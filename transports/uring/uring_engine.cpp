@@ -303,6 +303,7 @@ void UringEngine::release(uint32_t index) {
 }
 
 bool UringEngine::handle(uint64_t user_data, int32_t res, uint32_t flags, Completion& out) {
+  if (getenv("DBG")) fprintf(stderr, "cqe ud=%llx res=%d flags=%x\n", (unsigned long long)user_data, res, flags);
   if (user_data == kInternal) return false;
   uint32_t index = uint32_t(user_data);
   OpSlot& o = ops_[index];
