@@ -96,6 +96,15 @@ int make_socket(int family, Proto proto, const SocketOptions& o) {
   }
   if (o.sndbuf > 0) set_int(fd, SOL_SOCKET, SO_SNDBUF, o.sndbuf, "SO_SNDBUF");
   if (o.rcvbuf > 0) set_int(fd, SOL_SOCKET, SO_RCVBUF, o.rcvbuf, "SO_RCVBUF");
+  if (o.rcvbuf == 0 && proto == Proto::udp) {
+    // A UDP receiver has no flow control: a default buffer (about 140 full datagrams) overflows
+    // whenever the receiving thread is descheduled for a few ms. Ask for 4 MiB (beyond
+    // net.core.rmem_max only with CAP_NET_ADMIN; otherwise the kernel caps it silently).
+    int want = 4 << 20;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof want) != 0) {
+      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof want);
+    }
+  }
   if (proto == Proto::tcp && o.nodelay) set_int(fd, IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY");
   if (o.busy_poll_us > 0) set_int(fd, SOL_SOCKET, SO_BUSY_POLL, o.busy_poll_us, "SO_BUSY_POLL");
   if (proto == Proto::tcp && !o.congestion.empty()) {
