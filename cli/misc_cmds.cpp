@@ -32,7 +32,8 @@ int serve_command(const std::vector<std::string>& args) {
       "verbose,v", po::bool_switch(), "log each client's errors");
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(d).run(), vm);
+    po::positional_options_description none;  // stray words are errors, not ignored
+    po::store(po::command_line_parser(args).options(d).positional(none).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     std::fprintf(stderr, "mtperf serve: %s\n", e.what());

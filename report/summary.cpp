@@ -1,4 +1,5 @@
 #include "report/summary.hpp"
+#include <algorithm>
 
 #include "stats/fairness.hpp"
 #include "stats/service_demand.hpp"
@@ -80,6 +81,11 @@ FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowRe
     if (receiver) {
       f.udp_received = receiver->stats.udp.received;
       f.udp_lost = receiver->stats.udp.lost;
+      // With both ends' counts, what was sent and never arrived is the loss, including a tail
+      // dropped after the highest sequence the receiver saw.
+      if (f.udp_sent && *f.udp_sent >= f.udp_received.value_or(0)) {
+        f.udp_lost = std::max(*f.udp_lost, *f.udp_sent - *f.udp_received);
+      }
       f.udp_reordered = receiver->stats.udp.reordered;
       f.udp_jitter_us = receiver->stats.udp.jitter_ns / 1e3;
     }

@@ -11,7 +11,9 @@ using namespace mtperf::control;
 
 namespace {
 
-const uint8_t* bytes(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+const uint8_t* bytes(const std::string& s) {
+  return reinterpret_cast<const uint8_t*>(s.data());
+}
 
 Message decode_frame(const std::string& frame, uint32_t max_body = kMaxRequestBody) {
   REQUIRE(frame.size() >= kHeaderBytes);
@@ -22,15 +24,16 @@ Message decode_frame(const std::string& frame, uint32_t max_body = kMaxRequestBo
   return decode(type, std::string_view(frame).substr(kHeaderBytes));
 }
 
-std::string hello_frame() { return encode({MsgType::hello, {{"version", kVersion}}}); }
+std::string hello_frame() {
+  return encode({MsgType::hello, {{"version", kVersion}}});
+}
 
 }  // namespace
 
 TEST_CASE("a frame decodes to the message that was encoded", "[protocol]") {
   nlohmann::json body = {{"ports", {5001, 5002}}, {"cookie", uint64_t(1) << 63}, {"s", "x"}};
-  for (auto type : {MsgType::hello, MsgType::welcome, MsgType::test, MsgType::ready,
-                    MsgType::start, MsgType::started, MsgType::done, MsgType::result,
-                    MsgType::error}) {
+  for (auto type : {MsgType::hello, MsgType::welcome, MsgType::test, MsgType::ready, MsgType::start,
+                    MsgType::started, MsgType::done, MsgType::result, MsgType::error}) {
     std::string frame = encode({type, body});
     CHECK(frame.substr(0, 4) == "MTPF");
     CHECK(uint8_t(frame[4]) == kVersion);
@@ -56,8 +59,7 @@ TEST_CASE("a bad magic is refused", "[protocol]") {
   MsgType t;
   uint32_t len;
   CHECK_THROWS_AS(decode_header(bytes(frame), t, len, kMaxRequestBody), ProtocolError);
-  CHECK_THROWS_WITH(decode_header(bytes(frame), t, len, kMaxRequestBody),
-                    Catch::Contains("magic"));
+  CHECK_THROWS_WITH(decode_header(bytes(frame), t, len, kMaxRequestBody), Catch::Contains("magic"));
 }
 
 TEST_CASE("another protocol version is refused, naming both versions", "[protocol]") {
@@ -85,7 +87,8 @@ TEST_CASE("an unknown message type is refused", "[protocol]") {
 TEST_CASE("a body over the limit is refused before it is read", "[protocol]") {
   std::string frame = hello_frame();
   uint32_t big = kMaxRequestBody + 1;
-  for (int i = 0; i < 4; ++i) frame[8 + i] = char((big >> (24 - 8 * i)) & 0xff);
+  for (int i = 0; i < 4; ++i)
+    frame[8 + i] = char((big >> (24 - 8 * i)) & 0xff);
   MsgType t;
   uint32_t len;
   CHECK_THROWS_AS(decode_header(bytes(frame), t, len, kMaxRequestBody), ProtocolError);

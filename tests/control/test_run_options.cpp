@@ -12,7 +12,9 @@ using namespace mtperf::cli;
 
 namespace {
 
-RunOptions parse(std::vector<std::string> args) { return parse_run_options(args); }
+RunOptions parse(std::vector<std::string> args) {
+  return parse_run_options(args);
+}
 
 }  // namespace
 
@@ -60,9 +62,9 @@ TEST_CASE("the defaults", "[options]") {
 }
 
 TEST_CASE("a full command line", "[options]") {
-  RunOptions o = parse({"-w", "rr", "-p", "udp", "-r", "1024,2048", "-l", "3", "--warmup",
-                        "0.2", "-P", "4", "--format", "json", "-H", "127.0.0.1:5000", "--burst",
-                        "8", "-q"});
+  RunOptions o =
+      parse({"-w", "rr", "-p", "udp", "-r", "1024,2048", "-l", "3", "--warmup", "0.2", "-P", "4",
+             "--format", "json", "-H", "127.0.0.1:5000", "--burst", "8", "-q"});
   CHECK(o.spec.workload == Workload::rr);
   CHECK(o.spec.proto == Proto::udp);
   CHECK(o.spec.req_size == 1024);
@@ -98,8 +100,8 @@ TEST_CASE("stream sizes and rates", "[options]") {
 
 TEST_CASE("a bad value names the option", "[options]") {
   CHECK_THROWS_AS(parse({"-w", "flood"}), UsageError);
-  CHECK_THROWS_WITH(parse({"-w", "flood"}), Catch::Contains("--workload") &&
-                                                Catch::Contains("flood"));
+  CHECK_THROWS_WITH(parse({"-w", "flood"}),
+                    Catch::Contains("--workload") && Catch::Contains("flood"));
   CHECK_THROWS_WITH(parse({"-p", "sctp"}), Catch::Contains("--protocol"));
   CHECK_THROWS_WITH(parse({"--wait", "nap"}), Catch::Contains("--wait"));
   CHECK_THROWS_WITH(parse({"--format", "xml"}), Catch::Contains("--format"));

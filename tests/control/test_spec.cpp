@@ -83,7 +83,8 @@ TEST_CASE("a test description survives a JSON round trip", "[spec]") {
 }
 
 TEST_CASE("every workload and protocol name round-trips", "[spec]") {
-  for (auto w : {Workload::stream, Workload::maerts, Workload::bidir, Workload::rr, Workload::crr}) {
+  for (auto w :
+       {Workload::stream, Workload::maerts, Workload::bidir, Workload::rr, Workload::crr}) {
     CHECK(parse_workload(to_string(w)) == w);
   }
   CHECK(parse_proto("udp") == Proto::udp);
@@ -135,7 +136,8 @@ TEST_CASE("a negative count does not slip past the bounds", "[spec]") {
 }
 
 TEST_CASE("validate accepts the defaults and each workload", "[spec]") {
-  for (auto w : {Workload::stream, Workload::maerts, Workload::bidir, Workload::rr, Workload::crr}) {
+  for (auto w :
+       {Workload::stream, Workload::maerts, Workload::bidir, Workload::rr, Workload::crr}) {
     TestSpec s;
     s.workload = w;
     CHECK_NOTHROW(validate(s));

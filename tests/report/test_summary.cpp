@@ -61,7 +61,8 @@ control::TestOutcome rr_outcome(const std::vector<uint64_t>& transactions, doubl
     FlowResult c = flow(i, Role::rr_client);
     c.window.transactions = transactions[i];
     c.window.bytes_sent = c.window.bytes_recv = transactions[i];
-    for (uint64_t k = 0; k < transactions[i]; ++k) c.stats.latency.record(rtt_ns);
+    for (uint64_t k = 0; k < transactions[i]; ++k)
+      c.stats.latency.record(rtt_ns);
     o.client.flows.push_back(c);
     FlowResult s = flow(i, Role::rr_server);
     s.window.transactions = transactions[i];
@@ -217,7 +218,11 @@ TEST_CASE("UDP loss is lost datagrams over datagrams sent", "[summary]") {
   CHECK(s.flows[0].udp_received == 990u);
   CHECK(s.flows[0].udp_lost == 10u);
 
+  // A tail dropped after the highest sequence the receiver saw: no gap, but still lost.
   o.server->flows[0].stats.udp.lost = 0;
+  CHECK(*summarize(spec, o).udp_loss_percent == Approx(1.0));
+
+  o.server->flows[0].stats.udp.received = 1000;
   CHECK(*summarize(spec, o).udp_loss_percent == 0);
 }
 

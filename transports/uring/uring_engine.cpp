@@ -31,7 +31,9 @@ int64_t mono_ns() {
   return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-std::string err_text(int neg) { return std::strerror(-neg); }
+std::string err_text(int neg) {
+  return std::strerror(-neg);
+}
 
 }  // namespace
 
@@ -46,11 +48,13 @@ UringEngine::UringEngine(const EngineConfig& cfg, const UringSettings& settings)
   n += std::max<uint32_t>(n, 8);
   conns_.resize(n);
   free_conns_.reserve(n);
-  for (int i = int(n) - 1; i >= 0; --i) free_conns_.push_back(i);
+  for (int i = int(n) - 1; i >= 0; --i)
+    free_conns_.push_back(i);
   size_t nops = size_t(n) * 2 * depth_;
   ops_.resize(nops);
   free_ops_.reserve(nops);
-  for (size_t i = nops; i-- > 0;) free_ops_.push_back(uint32_t(i));
+  for (size_t i = nops; i-- > 0;)
+    free_ops_.push_back(uint32_t(i));
   cqes_.resize(kCqeBatch);
   setup_ring(settings);
 }
@@ -67,7 +71,8 @@ void UringEngine::setup_ring(const UringSettings& s) {
   }
   bool si = s.single_issuer && !s.sqpoll;
   if (s.single_issuer && s.sqpoll) {
-    eff_.notes.push_back("single_issuer: off, the kernel does not combine DEFER_TASKRUN with SQPOLL");
+    eff_.notes.push_back(
+        "single_issuer: off, the kernel does not combine DEFER_TASKRUN with SQPOLL");
   }
   int rc = -EINVAL;
   if (si) {
@@ -103,7 +108,8 @@ void UringEngine::setup_ring(const UringSettings& s) {
   if (s.fixed_files) {
     rc = io_uring_register_files_sparse(&ring_->ring, uint32_t(conns_.size()));
     eff_.fixed_files = rc == 0;
-    if (rc != 0) eff_.notes.push_back("fixed_files: registering the file table failed (" + err_text(rc) + ")");
+    if (rc != 0)
+      eff_.notes.push_back("fixed_files: registering the file table failed (" + err_text(rc) + ")");
   }
   eff_.zerocopy = s.zerocopy;
   if (s.fixed_buffers && !s.zerocopy) {
@@ -154,9 +160,13 @@ int UringEngine::register_fd(int fd, Proto proto, bool listener) {
   return id;
 }
 
-int UringEngine::adopt(int fd, Proto proto) { return register_fd(fd, proto, false); }
+int UringEngine::adopt(int fd, Proto proto) {
+  return register_fd(fd, proto, false);
+}
 
-int UringEngine::listen_adopt(int fd) { return register_fd(fd, Proto::tcp, true); }
+int UringEngine::listen_adopt(int fd) {
+  return register_fd(fd, Proto::tcp, true);
+}
 
 int UringEngine::open(const ConnectSpec& spec) {
   static const SocketOptions kDefaults;
@@ -252,9 +262,14 @@ bool UringEngine::issue(uint32_t index) {
       }
       break;
     }
-    case Op::recv: io_uring_prep_recv(sqe, fd, data, len, 0); break;
-    case Op::accept: io_uring_prep_accept(sqe, fd, nullptr, nullptr, SOCK_CLOEXEC); break;
-    default: break;
+    case Op::recv:
+      io_uring_prep_recv(sqe, fd, data, len, 0);
+      break;
+    case Op::accept:
+      io_uring_prep_accept(sqe, fd, nullptr, nullptr, SOCK_CLOEXEC);
+      break;
+    default:
+      break;
   }
   if (eff_.fixed_files) sqe->flags |= IOSQE_FIXED_FILE;
   io_uring_sqe_set_data64(sqe, uint64_t(index));
@@ -303,7 +318,6 @@ void UringEngine::release(uint32_t index) {
 }
 
 bool UringEngine::handle(uint64_t user_data, int32_t res, uint32_t flags, Completion& out) {
-  if (getenv("DBG")) fprintf(stderr, "cqe ud=%llx res=%d flags=%x\n", (unsigned long long)user_data, res, flags);
   if (user_data == kInternal) return false;
   uint32_t index = uint32_t(user_data);
   OpSlot& o = ops_[index];

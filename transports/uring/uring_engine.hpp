@@ -74,7 +74,7 @@ class UringEngine {
     int fd = -1;
     Proto proto = Proto::tcp;
     bool listener = false;
-    bool closing = false;  // closed by the user; waiting for its operations to end
+    bool closing = false;           // closed by the user; waiting for its operations to end
     uint32_t sends = 0, recvs = 0;  // operations in flight, per direction
     uint32_t outstanding = 0;
   };
@@ -82,9 +82,9 @@ class UringEngine {
     int conn = -1;
     Op op = Op::send;
     bool dropped = false;
-    bool sent_all = false;   // zero-copy: the data part is done, notifications may be pending
-    uint32_t notifs = 0;     // zero-copy notifications still to come
-    uint32_t off = 0;        // bytes of a TCP send already sent
+    bool sent_all = false;  // zero-copy: the data part is done, notifications may be pending
+    uint32_t notifs = 0;    // zero-copy notifications still to come
+    uint32_t off = 0;       // bytes of a TCP send already sent
     int32_t result = 0;
     Buf buf;
     uint64_t cookie = 0;

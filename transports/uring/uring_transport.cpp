@@ -23,7 +23,9 @@ Caps uring_caps(const UringSettings& s) {
   return c;
 }
 
-std::string on_off(bool b) { return b ? "on" : "off"; }
+std::string on_off(bool b) {
+  return b ? "on" : "off";
+}
 
 class UringTransport final : public Transport {
  public:
@@ -55,7 +57,8 @@ class UringTransport final : public Transport {
     m["fixed_buffers"] = on_off(eff_.fixed_buffers);
     m["zerocopy"] = on_off(eff_.zerocopy);
     std::string notes;
-    for (auto& n : eff_.notes) notes += (notes.empty() ? "" : "; ") + n;
+    for (auto& n : eff_.notes)
+      notes += (notes.empty() ? "" : "; ") + n;
     if (!notes.empty()) m["notes"] = notes;
     return m;
   }
@@ -70,7 +73,8 @@ class UringTransport final : public Transport {
 std::vector<OptionInfo> uring_options() {
   auto b = [](bool v) { return std::string(v ? "1" : "0"); };
   return {
-      {"ring_size", std::to_string(kDefaults.ring_size), "SQ ring entries, a power of two 8..32768"},
+      {"ring_size", std::to_string(kDefaults.ring_size),
+       "SQ ring entries, a power of two 8..32768"},
       {"single_issuer", b(kDefaults.single_issuer),
        "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN (kernel >= 6.1; falls back with a note)"},
       {"sqpoll", b(kDefaults.sqpoll), "IORING_SETUP_SQPOLL: a kernel thread submits (takes a CPU)"},
@@ -100,8 +104,10 @@ UringSettings parse_settings(const TransportParams& params) {
         used = 0;
       }
       if (used != v.size() || n < 8 || n > 32768 || (n & (n - 1)) != 0) {
-        throw std::invalid_argument("uring option ring_size: expected a power of two in 8..32768, "
-                                    "got '" + v + "'");
+        throw std::invalid_argument(
+            "uring option ring_size: expected a power of two in 8..32768, "
+            "got '" +
+            v + "'");
       }
       s.ring_size = uint32_t(n);
     } else if (k == "single_issuer") {
@@ -145,14 +151,16 @@ ProbeResult uring_probe(const std::string& root) {
   io_uring ring;
   int rc = io_uring_queue_init(8, &ring, 0);
   if (rc == -ENOSYS) {
-    r.why = "io_uring_setup: ENOSYS: the kernel has no io_uring (CONFIG_IO_URING) or a seccomp "
-            "filter hides it";
+    r.why =
+        "io_uring_setup: ENOSYS: the kernel has no io_uring (CONFIG_IO_URING) or a seccomp "
+        "filter hides it";
     return r;
   }
   if (rc == -EPERM) {
-    r.why = "io_uring_setup: EPERM: io_uring is forbidden here (a seccomp profile such as a "
-            "container runtime's default, or kernel.io_uring_disabled); allow io_uring_setup/"
-            "io_uring_enter/io_uring_register";
+    r.why =
+        "io_uring_setup: EPERM: io_uring is forbidden here (a seccomp profile such as a "
+        "container runtime's default, or kernel.io_uring_disabled); allow io_uring_setup/"
+        "io_uring_enter/io_uring_register";
     return r;
   }
   if (rc < 0) {

@@ -61,9 +61,10 @@ void run_case(const Case& c, const std::string& server, const TransportParams& p
   o.server = server;
   control::TestOutcome out = control::run_test(s, o);
   Summary sum = summarize(s, out);
-  INFO(c.name);
+  std::string errors;
   for (auto& e : sum.errors)
-    INFO("error: " << e);
+    errors += "\n  error: " + e;
+  INFO(c.name << errors);
   CHECK(sum.errors.empty());
   CHECK(out.client.errors.empty());
   REQUIRE(out.server.has_value());

@@ -1,0 +1,397 @@
+// Every workload on loopback with client and server as separate processes: `mtperf serve` on a
+// port the kernel picks, `mtperf run -H` against it, the JSON report read back. Both sides'
+// whole-test totals travel in the report, so the two ends are checked against each other.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "control/protocol.hpp"
+#include "transports/inet/inet.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kProcessTimeoutMs = 60000;
+
+struct Pipe {
+  int rd = -1, wr = -1;
+  Pipe() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+    rd = fds[0];
+    wr = fds[1];
+  }
+  ~Pipe() {
+    close_rd();
+    close_wr();
+  }
+  void close_rd() {
+    if (rd >= 0) ::close(rd);
+    rd = -1;
+  }
+  void close_wr() {
+    if (wr >= 0) ::close(wr);
+    wr = -1;
+  }
+};
+
+// Starts MTPERF_BINARY with `args`; stdout (and stderr when given) go to the pipes' write ends.
+// The child dies with the test process, so a crashed test leaves no server behind.
+pid_t spawn(const std::vector<std::string>& args, int out_fd, int err_fd) {
+  std::vector<std::string> all = {MTPERF_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    dup2(out_fd, STDOUT_FILENO);
+    if (err_fd >= 0) dup2(err_fd, STDERR_FILENO);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+struct Result {
+  int rc = -1;
+  std::string out, err;
+};
+
+// Runs `mtperf ARGS...` to completion, collecting its stdout and stderr.
+Result run(const std::vector<std::string>& args) {
+  Pipe out, err;
+  pid_t pid = spawn(args, out.wr, err.wr);
+  out.close_wr();
+  err.close_wr();
+  Result r;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kProcessTimeoutMs);
+  pollfd p[2] = {{out.rd, POLLIN, 0}, {err.rd, POLLIN, 0}};
+  while (p[0].fd >= 0 || p[1].fd >= 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || poll(p, 2, int(left.count())) == 0) {
+      kill(pid, SIGKILL);
+      FAIL_CHECK("mtperf " << args.at(0) << " ran past " << kProcessTimeoutMs << " ms");
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (p[i].fd < 0 || p[i].revents == 0) continue;
+      char buf[4096];
+      ssize_t n = read(p[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        (i == 0 ? r.out : r.err).append(buf, size_t(n));
+      } else if (n == 0 || errno != EINTR) {
+        p[i].fd = -1;
+      }
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+// `mtperf serve --port 0 --bind 127.0.0.1`, stopped (SIGTERM) and reaped when the tests end,
+// whatever they found.
+class ServeProcess {
+ public:
+  ServeProcess() {
+    pid_ = spawn({"serve", "--port", "0", "--bind", "127.0.0.1"}, out_.wr, -1);
+    out_.close_wr();
+    std::string line;
+    char c;
+    pollfd p{out_.rd, POLLIN, 0};
+    while (line.find('\n') == std::string::npos && poll(&p, 1, 10000) > 0 &&
+           read(out_.rd, &c, 1) == 1) {
+      line += c;
+    }
+    auto at = line.find(" port ");
+    if (at == std::string::npos) {
+      stop();
+      throw std::runtime_error("mtperf serve did not say its port: '" + line + "'");
+    }
+    port_ = std::stoi(line.substr(at + 6));
+  }
+  ~ServeProcess() { stop(); }
+  ServeProcess(const ServeProcess&) = delete;
+  ServeProcess& operator=(const ServeProcess&) = delete;
+
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  bool alive() const { return pid_ > 0 && kill(pid_, 0) == 0; }
+
+ private:
+  void stop() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    int status = 0;
+    for (int i = 0; i < 100 && waitpid(pid_, &status, WNOHANG) == 0; ++i)
+      usleep(100000);
+    if (waitpid(pid_, &status, WNOHANG) == 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
+    }
+    pid_ = -1;
+  }
+
+  Pipe out_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+ServeProcess& server() {
+  static ServeProcess s;
+  return s;
+}
+
+// `mtperf run -H SERVER ARGS --format json -l 1 --warmup 0.2`, checked to succeed; the report.
+json run_json(std::vector<std::string> args) {
+  std::vector<std::string> all = {"run", "-H", server().address(), "--format", "json",
+                                  "-l",  "1",  "--warmup",         "0.2",      "-q"};
+  all.insert(all.end(), args.begin(), args.end());
+  Result r = run(all);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.rc == 0);
+  json j = json::parse(r.out, nullptr, false);
+  REQUIRE_FALSE(j.is_discarded());
+  REQUIRE(j.at("schema") == 1);
+  CHECK(j.at("summary").at("errors").empty());
+  return j;
+}
+
+uint64_t u64(const json& flow, const char* key) {
+  INFO(key);
+  REQUIRE(flow.at(key).is_number_unsigned());
+  return flow.at(key).get<uint64_t>();
+}
+
+// A stream flow's bytes: the sender's whole-test count equals the receiver's (the receiver
+// reads to the end of the stream), and the window saw some of them.
+void check_stream_flow(const json& f, const std::string& direction) {
+  CHECK(f.at("direction") == direction);
+  CHECK(u64(f, "bytes") > 0);
+  CHECK(f.at("throughput_bps").get<double>() > 0);
+  CHECK(f.at("error").is_null());
+  bool up = direction == "c2s";
+  uint64_t sent = u64(f, up ? "client_bytes_sent" : "server_bytes_sent");
+  uint64_t received = u64(f, up ? "server_bytes_received" : "client_bytes_received");
+  CHECK(sent > 0);
+  CHECK(sent == received);
+  CHECK(u64(f, "bytes") <= received);
+}
+
+// A TCP rr/crr flow: every request was answered before the connection closed, so both ends
+// counted the same transactions and bytes.
+void check_rr_flow(const json& f, const std::string& direction) {
+  CHECK(f.at("direction") == direction);
+  CHECK(u64(f, "transactions") > 0);
+  CHECK(u64(f, "client_transactions") == u64(f, "server_transactions"));
+  CHECK(u64(f, "client_bytes_sent") == u64(f, "server_bytes_received"));
+  CHECK(u64(f, "server_bytes_sent") == u64(f, "client_bytes_received"));
+}
+
+void check_latency(const json& summary) {
+  REQUIRE(summary.at("latency_us").is_object());
+  CHECK(summary.at("latency_us").at("mean").get<double>() > 0);
+  CHECK(summary.at("latency_us").at("count").get<uint64_t>() > 0);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("stream: client and server agree on every byte", "[loopback]") {
+  json s = run_json({"-w", "stream"}).at("summary");
+  CHECK(s.at("throughput_bps").get<double>() > 0);
+  REQUIRE(s.at("flows").size() == 1);
+  check_stream_flow(s.at("flows")[0], "c2s");
+}
+
+TEST_CASE("maerts: the server sends, the client receives it all", "[loopback]") {
+  json s = run_json({"-w", "maerts"}).at("summary");
+  CHECK(s.at("throughput_s2c_bps").get<double>() > 0);
+  REQUIRE(s.at("flows").size() == 1);
+  check_stream_flow(s.at("flows")[0], "s2c");
+}
+
+TEST_CASE("bidir: both directions, each agreeing end to end", "[loopback]") {
+  json s = run_json({"-w", "bidir", "-P", "2"}).at("summary");
+  CHECK(s.at("throughput_c2s_bps").get<double>() > 0);
+  CHECK(s.at("throughput_s2c_bps").get<double>() > 0);
+  REQUIRE(s.at("flows").size() == 4);
+  check_stream_flow(s.at("flows")[0], "c2s");
+  check_stream_flow(s.at("flows")[1], "c2s");
+  check_stream_flow(s.at("flows")[2], "s2c");
+  check_stream_flow(s.at("flows")[3], "s2c");
+}
+
+TEST_CASE("rr: transactions, latency, and both ends agree", "[loopback]") {
+  json s = run_json({"-w", "rr", "-r", "1,1"}).at("summary");
+  CHECK(s.at("transaction_rate").get<double>() > 0);
+  check_latency(s);
+  REQUIRE(s.at("flows").size() == 1);
+  check_rr_flow(s.at("flows")[0], "rr");
+}
+
+TEST_CASE("rr with several requests in flight", "[loopback]") {
+  json s = run_json({"-w", "rr", "-r", "64,1024", "--burst", "4", "-P", "2"}).at("summary");
+  CHECK(s.at("transaction_rate").get<double>() > 0);
+  REQUIRE(s.at("flows").size() == 2);
+  for (auto& f : s.at("flows"))
+    check_rr_flow(f, "rr");
+}
+
+TEST_CASE("crr: a connection per transaction", "[loopback]") {
+  json s = run_json({"-w", "crr"}).at("summary");
+  CHECK(s.at("transaction_rate").get<double>() > 0);
+  check_latency(s);
+  REQUIRE(s.at("flows").size() == 1);
+  check_rr_flow(s.at("flows")[0], "crr");
+}
+
+TEST_CASE("rr over UDP with different request and response sizes", "[loopback]") {
+  json s = run_json({"-w", "rr", "-p", "udp", "-r", "1024,2048"}).at("summary");
+  CHECK(s.at("transaction_rate").get<double>() > 0);
+  check_latency(s);
+  REQUIRE(s.at("flows").size() == 1);
+  const json& f = s.at("flows")[0];
+  CHECK(u64(f, "transactions") > 0);
+  // A datagram may be lost, so only this much is certain: no answer without a request.
+  CHECK(u64(f, "client_transactions") <= u64(f, "server_transactions"));
+  CHECK(u64(f, "server_bytes_sent") == 2 * u64(f, "server_bytes_received"));
+  CHECK(u64(f, "client_bytes_received") % 2048 == 0);
+}
+
+TEST_CASE("UDP stream at 100 Mbit/s: no loss, the rate asked for", "[loopback]") {
+  // A 4 MiB receive buffer rides out a receiver descheduled for a while on a busy machine; an
+  // unloaded loopback drops nothing either way.
+  json s =
+      run_json({"-w", "stream", "-p", "udp", "--rate", "100M", "--rcvbuf", "4M"}).at("summary");
+  REQUIRE(s.at("udp_loss_percent").is_number());
+  CHECK(s.at("udp_loss_percent").get<double>() == 0);
+  CHECK(s.at("throughput_bps").get<double>() == Approx(100e6).epsilon(0.10));
+  REQUIRE(s.at("flows").size() == 1);
+  const json& f = s.at("flows")[0];
+  const json& udp = f.at("udp");
+  CHECK(udp.at("lost") == 0);
+  // Every datagram sent was received: nothing was cut off at the end either.
+  CHECK(udp.at("received") == udp.at("sent"));
+  CHECK(u64(f, "client_bytes_sent") == u64(f, "server_bytes_received"));
+}
+
+TEST_CASE("text and csv reports", "[loopback]") {
+  std::vector<std::string> base = {
+      "run", "-H", server().address(), "-l", "0.3", "--warmup", "0", "-q", "-w", "rr"};
+  std::vector<std::string> text_args = base, csv_args = base;
+  text_args.insert(text_args.end(), {"--format", "text"});
+  csv_args.insert(csv_args.end(), {"--format", "csv"});
+  Result text = run(text_args);
+  INFO("stderr: " << text.err);
+  CHECK(text.rc == 0);
+  CHECK_THAT(text.out, Catch::Contains("rr"));
+  Result csv = run(csv_args);
+  INFO("stderr: " << csv.err);
+  CHECK(csv.rc == 0);
+  std::vector<std::string> rows = lines_of(csv.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].rfind("WORKLOAD,", 0) == 0);
+  CHECK(std::count(rows[0].begin(), rows[0].end(), ',') ==
+        std::count(rows[1].begin(), rows[1].end(), ','));
+  CHECK(rows[1].rfind("rr,tcp,socket,1,", 0) == 0);
+}
+
+TEST_CASE("without -H the test runs against an in-process server", "[loopback]") {
+  Result r = run({"run", "-w", "stream", "-l", "0.3", "--warmup", "0", "-q", "--format", "json"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.rc == 0);
+  json s = json::parse(r.out).at("summary");
+  REQUIRE(s.at("flows").size() == 1);
+  check_stream_flow(s.at("flows")[0], "c2s");
+}
+
+TEST_CASE("a malformed or over-limit request leaves the server serving", "[loopback]") {
+  using namespace mtperf;
+  SockAddr where = inet::resolve(server().address(), 0);
+  {
+    int fd = inet::connect_to(where, Proto::tcp, SocketOptions{}, 5000);
+    std::string junk = "SSH-2.0-OpenSSH_9.2\r\n";
+    CHECK(inet::write_all(fd, junk.data(), junk.size(), 5000));
+    try {
+      control::Message m = control::recv_message(fd, control::kMaxResultBody, 5000);
+      CHECK(m.type == control::MsgType::error);
+      CHECK_THAT(m.body.value("message", ""), Catch::Contains("magic"));
+    } catch (const control::ProtocolError&) {
+      // closed without a word: also an answer
+    }
+    ::close(fd);
+  }
+  {
+    int fd = inet::connect_to(where, Proto::tcp, SocketOptions{}, 5000);
+    control::send_message(fd, {control::MsgType::hello, {{"version", control::kVersion}}}, 5000);
+    control::expect(fd, control::MsgType::welcome, control::kMaxRequestBody, 5000);
+    json test = {{"workload", "stream"}, {"flows", 100000}};
+    control::send_message(fd, {control::MsgType::test, {{"test", test}}}, 5000);
+    control::Message m = control::recv_message(fd, control::kMaxResultBody, 5000);
+    CHECK(m.type == control::MsgType::error);
+    CHECK_THAT(m.body.value("message", ""), Catch::Contains("flows"));
+    ::close(fd);
+  }
+  CHECK(server().alive());
+  json s = run_json({"-w", "stream"}).at("summary");
+  check_stream_flow(s.at("flows")[0], "c2s");
+}
+
+TEST_CASE("an unreachable server: non-zero exit, one line on stderr", "[loopback]") {
+  Result r = run({"run", "-H", "127.0.0.1:1", "-l", "0.3", "-q"});
+  CHECK(r.rc != 0);
+  CHECK(r.rc != 2);  // not a usage error
+  CHECK(r.out.empty());
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_THAT(r.err, Catch::Contains("127.0.0.1:1"));
+}
+
+TEST_CASE("a bad option exits with 2 and names it", "[loopback]") {
+  Result r = run({"run", "--turbo"});
+  CHECK(r.rc == 2);
+  CHECK_THAT(r.err, Catch::Contains("turbo"));
+  r = run({"run", "-w", "flood"});
+  CHECK(r.rc == 2);
+  CHECK_THAT(r.err, Catch::Contains("--workload"));
+  r = run({"run", "-i", "3,5"});
+  CHECK(r.rc == 2);
+  r = run({"run", "127.0.0.1"});  // a host without -H
+  CHECK(r.rc == 2);
+  r = run({"serve", "--port", "notaport"});
+  CHECK(r.rc == 2);
+}
