@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "cli/embedded.hpp"
 #include "cli/run_options.hpp"
+#include "control/local_server.hpp"
 #include "report/render.hpp"
 
 namespace mtperf::cli {
@@ -88,10 +88,10 @@ int run_command(const std::vector<std::string>& args) {
     return 0;
   }
   try {
-    std::unique_ptr<EmbeddedServer> server;
+    std::unique_ptr<control::LocalServer> server;
     control::ClientOptions client = o.client;
     if (o.embedded) {
-      server = std::make_unique<EmbeddedServer>();
+      server = std::make_unique<control::LocalServer>();
       client.server = server->address();
     }
     Report r = run_iterations(o, client);

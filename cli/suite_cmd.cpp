@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "cli/embedded.hpp"
 #include "cli/run_options.hpp"
+#include "control/local_server.hpp"
 #include "report/render.hpp"
 #include "transports/api/registry.hpp"
 
@@ -75,7 +75,7 @@ int suite_command(const std::vector<std::string>& args) {
   for (auto& n : names)
     head += fmt::format(" | {:<32}", n);
   std::printf("%s\n%s\n", head.c_str(), std::string(head.size(), '-').c_str());
-  EmbeddedServer server;
+  control::LocalServer server;
   control::ClientOptions client;
   client.server = server.address();
   int failures = 0;

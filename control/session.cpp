@@ -89,9 +89,7 @@ void ServerSession::run() noexcept {
 }
 
 std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec& spec,
-                                                                 nlohmann::json& ports,
-                                                                 uint64_t cookie) {
-  (void)cookie;
+                                                                 nlohmann::json& ports) {
   SockAddr local = inet::local_address(fd_);
   local.set_port(0);
   // The server's data sockets listen on the address the client reached it by; the client's
@@ -194,7 +192,7 @@ void ServerSession::exchange() {
 
   uint64_t cookie = make_cookie(random_u64());
   nlohmann::json ports = nlohmann::json::array();
-  auto flows = open_flows(spec, ports, cookie);
+  auto flows = open_flows(spec, ports);
   send_message(fd_, {MsgType::ready, {{"ports", ports}, {"cookie", cookie}}}, kSetupTimeoutMs);
   accept_flows(spec, flows, cookie);
   expect(fd_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);

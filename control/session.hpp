@@ -18,8 +18,7 @@ class ServerSession {
 
  private:
   void exchange();
-  std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, nlohmann::json& ports,
-                                                    uint64_t cookie);
+  std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, nlohmann::json& ports);
   void accept_flows(const TestSpec& spec, std::vector<std::unique_ptr<FlowSlot>>& flows,
                     uint64_t cookie);
 

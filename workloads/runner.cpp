@@ -190,6 +190,7 @@ SideResult Runner::join() {
     fr.total = CounterValues::read(f.counters);
     if (i < at_start_.size() && i < at_end_.size()) fr.window = at_end_[i] - at_start_[i];
     fr.stats = std::move(f.stats);
+    fr.cpu = jobs_[i % jobs_.size()].cpu;  // flows are dealt to workers round-robin
     if (dup_fds_[i] >= 0) {
       auto t = inet::tcp_stats(dup_fds_[i]);
       fr.stats.tcp_info_valid = t.valid;
@@ -207,11 +208,6 @@ SideResult Runner::join() {
   for (size_t j = 0; j < jobs_.size(); ++j) {
     if (!jobs_[j].error.empty())
       r.errors.push_back("worker " + std::to_string(j) + ": " + jobs_[j].error);
-    for (FlowSlot* f : jobs_[j].flows) {
-      for (auto& fr : r.flows) {
-        if (fr.id == f->id) fr.cpu = jobs_[j].cpu;
-      }
-    }
   }
   for (auto& fr : r.flows) {
     if (!fr.stats.error.empty())

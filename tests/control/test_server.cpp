@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "control/client.hpp"
+#include "control/local_server.hpp"
 #include "control/protocol.hpp"
 #include "control/server.hpp"
 #include "transports/inet/inet.hpp"
@@ -19,32 +20,10 @@ namespace {
 
 constexpr int kTimeoutMs = 5000;
 
-// The server runs on its own thread for the life of the fixture.
-class RunningServer {
- public:
-  explicit RunningServer(ServerOptions o = {}) : server_(with_loopback(std::move(o))) {
-    thread_ = std::thread([this] { server_.run(); });
-  }
-  ~RunningServer() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string address() const { return "127.0.0.1:" + std::to_string(server_.port()); }
-
- private:
-  static ServerOptions with_loopback(ServerOptions o) {
-    o.bind = "127.0.0.1";
-    o.port = 0;
-    return o;
-  }
-  Server server_;
-  std::thread thread_;
-};
-
 // A raw control connection, closed when it goes out of scope.
 struct Conn {
   int fd;
-  explicit Conn(const RunningServer& s)
+  explicit Conn(const LocalServer& s)
       : fd(inet::connect_to(inet::resolve(s.address(), 0), Proto::tcp, SocketOptions{},
                             kTimeoutMs)) {}
   ~Conn() { close(); }
@@ -75,7 +54,7 @@ TestSpec short_stream() {
 
 // A normal client's test, checked: both sides' figures, and the bytes agree exactly (the TCP
 // receiver reads to the end of the stream).
-void serves_a_stream(const RunningServer& server, const std::string& key = "") {
+void serves_a_stream(const LocalServer& server, const std::string& key = "") {
   ClientOptions o;
   o.server = server.address();
   o.key = key;
@@ -103,13 +82,13 @@ std::string answer_to(const Conn& c) {
 }  // namespace
 
 TEST_CASE("a normal client is served", "[server]") {
-  RunningServer server;
+  LocalServer server;
   serves_a_stream(server);
   serves_a_stream(server);
 }
 
 TEST_CASE("garbage bytes get an error or a close, and the server keeps serving", "[server]") {
-  RunningServer server;
+  LocalServer server;
   {
     Conn c(server);
     c.send_raw("GET / HTTP/1.0\r\nHost: x\r\n\r\n");
@@ -125,7 +104,7 @@ TEST_CASE("garbage bytes get an error or a close, and the server keeps serving",
 }
 
 TEST_CASE("a malformed frame is refused with a message naming the problem", "[server]") {
-  RunningServer server;
+  LocalServer server;
   SECTION("another protocol version") {
     Conn c(server);
     std::string frame = encode({MsgType::hello, {{"version", 9}}});
@@ -165,7 +144,7 @@ TEST_CASE("a malformed frame is refused with a message naming the problem", "[se
 }
 
 TEST_CASE("an over-limit test gets an ERROR naming the field", "[server]") {
-  RunningServer server;
+  LocalServer server;
   SECTION("flows") {
     Conn c(server);
     c.hello();
@@ -198,7 +177,7 @@ TEST_CASE("an over-limit test gets an ERROR naming the field", "[server]") {
 }
 
 TEST_CASE("a client that says nothing does not stop another client's test", "[server]") {
-  RunningServer server;
+  LocalServer server;
   Conn silent(server);
   serves_a_stream(server);
   Conn another_silent(server);
@@ -206,7 +185,7 @@ TEST_CASE("a client that says nothing does not stop another client's test", "[se
 }
 
 TEST_CASE("a client that vanishes after READY leaves the server serving", "[server]") {
-  RunningServer server;
+  LocalServer server;
   {
     Conn c(server);
     c.hello();
@@ -221,7 +200,7 @@ TEST_CASE("a client that vanishes after READY leaves the server serving", "[serv
 TEST_CASE("a server with a key serves only clients that know it", "[server]") {
   ServerOptions o;
   o.key = "correct horse";
-  RunningServer server(o);
+  LocalServer server(o);
   serves_a_stream(server, "correct horse");
   ClientOptions wrong;
   wrong.server = server.address();

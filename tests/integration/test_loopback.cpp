@@ -17,7 +17,9 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+
 #include <nlohmann/json.hpp>
+#include "tests/support/text.hpp"
 
 #include "control/protocol.hpp"
 #include "transports/inet/inet.hpp"
@@ -217,18 +219,6 @@ void check_latency(const json& summary) {
   CHECK(summary.at("latency_us").at("count").get<uint64_t>() > 0);
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("stream: client and server agree on every byte", "[loopback]") {
@@ -323,7 +313,7 @@ TEST_CASE("text and csv reports", "[loopback]") {
   Result csv = run(csv_args);
   INFO("stderr: " << csv.err);
   CHECK(csv.rc == 0);
-  std::vector<std::string> rows = lines_of(csv.out);
+  std::vector<std::string> rows = mtperf::test::split_lines(csv.out);
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].rfind("WORKLOAD,", 0) == 0);
   CHECK(std::count(rows[0].begin(), rows[0].end(), ',') ==

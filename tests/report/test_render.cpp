@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/support/text.hpp"
+
 #include "report/render.hpp"
 
 using namespace mtperf;
@@ -66,18 +68,6 @@ Report report_of(Workload w, int iterations = 1) {
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
 }
 
 bool all_finite(const nlohmann::json& j) {
@@ -188,13 +178,13 @@ TEST_CASE("the JSON document never carries NaN or infinity", "[render]") {
 TEST_CASE("CSV: a header and one row with as many fields", "[render]") {
   for (Workload w : {Workload::stream, Workload::rr}) {
     Report r = report_of(w, 2);
-    std::vector<std::string> out = lines(report_csv(r, true));
+    std::vector<std::string> out = mtperf::test::split_lines(report_csv(r, true));
     REQUIRE(out.size() == 2);
     CHECK(out[0].rfind("WORKLOAD,PROTOCOL,TRANSPORT,", 0) == 0);
     CHECK(fields(out[0]) == fields(out[1]));
     CHECK(out[1].rfind(std::string(to_string(w)) + ",tcp,socket,2,", 0) == 0);
     CHECK(lower(out[1]).find("nan") == std::string::npos);
-    std::vector<std::string> row_only = lines(report_csv(r, false));
+    std::vector<std::string> row_only = mtperf::test::split_lines(report_csv(r, false));
     REQUIRE(row_only.size() == 1);
     CHECK(row_only[0] == out[1]);
   }

@@ -142,7 +142,9 @@ int listen_on(const SockAddr& where, Proto proto, const SocketOptions& o, int ba
   return fd;
 }
 
-static void bind_source(int fd, const SockAddr& remote, const SocketOptions& o) {
+namespace {
+
+void bind_source(int fd, const SockAddr& remote, const SocketOptions& o) {
   if (o.source.empty()) return;
   SockAddr src = resolve(o.source, 0);
   if (src.family() != remote.family()) {
@@ -156,6 +158,8 @@ static void bind_source(int fd, const SockAddr& remote, const SocketOptions& o) 
     fail("bind source " + o.source, err);
   }
 }
+
+}  // namespace
 
 int connect_to(const SockAddr& remote, Proto proto, const SocketOptions& o, int timeout_ms) {
   int fd = make_socket(remote.family(), proto, o);

@@ -61,7 +61,11 @@ int SocketEngine::register_fd(int fd, Proto proto, bool listener) {
   int id = free_.back();
   free_.pop_back();
   Conn& c = conns_[id];
+  // A closed connection's id may still sit in runnable_; keep the flag that says so, or a
+  // reused id would be listed twice.
+  bool listed = c.runnable;
   c = Conn{};
+  c.runnable = listed;
   c.fd = fd;
   c.proto = proto;
   c.listener = listener;

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "control/client.hpp"
+#include "control/local_server.hpp"
 #include "control/server.hpp"
 #include "report/summary.hpp"
 #include "tests/support/skip.hpp"
@@ -13,26 +14,6 @@
 using namespace mtperf;
 
 namespace {
-
-class LocalServer {
- public:
-  LocalServer() : server_(options()), thread_([this] { server_.run(); }) {}
-  ~LocalServer() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string address() const { return "127.0.0.1:" + std::to_string(server_.port()); }
-
- private:
-  static control::ServerOptions options() {
-    control::ServerOptions o;
-    o.bind = "127.0.0.1";
-    o.port = 0;
-    return o;
-  }
-  control::Server server_;
-  std::thread thread_;
-};
 
 struct Case {
   const char* name;
@@ -82,7 +63,7 @@ void run_case(const Case& c, const std::string& server, const TransportParams& p
 TEST_CASE("every workload runs over -T uring") {
   ProbeResult p = uring_transport_entry().probe("/");
   if (!p.usable) test::skip("io_uring is not usable here: " + p.why);
-  LocalServer server;
+  control::LocalServer server;
   const Case cases[] = {
       {"stream", Workload::stream},
       {"maerts", Workload::maerts},
@@ -104,7 +85,7 @@ TEST_CASE("every workload runs over -T uring") {
 TEST_CASE("options: zero-copy, fixed files and buffers, no single issuer") {
   ProbeResult p = uring_transport_entry().probe("/");
   if (!p.usable) test::skip("io_uring is not usable here: " + p.why);
-  LocalServer server;
+  control::LocalServer server;
   TransportParams params{
       {"zerocopy", "1"}, {"fixed_buffers", "1"}, {"fixed_files", "1"}, {"single_issuer", "0"}};
   SECTION("stream") {
