@@ -200,6 +200,11 @@ int connect_fast(const SockAddr& remote, Proto proto, const SocketOptions& o) no
   return fd;
 }
 
+int connect_fast(const ConnectSpec& spec) noexcept {
+  static const SocketOptions kDefaults;
+  return connect_fast(spec.remote, spec.proto, spec.opts ? *spec.opts : kDefaults);
+}
+
 void apply_accepted_options(int fd, Proto proto, const SocketOptions& o) {
   int one = 1;
   if (proto == Proto::tcp && o.nodelay) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

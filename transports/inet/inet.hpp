@@ -27,6 +27,8 @@ int connect_to(const SockAddr& remote, Proto proto, const SocketOptions& opts, i
 
 // Data-path connect for crr: blocking connect on a loaded socket; returns fd or -errno.
 int connect_fast(const SockAddr& remote, Proto proto, const SocketOptions& opts) noexcept;
+// The same for an engine's open(): the spec's options, or the defaults when it has none.
+int connect_fast(const ConnectSpec& spec) noexcept;
 
 // Applies the per-socket options to an accepted socket (buffers, nodelay, busy poll).
 void apply_accepted_options(int fd, Proto proto, const SocketOptions& opts);

@@ -169,8 +169,7 @@ int UringEngine::listen_adopt(int fd) {
 }
 
 int UringEngine::open(const ConnectSpec& spec) {
-  static const SocketOptions kDefaults;
-  int fd = inet::connect_fast(spec.remote, spec.proto, spec.opts ? *spec.opts : kDefaults);
+  int fd = inet::connect_fast(spec);
   if (fd < 0) return fd;
   int id = register_fd(fd, spec.proto, false);
   if (id < 0) ::close(fd);
