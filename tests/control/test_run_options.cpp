@@ -157,3 +157,12 @@ TEST_CASE("--help stops parsing", "[options]") {
   CHECK(parse({"--help"}).help);
   CHECK_THAT(run_usage(), Catch::Contains("--workload"));
 }
+
+TEST_CASE("TCP_NODELAY: off for streams, on for request/response, unless given", "[options]") {
+  CHECK_FALSE(parse({"-w", "stream"}).spec.sock.nodelay);
+  CHECK_FALSE(parse({"-w", "bidir"}).spec.sock.nodelay);
+  CHECK(parse({"-w", "rr"}).spec.sock.nodelay);
+  CHECK(parse({"-w", "crr"}).spec.sock.nodelay);
+  CHECK(parse({"-w", "stream", "--no-delay", "true"}).spec.sock.nodelay);
+  CHECK_FALSE(parse({"-w", "rr", "--no-delay", "false"}).spec.sock.nodelay);
+}

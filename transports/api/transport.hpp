@@ -102,7 +102,7 @@ struct SockAddr {
 struct SocketOptions {
   int sndbuf = 0;  // bytes; 0 = kernel default
   int rcvbuf = 0;
-  bool nodelay = true;
+  bool nodelay = true;      // the CLI turns it off for streams (see cli/run_options.cpp)
   std::string congestion;   // "" = kernel default
   std::string bind_device;  // SO_BINDTODEVICE
   std::string source;       // local address to bind data sockets to ("" = any)
