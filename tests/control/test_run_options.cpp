@@ -158,11 +158,13 @@ TEST_CASE("--help stops parsing", "[options]") {
   CHECK_THAT(run_usage(), Catch::Contains("--workload"));
 }
 
-TEST_CASE("TCP_NODELAY: off for streams, on for request/response, unless given", "[options]") {
-  CHECK_FALSE(parse({"-w", "stream"}).spec.sock.nodelay);
-  CHECK_FALSE(parse({"-w", "bidir"}).spec.sock.nodelay);
-  CHECK(parse({"-w", "rr"}).spec.sock.nodelay);
+TEST_CASE("TCP_NODELAY: on, except for streams of small sends, unless given", "[options]") {
+  CHECK(parse({"-w", "stream"}).spec.sock.nodelay);
+  CHECK(parse({"-w", "bidir", "-m", "16K"}).spec.sock.nodelay);
+  CHECK_FALSE(parse({"-w", "stream", "-m", "8K"}).spec.sock.nodelay);
+  CHECK_FALSE(parse({"-w", "maerts", "-m", "1K"}).spec.sock.nodelay);
+  CHECK(parse({"-w", "rr", "-r", "1K,1K"}).spec.sock.nodelay);
   CHECK(parse({"-w", "crr"}).spec.sock.nodelay);
-  CHECK(parse({"-w", "stream", "--no-delay", "true"}).spec.sock.nodelay);
+  CHECK(parse({"-w", "stream", "-m", "8K", "--no-delay", "true"}).spec.sock.nodelay);
   CHECK_FALSE(parse({"-w", "rr", "--no-delay", "false"}).spec.sock.nodelay);
 }
