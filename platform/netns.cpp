@@ -153,40 +153,88 @@ void Testbed::remove_all() noexcept {
   created_.clear();
 }
 
-nlohmann::json Testbed::state() const {
-  nlohmann::json links = nlohmann::json::array();
-  for (const auto& l : links_)
-    links.push_back({{"index", l.index},
-                     {"near_if", l.near_if},
-                     {"far_if", l.far_if},
-                     {"near_addr", l.near_addr},
-                     {"far_addr", l.far_addr},
-                     {"prefix_length", l.prefix_length},
-                     {"subnet", l.subnet}});
-  return {{"version", 1},           {"near_ns", near_ns_}, {"far_ns", far_ns_},
-          {"namespaces", created_}, {"mtu", options_.mtu}, {"rate_bps", options_.rate_bps},
-          {"links", links}};
+nlohmann::json links_to_json(const std::vector<TestbedLink>& links) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& l : links) {
+    nlohmann::json j = {{"index", l.index},       {"near_if", l.near_if},
+                        {"far_if", l.far_if},     {"near_addr", l.near_addr},
+                        {"far_addr", l.far_addr}, {"prefix_length", l.prefix_length},
+                        {"subnet", l.subnet}};
+    if (!l.controller.empty()) j["controller"] = l.controller;
+    if (!l.cpus.empty()) j["cpus"] = l.cpus;
+    out.push_back(std::move(j));
+  }
+  return out;
 }
 
-void run_in(const std::string& ns, const std::function<void()>& fn) {
+nlohmann::json Testbed::state() const {
+  return {{"version", 1},
+          {"kind", "veth"},
+          {"near_ns", near_ns_},
+          {"far_ns", far_ns_},
+          {"namespaces", created_},
+          {"mtu", options_.mtu},
+          {"rate_bps", options_.rate_bps},
+          {"links", links_to_json(links_)}};
+}
+
+TestHosts hosts_from_state(const nlohmann::json& state) {
+  auto text = [](const nlohmann::json& j, const char* field) {
+    auto it = j.find(field);
+    if (it == j.end() || !it->is_string() || it->get<std::string>().empty())
+      throw std::invalid_argument(std::string("testbed state: '") + field +
+                                  "' is missing or not a string");
+    return it->get<std::string>();
+  };
+  if (!state.is_object()) throw std::invalid_argument("testbed state: not a JSON object");
+  TestHosts hosts;
+  hosts.kind = state.value("kind", "veth");
+  hosts.near_ns = text(state, "near_ns");
+  hosts.far_ns = text(state, "far_ns");
+  auto links = state.find("links");
+  if (links == state.end() || !links->is_array() || links->empty())
+    throw std::invalid_argument("testbed state: 'links' is missing or empty");
+  for (const auto& j : *links) {
+    if (!j.is_object()) throw std::invalid_argument("testbed state: a link is not an object");
+    TestbedLink l;
+    l.index = j.value("index", int(hosts.links.size()));
+    l.near_if = text(j, "near_if");
+    l.far_if = text(j, "far_if");
+    l.near_addr = text(j, "near_addr");
+    l.far_addr = text(j, "far_addr");
+    l.prefix_length = j.value("prefix_length", 24);
+    l.subnet = j.value("subnet", "");
+    l.controller = j.value("controller", "");
+    if (auto c = j.find("cpus"); c != j.end() && c->is_array()) l.cpus = c->get<std::vector<int>>();
+    hosts.links.push_back(std::move(l));
+  }
+  return hosts;
+}
+
+void enter_netns(const std::string& ns) {
   std::string path = std::string(kNetnsDir) + "/" + ns;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     throw std::runtime_error("cannot open network namespace " + path + ": " + std::strerror(errno));
+  int rc = ::setns(fd, CLONE_NEWNET);
+  int saved = errno;
+  ::close(fd);
+  if (rc != 0) throw std::runtime_error("setns into " + path + " failed: " + std::strerror(saved));
+}
+
+void run_in(const std::string& ns, const std::function<void()>& fn) {
   std::exception_ptr error;
   // A fresh thread, because setns changes the namespace of the calling thread only and a pooled
   // or the caller's thread must not be left in the wrong namespace.
   std::thread worker([&] {
     try {
-      if (::setns(fd, CLONE_NEWNET) != 0)
-        throw std::runtime_error("setns into " + path + " failed: " + std::strerror(errno));
+      enter_netns(ns);
       fn();
     } catch (...) {
       error = std::current_exception();
     }
   });
   worker.join();
-  ::close(fd);
   if (error) std::rethrow_exception(error);
 }
 

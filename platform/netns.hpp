@@ -38,8 +38,23 @@ struct TestbedLink {
   std::string near_if, far_if;      // interface names inside the namespaces
   std::string near_addr, far_addr;  // IPv4, no prefix length
   int prefix_length = 24;
-  std::string subnet;  // "10.231.<i>.0/24"
+  std::string subnet;      // "10.231.<i>.0/24"
+  std::string controller;  // emulated PCI controller of the adapter; "" for veth
+  std::vector<int> cpus;   // its (emulated) interrupt CPUs; empty for veth
 };
+
+// Two test hosts and the links between them, whatever built them: a veth Testbed ("veth") or the
+// emulated ATM link ("clip", "lane"). `mtperf run --testbed` runs the client in near_ns and the
+// server in far_ns, flows spread over the links.
+struct TestHosts {
+  std::string kind = "veth";
+  std::string near_ns, far_ns;
+  std::vector<TestbedLink> links;
+};
+// From a state object as Testbed::state() writes it (and the ATM testbed, with its "kind");
+// throws std::invalid_argument naming the field that is missing or malformed.
+TestHosts hosts_from_state(const nlohmann::json& state);
+nlohmann::json links_to_json(const std::vector<TestbedLink>& links);
 
 // "1g", "100mbit", "155.52mbit", "622080000" → bits/s. Throws std::invalid_argument naming the
 // text; accepts 8 kbit/s .. 400 Gbit/s.
@@ -58,6 +73,7 @@ class Testbed {
   const std::string& far_ns() const { return far_ns_; }
   const std::vector<TestbedLink>& links() const { return links_; }
   const TestbedOptions& options() const { return options_; }
+  TestHosts hosts() const { return {"veth", near_ns_, far_ns_, links_}; }
 
   // Hands ownership of the namespaces to the caller (`mtperf testbed up`): the destructor then
   // leaves them in place, and remove_testbed(state()) removes them later.
@@ -75,6 +91,11 @@ class Testbed {
   std::vector<TestbedLink> links_;
   bool released_ = false;
 };
+
+// Moves the calling thread into /run/netns/<ns>; threads it starts afterwards are born there.
+// Only for threads made for that purpose (run_in, a server thread of a testbed run). Throws
+// std::runtime_error when the namespace cannot be entered.
+void enter_netns(const std::string& ns);
 
 // Runs fn on a new thread that has entered /run/netns/<ns> (setns, CLONE_NEWNET) and waits for
 // it; sockets fn creates belong to that namespace and stay usable from any thread afterwards.
