@@ -10,5 +10,6 @@ int run_command(const std::vector<std::string>& args);
 int serve_command(const std::vector<std::string>& args);
 int transports_command(const std::vector<std::string>& args);
 int suite_command(const std::vector<std::string>& args);
+int sweep_command(const std::vector<std::string>& args);
 
 }  // namespace mtperf::cli

@@ -18,6 +18,7 @@ const char* kUsage =
     "  run         run a test (without -H: against an in-process server on 127.0.0.1)\n"
     "  serve       serve tests to clients\n"
     "  suite       every workload on every usable transport, on loopback, side by side\n"
+    "  sweep       the multi-adapter scalability table: workloads over 1..N adapters\n"
     "  transports  list transports: compiled in, usable here, and why not\n"
     "  topology    adapters, PCI controllers, NUMA nodes, interrupt CPUs\n"
     "  testbed     test hosts in network namespaces joined by veth pairs (root)\n"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   if (cmd == "run") return run_command(args);
   if (cmd == "serve") return serve_command(args);
   if (cmd == "suite") return suite_command(args);
+  if (cmd == "sweep") return sweep_command(args);
   if (cmd == "transports") return transports_command(args);
   if (cmd == "topology") return mtperf::topology_command(args, std::cout, std::cerr);
   if (cmd == "testbed") return mtperf::testbed_command(args, std::cout, std::cerr);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/hosts_run.hpp"
 #include "cli/run_options.hpp"
 #include "control/local_server.hpp"
 #include "report/render.hpp"
@@ -52,9 +53,11 @@ IntervalCallback interim_printer(const RunOptions& o) {
 
 }  // namespace
 
-Report run_iterations(const RunOptions& o, const control::ClientOptions& client) {
+Report run_iterations(const RunOptions& o, const control::ClientOptions& client,
+                      const Placement* placement) {
   Report r;
   r.spec = o.spec;
+  if (placement) r.placement = *placement;
   r.rule = o.rule;
   r.environment = environment_json(MTPERF_VERSION);
   bool progress = !o.quiet && isatty(STDERR_FILENO) &&
@@ -66,7 +69,7 @@ Report run_iterations(const RunOptions& o, const control::ClientOptions& client)
                    o.rule.max_iterations, o.spec.duration_s + o.spec.warmup_s);
     }
     auto outcome = control::run_test(o.spec, client, interim_printer(o));
-    r.iterations.push_back(summarize(o.spec, outcome));
+    r.iterations.push_back(summarize(o.spec, outcome, placement));
     samples.push_back(headline(o.spec, r.iterations.back()));
     if (iterations_done(samples, o.rule)) break;
   }
@@ -88,13 +91,18 @@ int run_command(const std::vector<std::string>& args) {
     return 0;
   }
   try {
-    std::unique_ptr<control::LocalServer> server;
-    control::ClientOptions client = o.client;
-    if (o.embedded) {
-      server = std::make_unique<control::LocalServer>();
-      client.server = server->address();
+    Report r;
+    if (o.testbed) {
+      r = run_on_testbed(o, *o.testbed);
+    } else {
+      std::unique_ptr<control::LocalServer> server;
+      control::ClientOptions client = o.client;
+      if (o.embedded) {
+        server = std::make_unique<control::LocalServer>();
+        client.server = server->address();
+      }
+      r = run_placed(o, client);
     }
-    Report r = run_iterations(o, client);
     std::string text = render(r, o.format);
     if (o.output.empty()) {
       std::fputs(text.c_str(), stdout);

@@ -47,6 +47,15 @@ po::options_description run_description() {
       "bind-device", po::value<std::string>(), "SO_BINDTODEVICE for the client's data sockets")(
       "source", po::value<std::string>(), "local address for the client's data sockets")(
       "cpus", po::value<std::string>(), "pin the client's workers to these CPUs (e.g. 0-3,8)")(
+      "adapters", po::value<std::string>(),
+      "auto:N or a list of adapters; -P then counts flows per adapter")(
+      "per-controller", po::value<int>()->default_value(0),
+      "auto:N takes at most K adapters per PCI controller (0: no limit)")(
+      "bind", po::value<std::string>()->default_value("irq"),
+      "with --adapters, pin each flow's worker: irq | numa | none | CPU-LIST "
+      "(irq falls back to --cpus for adapters without interrupts)")(
+      "testbed", po::value<std::string>()->implicit_value("default"),
+      "run between the namespaces of testbed NAME (built for the run when not up)")(
       "interval", po::value<double>()->default_value(0), "interim report every SECONDS")(
       "udp-timeout", po::value<double>()->default_value(0.1),
       "UDP rr: seconds before a request counts as lost")(
@@ -111,6 +120,33 @@ T get(const po::variables_map& vm, const char* name) {
   return vm[name].as<T>();
 }
 
+void set_placement(RunOptions& o, const po::variables_map& vm) {
+  if (vm.count("testbed")) {
+    o.testbed = get<std::string>(vm, "testbed");
+    if (vm.count("host"))
+      throw UsageError("option --testbed: the testbed's far host is the server; drop -H");
+  }
+  if (!vm.count("adapters")) {
+    if (!vm["per-controller"].defaulted() || !vm["bind"].defaulted())
+      throw UsageError("options --per-controller and --bind need --adapters");
+    return;
+  }
+  PlacementRequest r;
+  auto wrap = [](const char* option, auto f) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("option --") + option + ": " + e.what());
+    }
+  };
+  wrap("adapters", [&] { parse_adapter_selection(get<std::string>(vm, "adapters"), r); });
+  wrap("bind", [&] { parse_bind(get<std::string>(vm, "bind"), r); });
+  r.per_controller = get<int>(vm, "per-controller");
+  if (r.per_controller < 0 || r.per_controller > kMaxAdapters)
+    throw UsageError("option --per-controller: expected 0.." + std::to_string(kMaxAdapters));
+  o.placement = r;
+}
+
 void set_spec(RunOptions& o, const po::variables_map& vm) {
   TestSpec& s = o.spec;
   auto wrap = [](const char* option, auto f) {
@@ -136,6 +172,12 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
   s.duration_s = get<double>(vm, "length");
   s.warmup_s = get<double>(vm, "warmup");
   s.flows = get<uint32_t>(vm, "flows");
+  if (o.placement) {
+    o.placement->flows_per_adapter = int(std::min<uint32_t>(s.flows, kMaxFlowsPerAdapter));
+    size_t adapters = o.placement->adapters.empty() ? size_t(o.placement->auto_count)
+                                                    : o.placement->adapters.size();
+    s.flows = uint32_t(std::min<uint64_t>(uint64_t(s.flows) * adapters, UINT32_MAX));
+  }
   s.threads = get<uint32_t>(vm, "threads");
   if (vm.count("message-size")) {
     s.msg_size = uint32_t(std::min<uint64_t>(
@@ -226,6 +268,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     o.help = true;
     return o;
   }
+  set_placement(o, vm);
   set_spec(o, vm);
   set_iterations(o, get<std::string>(vm, "iterations"), get<std::string>(vm, "confidence"));
   if (vm.count("host")) {
@@ -238,6 +281,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     } catch (const std::exception& e) {
       throw UsageError(std::string("option --cpus: ") + e.what());
     }
+    // With --adapters, --cpus is where flows of adapters without interrupts go (veth, tun).
+    if (o.placement) o.placement->fallback_cpus = o.client.cpus;
   }
   if (vm.count("key")) o.client.key = get<std::string>(vm, "key");
   if (vm.count("bind-device")) o.spec.sock.bind_device = get<std::string>(vm, "bind-device");

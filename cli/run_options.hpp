@@ -1,11 +1,13 @@
 #pragma once
 // `mtperf run` options: parsed and checked here, before anything is set up. A bad option throws
 // UsageError naming the option; main() prints it and exits with 2.
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "control/client.hpp"
+#include "platform/placement.hpp"
 #include "stats/confidence.hpp"
 #include "workloads/spec.hpp"
 
@@ -25,6 +27,12 @@ struct RunOptions {
   std::string output;     // -o FILE, "" = stdout
   std::string histogram;  // --histogram FILE|-: the latency buckets
   IterationRule rule;
+  // --adapters/--per-controller/--bind: which adapters carry the flows (-P flows each) and where
+  // their workers run. Absent: no placement, the flows go to -H's address.
+  std::optional<PlacementRequest> placement;
+  // --testbed [NAME]: client in the near namespace, server in the far one, over the testbed's
+  // links; a testbed of that name that is not up is built for the run and removed after.
+  std::optional<std::string> testbed;
   bool quiet = false;
   bool help = false;
 };

@@ -5,14 +5,13 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/hosts_run.hpp"
 #include "cli/run_options.hpp"
 #include "control/local_server.hpp"
 #include "report/render.hpp"
 #include "transports/api/registry.hpp"
 
 namespace mtperf::cli {
-
-Report run_iterations(const RunOptions& o, const control::ClientOptions& client);
 
 namespace {
 

@@ -6,6 +6,7 @@
 
 #include "control/flow_hello.hpp"
 #include "control/protocol.hpp"
+#include "control/routes.hpp"
 #include "control/side_json.hpp"
 #include "transports/inet/inet.hpp"
 
@@ -37,8 +38,31 @@ void udp_hello(int fd, const uint8_t* hello, uint32_t flow) {
   throw ProtocolError("flow " + std::to_string(flow) + ": the server never answered the UDP hello");
 }
 
+// Fills spec.flow_servers from the server's addresses in WELCOME: each flow goes to the server's
+// address on the subnet of its source address.
+void route_flows(TestSpec& spec, const ClientOptions& opts, const nlohmann::json& welcome,
+                 std::vector<std::string>& sources) {
+  auto it = welcome.find("addresses");
+  if (it == welcome.end())
+    throw ProtocolError("the server does not list its addresses; it cannot serve --adapters");
+  std::vector<InterfaceAddress> server;
+  try {
+    server = addresses_from_json(*it);
+  } catch (const std::invalid_argument& e) {
+    throw ProtocolError(std::string("server's WELCOME: ") + e.what());
+  }
+  auto local = interface_addresses();
+  spec.flow_servers.clear();
+  for (uint32_t i = 0; i < spec.flows_total(); ++i) {
+    const std::string& src = opts.flow_sources[i % opts.flow_sources.size()];
+    sources.push_back(src);
+    spec.flow_servers.push_back(server_address_for(find_local(src, local), server));
+  }
+}
+
 std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, const SockAddr& server,
-                                                  const nlohmann::json& ready) {
+                                                  const nlohmann::json& ready,
+                                                  const std::vector<std::string>& sources) {
   auto ports = ready.at("ports").get<std::vector<uint16_t>>();
   uint64_t cookie = ready.at("cookie").get<uint64_t>();
   if (ports.size() != spec.flows_total()) {
@@ -52,12 +76,19 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, const So
     f->role = role_of(spec, i, Side::client);
     f->proto = spec.proto;
     if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
-    f->remote = server;
+    f->remote = spec.flow_servers.empty() ? server : inet::numeric(spec.flow_servers[i], 0);
     f->remote.set_port(ports[i]);
+    SocketOptions sock = spec.sock;
+    if (!sources.empty()) {
+      sock.source = sources[i];
+      f->source = inet::numeric(sources[i], 0);
+    } else if (!spec.sock.source.empty()) {
+      f->source = inet::resolve(spec.sock.source, 0);
+    }
     flows.push_back(std::move(f));
     if (spec.workload == Workload::crr) continue;
     FlowSlot& s = *flows.back();
-    s.fd = inet::connect_to(s.remote, spec.proto, spec.sock, kSetupTimeoutMs);
+    s.fd = inet::connect_to(s.remote, spec.proto, sock, kSetupTimeoutMs);
     uint8_t hello[kFlowHelloBytes];
     encode_hello({cookie, i}, hello);
     if (spec.proto == Proto::udp) {
@@ -95,9 +126,15 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
     if (opts.key.empty()) throw ProtocolError("the server wants a key (--key)");
     test["auth"] = auth_response(opts.key, c->get<std::string>());
   }
+  std::vector<std::string> sources;
+  if (!opts.flow_sources.empty()) {
+    route_flows(spec, opts, welcome.body, sources);
+    validate(spec);
+    test["test"] = spec;
+  }
   send_message(ctl.fd, {MsgType::test, test}, kSetupTimeoutMs);
   Message ready = expect(ctl.fd, MsgType::ready, kMaxRequestBody, kSetupTimeoutMs);
-  auto flows = open_flows(spec, server, ready.body);
+  auto flows = open_flows(spec, server, ready.body, sources);
 
   send_message(ctl.fd, {MsgType::start, nlohmann::json::object()}, kSetupTimeoutMs);
   expect(ctl.fd, MsgType::started, kMaxRequestBody, kSetupTimeoutMs);
@@ -107,6 +144,8 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   TestOutcome out;
   out.client = runner.join();
   out.server_address = server.to_string();
+  out.flow_sources = std::move(sources);
+  out.flow_servers = spec.flow_servers;
   send_message(ctl.fd, {MsgType::done, nlohmann::json::object()}, kSetupTimeoutMs);
   Message result = expect(ctl.fd, MsgType::result, kMaxResultBody, kSetupTimeoutMs + 30000);
   try {

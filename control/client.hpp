@@ -15,12 +15,18 @@ struct ClientOptions {
   std::string key;                   // pre-shared key, when the server wants one
   int connect_timeout_ms = 5000;
   std::vector<int> cpus;  // worker CPUs on the client, empty = not pinned
+  // Multi-adapter tests: the local address each flow leaves from (flow i uses entry i % size);
+  // each goes to the server's address on the same subnet. Empty: every flow from any address
+  // to the server's control address.
+  std::vector<std::string> flow_sources;
 };
 
 struct TestOutcome {
   SideResult client;
   std::optional<SideResult> server;
   std::string server_address;
+  // Per flow (flows_total()), when flow_sources were given: where it left from and went to.
+  std::vector<std::string> flow_sources, flow_servers;
 };
 
 // Runs one test. Throws std::runtime_error (ProtocolError) with one clear line: unreachable

@@ -9,6 +9,7 @@
 
 #include "control/flow_hello.hpp"
 #include "control/protocol.hpp"
+#include "control/routes.hpp"
 #include "control/side_json.hpp"
 #include "transports/inet/inet.hpp"
 
@@ -104,7 +105,9 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
     f->role = role_of(spec, i, Side::server);
     f->proto = spec.proto;
     if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
-    int fd = inet::listen_on(local, spec.proto, sock, spec.workload == Workload::crr ? 1024 : 4);
+    // A multi-adapter test names each flow's address; the client matched it to one of ours.
+    SockAddr where = spec.flow_servers.empty() ? local : inet::numeric(spec.flow_servers[i], 0);
+    int fd = inet::listen_on(where, spec.proto, sock, spec.workload == Workload::crr ? 1024 : 4);
     ports.push_back(inet::local_address(fd).port());
     (spec.proto == Proto::udp ? f->fd : f->listen_fd) = fd;
     flows.push_back(std::move(f));
@@ -162,7 +165,10 @@ void ServerSession::exchange() {
   if (hello.type != MsgType::hello) {
     throw ProtocolError("expected HELLO, got " + std::string(to_string(hello.type)));
   }
-  nlohmann::json welcome = {{"version", kVersion}};
+  // Our addresses, so that a client running over several adapters can send each flow to the
+  // address on its adapter's subnet.
+  nlohmann::json welcome = {{"version", kVersion},
+                            {"addresses", addresses_to_json(interface_addresses())}};
   std::string challenge;
   if (!opts_.key.empty()) {
     challenge = random_hex(16);

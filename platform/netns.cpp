@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -288,6 +289,35 @@ std::vector<std::string> remove_testbed(const nlohmann::json& state) {
     removed.push_back(ns);
   }
   return removed;
+}
+
+std::map<std::string, LinkCounters> parse_net_dev(const std::string& text) {
+  // Two header lines, then "  name: rx_bytes rx_packets errs drop fifo frame compressed
+  // multicast tx_bytes tx_packets ...".
+  std::map<std::string, LinkCounters> out;
+  std::istringstream lines(text);
+  std::string line;
+  for (int n = 0; std::getline(lines, line); ++n) {
+    size_t colon = line.find(':');
+    if (n < 2 || line.find_first_not_of(' ') == std::string::npos) continue;
+    if (colon == std::string::npos) throw std::runtime_error("net/dev: bad line '" + line + "'");
+    std::string name = line.substr(0, colon);
+    name.erase(0, name.find_first_not_of(' '));
+    std::istringstream fields(line.substr(colon + 1));
+    uint64_t v[10];
+    for (auto& x : v)
+      if (!(fields >> x)) throw std::runtime_error("net/dev: bad counters for " + name);
+    out[name] = {v[0], v[1], v[8], v[9]};
+  }
+  return out;
+}
+
+std::map<std::string, LinkCounters> link_counters() {
+  std::ifstream in("/proc/thread-self/net/dev");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) throw std::runtime_error("cannot read /proc/thread-self/net/dev");
+  return parse_net_dev(text.str());
 }
 
 void check_testbed_name(const std::string& name) {

@@ -15,6 +15,7 @@
 // is used from one thread at a time; run_in/exec_in may run concurrently from several threads.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,15 @@ void run_in(const std::string& ns, const std::function<void()>& fn);
 // Runs argv in the namespace as a child process (fork, setns, exec) and returns its exit code;
 // its output goes to ours.
 int exec_in(const std::string& ns, const std::vector<std::string>& argv);
+
+// Traffic counters of the interfaces of the calling thread's network namespace
+// (/proc/thread-self/net/dev), by interface name. Use inside run_in() for a testbed's host.
+struct LinkCounters {
+  uint64_t rx_bytes = 0, rx_packets = 0, tx_bytes = 0, tx_packets = 0;
+};
+std::map<std::string, LinkCounters> link_counters();
+// The same from the text of a net/dev file; throws std::runtime_error naming the bad line.
+std::map<std::string, LinkCounters> parse_net_dev(const std::string& text);
 
 // Whether this process can build a Testbed: effective root, a working unshare(CLONE_NEWNET), and
 // the ip command. When it cannot, *why (if given) says what is missing.

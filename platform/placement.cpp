@@ -270,6 +270,8 @@ Placement place(const Topology& topology, const PlacementRequest& request) {
       f.adapter = a->name;
       f.controller = a->controller;
       f.irq_cpus = a->irq_cpus();
+      for (const auto& irq : a->irqs)
+        f.irqs.push_back(irq.number);
       f.numa_node = a->numa_node;
       bind_flow(topology, request, *a, f, fallback_next);
       p.flows.push_back(std::move(f));
@@ -288,6 +290,7 @@ nlohmann::json to_json(const Placement& p) {
                      {"adapter", f.adapter},
                      {"controller", f.controller.empty() ? json(nullptr) : json(f.controller)},
                      {"irq_cpus", f.irq_cpus},
+                     {"irqs", f.irqs},
                      {"numa_node", f.numa_node < 0 ? json(nullptr) : json(f.numa_node)},
                      {"worker_cpu", f.worker_cpu < 0 ? json(nullptr) : json(f.worker_cpu)},
                      {"worker_cpus", f.worker_cpus},

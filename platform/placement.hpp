@@ -51,6 +51,7 @@ struct FlowPlacement {
   std::string adapter;
   std::string controller;     // "" when the adapter has none
   std::vector<int> irq_cpus;  // the adapter's packet-interrupt CPUs
+  std::vector<int> irqs;      // the adapter's IRQ numbers (all of them), for its interrupt rate
   int numa_node = -1;
   int worker_cpu = -1;           // the one CPU the worker is pinned to; -1: not a single CPU
   std::vector<int> worker_cpus;  // the CPU set the worker may run on; empty: unbound

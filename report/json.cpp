@@ -37,8 +37,14 @@ nlohmann::json flow_json(const FlowFigures& f) {
   auto server = [&](uint64_t FlowTotals::*m) {
     return f.server_total ? nlohmann::json((*f.server_total).*m) : nlohmann::json();
   };
+  auto text_or_null = [](const std::string& t) {
+    return t.empty() ? nlohmann::json() : nlohmann::json(t);
+  };
   return {{"id", f.id},
           {"direction", f.direction},
+          {"adapter", text_or_null(f.adapter)},
+          {"local_address", text_or_null(f.local_address)},
+          {"remote_address", text_or_null(f.remote_address)},
           {"bytes", f.bytes},
           {"throughput_bps", num(f.throughput_bps)},
           {"transactions", f.transactions},
@@ -63,6 +69,19 @@ nlohmann::json flow_json(const FlowFigures& f) {
           {"server_bytes_sent", server(&FlowTotals::bytes_sent)},
           {"server_bytes_received", server(&FlowTotals::bytes_received)},
           {"server_transactions", server(&FlowTotals::transactions)}};
+}
+
+nlohmann::json groups_json(const std::vector<GroupFigures>& groups) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& g : groups)
+    out.push_back({{"name", g.name},
+                   {"flows", g.flows},
+                   {"throughput_bps", num(g.throughput_bps)},
+                   {"transaction_rate", num(g.transaction_rate)},
+                   {"jain_fairness", num(g.jain_fairness)},
+                   {"min_max_ratio", num(g.min_max_ratio)},
+                   {"irq_per_s", opt(g.irq_per_s)}});
+  return out;
 }
 
 nlohmann::json summary_json(const Summary& s) {
@@ -101,6 +120,8 @@ nlohmann::json summary_json(const Summary& s) {
           {"remote_process_cpu_percent", num(s.remote_process_cpu_percent)},
           {"udp_loss_percent", opt(s.udp_loss_percent)},
           {"flows", flows},
+          {"adapters", groups_json(s.adapters)},
+          {"controllers", groups_json(s.controllers)},
           {"intervals", intervals},
           {"errors", s.errors}};
 }
@@ -153,6 +174,7 @@ nlohmann::json report_json(const Report& r) {
           {"summary", summary_json(r.summary)},
           {"omni", omni_json(r)},
           {"iterations", iterations},
+          {"placement", r.placement ? to_json(*r.placement) : nlohmann::json()},
           {"confidence", conf}};
 }
 

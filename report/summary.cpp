@@ -113,9 +113,73 @@ std::optional<CpuFigures> cpu_figures(const TestSpec& spec, const std::optional<
   return c;
 }
 
+double rate_of_irqs(const InterruptRates& r, const std::vector<int>& irqs) {
+  double sum = 0;
+  for (int n : irqs) {
+    std::string name = std::to_string(n);
+    for (const auto& irq : r.irqs)
+      if (irq.numbered && irq.name == name) sum += irq.total;
+  }
+  return sum;
+}
+
+// Groups flows by key (adapter or controller name), in order of first appearance.
+std::vector<GroupFigures> group_flows(const std::vector<FlowFigures>& flows,
+                                      const std::vector<std::string>& key_of_flow) {
+  std::vector<GroupFigures> groups;
+  std::vector<std::vector<double>> per_flow;
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const std::string& key = key_of_flow[i];
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const GroupFigures& g) { return g.name == key; });
+    if (it == groups.end()) {
+      groups.push_back({});
+      groups.back().name = key;
+      per_flow.emplace_back();
+      it = groups.end() - 1;
+    }
+    size_t g = size_t(it - groups.begin());
+    const FlowFigures& f = flows[i];
+    it->flows.push_back(f.id);
+    it->throughput_bps += f.throughput_bps;
+    it->transaction_rate += f.transaction_rate;
+    bool rr = f.direction == "rr" || f.direction == "crr";
+    per_flow[g].push_back(rr ? f.transaction_rate : f.throughput_bps);
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    groups[g].jain_fairness = jain_index(per_flow[g]);
+    groups[g].min_max_ratio = min_max_ratio(per_flow[g]);
+  }
+  return groups;
+}
+
+void attribute(Summary& s, const control::TestOutcome& o, const Placement& p) {
+  if (p.flows.empty()) return;
+  std::vector<std::string> adapter_of, controller_of;
+  for (size_t i = 0; i < s.flows.size(); ++i) {
+    FlowFigures& f = s.flows[i];
+    const FlowPlacement& fp = p.flows[f.id % p.flows.size()];
+    f.adapter = fp.adapter;
+    if (f.id < o.flow_sources.size()) f.local_address = o.flow_sources[f.id];
+    if (f.id < o.flow_servers.size()) f.remote_address = o.flow_servers[f.id];
+    adapter_of.push_back(fp.adapter);
+    controller_of.push_back(fp.controller.empty() ? "(none)" : fp.controller);
+  }
+  s.adapters = group_flows(s.flows, adapter_of);
+  s.controllers = group_flows(s.flows, controller_of);
+  if (!o.client.interrupts) return;
+  for (auto& g : s.adapters)
+    for (const auto& fp : p.flows)
+      if (fp.adapter == g.name) {
+        // Adapters without IRQs (veth, emulated) have no rate, rather than a rate of 0.
+        if (!fp.irqs.empty()) g.irq_per_s = rate_of_irqs(*o.client.interrupts, fp.irqs);
+        break;
+      }
+}
+
 }  // namespace
 
-Summary summarize(const TestSpec& spec, const control::TestOutcome& o) {
+Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Placement* placement) {
   Summary s;
   s.window_s = o.client.window_s;
   std::vector<double> per_flow;
@@ -147,6 +211,7 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o) {
   if (o.server) {
     s.remote_process_cpu_percent = process_cpu_percent(o.server->process, o.server->window_s);
   }
+  if (placement) attribute(s, o, *placement);
   s.intervals = o.client.intervals;
   s.errors = o.client.errors;
   if (o.server) {
@@ -181,6 +246,23 @@ void finish_report(Report& r) {
   m.throughput_s2c_bps = mean_of(it, [](const Summary& s) { return s.throughput_s2c_bps; });
   m.transaction_rate = mean_of(it, [](const Summary& s) { return s.transaction_rate; });
   m.jain_fairness = mean_of(it, [](const Summary& s) { return s.jain_fairness; });
+  // Every iteration has the same groups in the same order: average them one by one.
+  for (auto groups : {&Summary::adapters, &Summary::controllers}) {
+    auto& out = m.*groups;
+    for (size_t g = 0; g < out.size(); ++g) {
+      double bps = 0, tps = 0, jain = 0;
+      for (auto& s : it) {
+        const auto& src = s.*groups;
+        if (g >= src.size()) continue;
+        bps += src[g].throughput_bps;
+        tps += src[g].transaction_rate;
+        jain += src[g].jain_fairness;
+      }
+      out[g].throughput_bps = bps / double(it.size());
+      out[g].transaction_rate = tps / double(it.size());
+      out[g].jain_fairness = jain / double(it.size());
+    }
+  }
   m.latency_histogram.reset();
   for (auto& s : it)
     m.latency_histogram.merge(s.latency_histogram);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "control/client.hpp"
+#include "platform/placement.hpp"
 #include "stats/confidence.hpp"
 #include "stats/histogram.hpp"
 #include "workloads/spec.hpp"
@@ -35,8 +36,20 @@ struct FlowFigures {
   std::optional<uint32_t> retransmits, rtt_us, cwnd;  // the sending side's TCP_INFO
   std::string congestion;
   std::string error;
+  std::string adapter;                        // placed tests: the flow's adapter
+  std::string local_address, remote_address;  // placed tests: where it left from and went to
   FlowTotals client_total;
   std::optional<FlowTotals> server_total;  // absent without the server's result
+};
+
+// The flows of one adapter, or of one PCI controller, together (placed tests).
+struct GroupFigures {
+  std::string name;
+  std::vector<uint32_t> flows;  // flow ids
+  double throughput_bps = 0;
+  double transaction_rate = 0;
+  double jain_fairness = 1, min_max_ratio = 1;  // over the group's flows
+  std::optional<double> irq_per_s;              // adapters: the rate of its IRQs on the client host
 };
 
 struct LatencyFigures {
@@ -66,12 +79,16 @@ struct Summary {
   double local_process_cpu_percent = 0, remote_process_cpu_percent = 0;
   std::optional<double> udp_loss_percent;
   std::vector<FlowFigures> flows;
+  std::vector<GroupFigures> adapters, controllers;  // placed tests only
   std::vector<IntervalSample> intervals;
   std::vector<std::string> errors;
 };
 
-// The figures of one iteration.
-Summary summarize(const TestSpec& spec, const control::TestOutcome& outcome);
+// The figures of one iteration. With a placement, flow i belongs to placement->flows[i % its
+// size] (bidir's second direction reuses the first's placement), and the per-adapter and
+// per-controller subtotals are filled.
+Summary summarize(const TestSpec& spec, const control::TestOutcome& outcome,
+                  const Placement* placement = nullptr);
 
 // The figure each iteration contributes to the confidence rule: throughput for streams,
 // transaction rate for rr and crr.
@@ -83,6 +100,7 @@ struct Report {
   std::vector<Summary> iterations;
   Summary summary;  // means over the iterations; latency over all of them
   IterationRule rule;
+  std::optional<Placement> placement;  // tests over several adapters
   std::optional<ConfidenceInterval> confidence;
   bool confidence_met = false;
 };

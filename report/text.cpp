@@ -62,6 +62,16 @@ void flows_table(std::string& out, const TestSpec& spec, const Summary& s) {
   }
 }
 
+void groups_table(std::string& out, const char* what, const std::vector<GroupFigures>& groups,
+                  bool rr) {
+  out += fmt::format("  {:<14} {:>6} {:>14} {:>8} {:>12}\n", what, "flows",
+                     rr ? "trans/s" : "Mbit/s", "Jain", "irq/s");
+  for (const auto& g : groups)
+    out += fmt::format("  {:<14} {:>6} {:>14.2f} {:>8.4f} {:>12}\n", g.name, g.flows.size(),
+                       rr ? g.transaction_rate : g.throughput_bps / 1e6, g.jain_fairness,
+                       g.irq_per_s ? fmt::format("{:.0f}", *g.irq_per_s) : "-");
+}
+
 }  // namespace
 
 std::string report_text(const Report& r) {
@@ -119,6 +129,22 @@ std::string report_text(const Report& r) {
         "  confidence         {:.0f}% interval +/-{:.2f}% of the mean (target +/-{:.2f}%): {}\n",
         r.rule.level * 100, c.width_percent_of_mean / 2, r.rule.width_percent / 2,
         r.confidence_met ? "met" : "NOT met");
+  }
+  if (r.placement) {
+    std::string placed = render_text(*r.placement);
+    // Each flow's route, beside the placement table's rows.
+    out += "  " + placed.substr(0, placed.find('\n') + 1);
+    for (const auto& f : s.flows)
+      if (!f.local_address.empty() && f.id < r.placement->flows.size()) {
+        const FlowPlacement& p = r.placement->flows[f.id];
+        out += fmt::format("    flow {:>3} {:<12} {:>15} -> {:<15} worker cpu {}  ({})\n", f.id,
+                           f.adapter, f.local_address, f.remote_address,
+                           p.worker_cpu >= 0 ? std::to_string(p.worker_cpu) : "-", p.reason);
+      }
+    for (const auto& note : r.placement->notes)
+      out += "    note: " + note + "\n";
+    groups_table(out, "adapter", s.adapters, rr);
+    groups_table(out, "controller", s.controllers, rr);
   }
   flows_table(out, spec, s);
   for (auto& e : s.errors)

@@ -77,6 +77,7 @@ struct FlowSlot {
   int fd = -1;          // established data socket (not crr)
   int listen_fd = -1;   // crr server
   SockAddr remote;      // crr client
+  SockAddr source;      // crr client: local address to connect from; AF_UNSPEC = any
   double rate_bps = 0;  // pacing for senders; 0 = unpaced
   FlowCounters counters;
   FlowStats stats;

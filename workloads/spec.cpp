@@ -1,5 +1,8 @@
 #include "workloads/spec.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -185,6 +188,17 @@ void validate(TestSpec& s) {
   if (s.proto == Proto::udp) validate_udp(s);
   if (s.proto == Proto::udp && s.sock.mptcp) bad("mptcp", "MPTCP is a TCP option");
   if (s.transport_params.size() > 64) bad("transport options", "more than 64");
+  if (!s.flow_servers.empty()) {
+    if (s.flow_servers.size() != s.flows_total())
+      bad("flow servers", std::to_string(s.flow_servers.size()) + " addresses for " +
+                              std::to_string(s.flows_total()) + " flows");
+    for (const auto& a : s.flow_servers) {
+      unsigned char buf[sizeof(in6_addr)];
+      if (a.size() > 45 ||
+          (inet_pton(AF_INET, a.c_str(), buf) != 1 && inet_pton(AF_INET6, a.c_str(), buf) != 1))
+        bad("flow servers", "'" + a.substr(0, 64) + "' is not a numeric IP address");
+    }
+  }
 }
 
 void to_json(nlohmann::json& j, const TestSpec& s) {
@@ -213,6 +227,7 @@ void to_json(nlohmann::json& j, const TestSpec& s) {
         {"mptcp", s.sock.mptcp},
         {"busy_poll_us", s.sock.busy_poll_us}}},
   };
+  if (!s.flow_servers.empty()) j["flow_servers"] = s.flow_servers;
 }
 
 namespace {
@@ -244,7 +259,7 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
   check_keys(j,
              {"workload", "protocol", "transport", "transport_options", "duration_s", "warmup_s",
               "flows", "threads", "message_size", "request_size", "response_size", "burst",
-              "rate_bps", "wait", "interval_s", "udp_timeout_s", "socket"},
+              "rate_bps", "wait", "interval_s", "udp_timeout_s", "socket", "flow_servers"},
              "test");
   std::string w = "stream", p = "tcp", wait = "block";
   get_field(j, "workload", w);
@@ -266,6 +281,8 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
   get_field(j, "rate_bps", s.rate_bps);
   get_field(j, "interval_s", s.interval_s);
   get_field(j, "udp_timeout_s", s.udp_timeout_s);
+  get_field(j, "flow_servers", s.flow_servers);
+  if (s.flow_servers.size() > kLimits.max_flows) bad("test.flow_servers", "more than max flows");
   if (auto it = j.find("socket"); it != j.end()) {
     if (!it->is_object()) bad("test.socket", "must be an object");
     check_keys(*it, {"sndbuf", "rcvbuf", "nodelay", "congestion", "mptcp", "busy_poll_us"},

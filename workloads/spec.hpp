@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -58,6 +59,10 @@ struct TestSpec {
   SocketOptions sock;          // applied on both ends
   double interval_s = 0;       // interim reports; 0 = none
   double udp_timeout_s = 0.1;  // a UDP rr request unanswered this long is lost
+  // The server address each flow's data socket listens on (numeric IPv4/IPv6, one per flow of
+  // flows_total()), for tests over several adapters; empty: the address the client reached the
+  // server by.
+  std::vector<std::string> flow_servers;
 
   uint32_t flows_total() const { return workload == Workload::bidir ? 2 * flows : flows; }
   uint32_t stream_msg_size() const;

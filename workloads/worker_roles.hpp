@@ -215,6 +215,7 @@ void Worker<E>::crr_open(Flow& f, int64_t now) {
   cs.remote = f.slot->remote;
   cs.proto = Proto::tcp;
   cs.opts = &spec_.sock;
+  cs.source = &f.slot->source;
   int id = e_.open(cs);
   if (id < 0) {
     if (phase_done()) {

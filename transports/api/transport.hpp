@@ -115,6 +115,7 @@ struct ConnectSpec {
   SockAddr remote;
   Proto proto = Proto::tcp;
   const SocketOptions* opts = nullptr;
+  const SockAddr* source = nullptr;  // local address (port 0) to bind first; null or AF_UNSPEC: any
 };
 
 // Fixed-size buffers carved from one allocation, made before the timed phase.

@@ -86,6 +86,24 @@ SockAddr resolve(const std::string& host_port, uint16_t default_port) {
   return out;
 }
 
+SockAddr numeric(const std::string& address, uint16_t port) {
+  SockAddr out;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&out.ss);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&out.ss);
+  if (inet_pton(AF_INET, address.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(port);
+    out.len = sizeof *v4;
+  } else if (inet_pton(AF_INET6, address.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(port);
+    out.len = sizeof *v6;
+  } else {
+    throw std::invalid_argument("'" + address + "' is not a numeric IP address");
+  }
+  return out;
+}
+
 int make_socket(int family, Proto proto, const SocketOptions& o) {
   int type = proto == Proto::tcp ? SOCK_STREAM : SOCK_DGRAM;
   int protocol = (proto == Proto::tcp && o.mptcp) ? IPPROTO_MPTCP : 0;
@@ -202,7 +220,25 @@ int connect_fast(const SockAddr& remote, Proto proto, const SocketOptions& o) no
 
 int connect_fast(const ConnectSpec& spec) noexcept {
   static const SocketOptions kDefaults;
-  return connect_fast(spec.remote, spec.proto, spec.opts ? *spec.opts : kDefaults);
+  const SocketOptions& o = spec.opts ? *spec.opts : kDefaults;
+  if (spec.source == nullptr || spec.source->family() == AF_UNSPEC)
+    return connect_fast(spec.remote, spec.proto, o);
+  int type = spec.proto == Proto::tcp ? SOCK_STREAM : SOCK_DGRAM;
+  int fd = socket(spec.remote.family(), type | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -errno;
+  int one = 1;
+  if (spec.proto == Proto::tcp && o.nodelay)
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  // The port is chosen at connect(), from the whole 4-tuple space, not at bind() from the ports
+  // free on that address: crr opens connections by the thousand.
+  setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+  if (bind(fd, spec.source->get(), spec.source->len) != 0 ||
+      connect(fd, spec.remote.get(), spec.remote.len) != 0) {
+    int err = errno;
+    close(fd);
+    return -err;
+  }
+  return fd;
 }
 
 void apply_accepted_options(int fd, Proto proto, const SocketOptions& o) {

@@ -13,6 +13,9 @@ namespace mtperf::inet {
 // Parses "HOST", "HOST:PORT", "[V6]:PORT" or "V6"; default_port applies when none is given.
 // Resolves names with getaddrinfo (numeric addresses need no resolver).
 SockAddr resolve(const std::string& host_port, uint16_t default_port);
+// A numeric IPv4 or IPv6 address (no brackets, no port) and a port; throws
+// std::invalid_argument naming the text when it is not one.
+SockAddr numeric(const std::string& address, uint16_t port);
 
 // A socket with every option of `opts` applied (buffers, nodelay, congestion control, device,
 // source address, busy poll, MPTCP). `family` is AF_INET or AF_INET6.

@@ -1,0 +1,180 @@
+#include "cli/hosts_run.hpp"
+
+#include <sys/socket.h>
+
+#include <filesystem>
+#include <future>
+#include <optional>
+#include <thread>
+
+#include "control/server.hpp"
+
+namespace mtperf::cli {
+namespace {
+
+// An mtperf server on a thread inside a network namespace: its sessions' threads are born there
+// too, so every socket the server side makes belongs to that host.
+class NamespaceServer {
+ public:
+  explicit NamespaceServer(const std::string& ns) {
+    std::promise<uint16_t> ready;
+    auto port = ready.get_future();
+    thread_ = std::thread([this, ns, &ready] {
+      try {
+        enter_netns(ns);
+        control::ServerOptions o;
+        o.bind = "0.0.0.0";  // every address of the far host, and only of it
+        o.port = 0;
+        server_.emplace(o);
+        ready.set_value(server_->port());
+      } catch (...) {
+        ready.set_exception(std::current_exception());
+        return;
+      }
+      server_->run();
+    });
+    try {
+      port_ = port.get();
+    } catch (...) {
+      thread_.join();
+      throw;
+    }
+  }
+  ~NamespaceServer() {
+    server_->stop();
+    thread_.join();
+  }
+  NamespaceServer(const NamespaceServer&) = delete;
+  NamespaceServer& operator=(const NamespaceServer&) = delete;
+
+  uint16_t port() const { return port_; }
+
+ private:
+  std::optional<control::Server> server_;
+  std::thread thread_;
+  uint16_t port_ = 0;
+};
+
+std::string address_of(const std::string& adapter, const std::vector<InterfaceAddress>& all) {
+  const InterfaceAddress* v6 = nullptr;
+  for (const auto& a : all) {
+    if (a.interface != adapter) continue;
+    if (a.family == AF_INET) return a.address;
+    if (a.family == AF_INET6 && !a.address.starts_with("fe80:") && v6 == nullptr) v6 = &a;
+  }
+  if (v6 != nullptr) return v6->address;
+  throw std::invalid_argument("adapter " + adapter + " has no IPv4 or global IPv6 address");
+}
+
+}  // namespace
+
+Topology topology_of_hosts(const TestHosts& hosts) {
+  Topology t;
+  t.root = "(testbed " + hosts.near_ns + ")";
+  std::map<std::string, PciController> controllers;
+  for (const auto& l : hosts.links) {
+    Adapter a;
+    a.name = l.near_if;
+    a.ifindex = l.index + 1;
+    a.type = LinkType::virtual_link;
+    a.kind = hosts.kind == "veth" ? "veth" : hosts.kind == "lane" ? "tap" : "tun";
+    a.admin_up = a.up = true;
+    a.operstate = "up";
+    a.controller = l.controller;
+    a.emulated = !l.controller.empty();
+    if (!l.cpus.empty()) {
+      Irq irq;
+      irq.name = a.name + "-emulated";
+      irq.effective_cpus = l.cpus;
+      irq.data_queue = true;
+      a.irqs = {irq};
+    }
+    if (!a.controller.empty()) {
+      PciController& c = controllers[a.controller];
+      c.name = a.controller;
+      c.emulated = true;
+      c.adapters.push_back(a.name);
+    }
+    t.adapters.push_back(std::move(a));
+  }
+  for (auto& [name, c] : controllers)
+    t.controllers.push_back(std::move(c));
+  return t;
+}
+
+PlannedFlows plan_flows(const PlacementRequest& request, const Topology& topology,
+                        const std::vector<InterfaceAddress>& addresses, const TestSpec& spec) {
+  PlannedFlows p;
+  p.placement = place(topology, request);
+  std::map<std::string, std::string> source_of;
+  for (const auto& name : p.placement.adapters)
+    source_of[name] = address_of(name, addresses);
+  for (const auto& f : p.placement.flows)
+    p.sources.push_back(source_of[f.adapter]);
+  if (p.placement.flows.size() != spec.flows)
+    throw std::invalid_argument("placement has " + std::to_string(p.placement.flows.size()) +
+                                " flows for a test of " + std::to_string(spec.flows));
+  for (uint32_t i = 0; i < spec.flows_total(); ++i) {
+    const FlowPlacement& f = p.placement.flows[i % p.placement.flows.size()];
+    int cpu = f.worker_cpu;
+    // A flow bound to a set (its NUMA node) takes one CPU of it, in turn.
+    if (cpu < 0 && !f.worker_cpus.empty())
+      cpu = f.worker_cpus[size_t(f.adapter_flow) % f.worker_cpus.size()];
+    p.cpus.push_back(cpu);
+  }
+  return p;
+}
+
+namespace {
+
+Report run_planned(const RunOptions& o, control::ClientOptions client, const Topology& topology) {
+  PlannedFlows plan = plan_flows(*o.placement, topology, interface_addresses(), o.spec);
+  client.flow_sources = plan.sources;
+  client.cpus = plan.cpus;
+  return run_iterations(o, client, &plan.placement);
+}
+
+}  // namespace
+
+Report run_placed(const RunOptions& o, const control::ClientOptions& client) {
+  if (!o.placement) return run_iterations(o, client);
+  return run_planned(o, client, read_topology("/"));
+}
+
+Report run_on_hosts(const RunOptions& o, const TestHosts& hosts) {
+  if (hosts.links.empty()) throw std::invalid_argument("the testbed has no links");
+  NamespaceServer server(hosts.far_ns);
+  Report report;
+  run_in(hosts.near_ns, [&] {
+    control::ClientOptions client = o.client;
+    client.server = hosts.links[0].far_addr + ":" + std::to_string(server.port());
+    if (!o.placement) {
+      report = run_iterations(o, client);
+      return;
+    }
+    PlacementRequest request = *o.placement;
+    request.allow_virtual = true;
+    RunOptions placed = o;
+    placed.placement = request;
+    report = run_planned(placed, client, topology_of_hosts(hosts));
+  });
+  return report;
+}
+
+Report run_on_testbed(const RunOptions& o, const std::string& name) {
+  check_testbed_name(name);
+  if (std::filesystem::exists(testbed_state_path(name)))
+    return run_on_hosts(o, hosts_from_state(read_testbed_state(name)));
+  TestbedOptions options;
+  if (o.placement)
+    options.adapters =
+        o.placement->adapters.empty() ? o.placement->auto_count : int(o.placement->adapters.size());
+  if (options.adapters < 1 || options.adapters > kMaxTestbedAdapters)
+    throw std::invalid_argument("a testbed has 1.." + std::to_string(kMaxTestbedAdapters) +
+                                " links");
+  options.tag = name;
+  Testbed bed(options);  // removed when this returns or throws
+  return run_on_hosts(o, bed.hosts());
+}
+
+}  // namespace mtperf::cli
