@@ -168,3 +168,32 @@ TEST_CASE("TCP_NODELAY: on, except for streams of small sends, unless given", "[
   CHECK(parse({"-w", "stream", "-m", "8K", "--no-delay", "true"}).spec.sock.nodelay);
   CHECK_FALSE(parse({"-w", "rr", "--no-delay", "false"}).spec.sock.nodelay);
 }
+
+TEST_CASE("--adapters makes -P count flows per adapter", "[options][placement]") {
+  auto o = parse({"--adapters", "auto:3", "-P", "2", "--per-controller", "1"});
+  REQUIRE(o.placement);
+  CHECK(o.placement->auto_count == 3);
+  CHECK(o.placement->flows_per_adapter == 2);
+  CHECK(o.placement->per_controller == 1);
+  CHECK(o.placement->bind == BindMode::irq);
+  CHECK(o.spec.flows == 6);
+  auto listed = parse({"--adapters", "eth0,eth1", "--bind", "0-1", "--cpus", "3"});
+  CHECK(listed.placement->adapters == std::vector<std::string>{"eth0", "eth1"});
+  CHECK(listed.placement->bind == BindMode::cpus);
+  CHECK(listed.placement->bind_cpus == std::vector<int>{0, 1});
+  CHECK(listed.placement->fallback_cpus == std::vector<int>{3});
+  CHECK(listed.spec.flows == 2);
+  CHECK_FALSE(parse({}).placement);
+}
+
+TEST_CASE("placement options are checked and need --adapters", "[options][placement]") {
+  CHECK_THROWS_WITH(parse({"--adapters", "auto:0"}), Catch::Contains("--adapters"));
+  CHECK_THROWS_WITH(parse({"--adapters", "auto:2", "--bind", "sometimes"}),
+                    Catch::Contains("--bind"));
+  CHECK_THROWS_WITH(parse({"--bind", "irq"}), Catch::Contains("need --adapters"));
+  CHECK_THROWS_WITH(parse({"--adapters", "auto:2", "--per-controller", "-1"}),
+                    Catch::Contains("--per-controller"));
+  CHECK_THROWS_WITH(parse({"--testbed", "-H", "10.0.0.2"}), Catch::Contains("drop -H"));
+  CHECK(parse({"--testbed"}).testbed == std::string("default"));
+  CHECK(parse({"--testbed=lab"}).testbed == std::string("lab"));
+}
