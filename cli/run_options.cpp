@@ -67,7 +67,9 @@ po::options_description run_description() {
       "histogram", po::value<std::string>(),
       "write the latency histogram buckets to FILE (- for stdout)")(
       "key", po::value<std::string>(), "pre-shared key for an authenticating server")(
-      "quiet,q", po::bool_switch(), "no progress or interim lines");
+      "no-measure", po::bool_switch(),
+      "counters only: no latency samples, CPU, interrupt or TCP_INFO readings (what measuring "
+      "costs)")("quiet,q", po::bool_switch(), "no progress or interim lines");
   return d;
 }
 
@@ -207,6 +209,7 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
   s.sock.busy_poll_us = get<int>(vm, "busy-poll");
   s.interval_s = get<double>(vm, "interval");
   s.udp_timeout_s = get<double>(vm, "udp-timeout");
+  s.measure = !get<bool>(vm, "no-measure");
   wrap("test", [&] { validate(s); });
 }
 

@@ -136,7 +136,7 @@ void Runner::clock_main() {
     proc = try_read<ProcessCpu>([] { return read_process_cpu(); }).value_or(ProcessCpu{});
   };
   bool ok = sleep_until(clock_.start_ns + int64_t(spec_.warmup_s * 1e9));
-  edge(cpu0_, irq0_, proc0_);
+  if (spec_.measure) edge(cpu0_, irq0_, proc0_);
   at_start_ = snapshot();
   window_start_ns_ = now_ns();
   clock_.phase.store(Phase::measure);
@@ -163,7 +163,7 @@ void Runner::clock_main() {
   if (ok) sleep_until(end);
   at_end_ = snapshot();
   window_end_ns_ = now_ns();
-  edge(cpu1_, irq1_, proc1_);
+  if (spec_.measure) edge(cpu1_, irq1_, proc1_);
   clock_.phase.store(Phase::done);
   sleep_until(window_end_ns_ + int64_t(kLingerS * 1e9));
   clock_.finish.store(true);
@@ -191,7 +191,7 @@ SideResult Runner::join() {
     if (i < at_start_.size() && i < at_end_.size()) fr.window = at_end_[i] - at_start_[i];
     fr.stats = std::move(f.stats);
     fr.cpu = jobs_[i % jobs_.size()].cpu;  // flows are dealt to workers round-robin
-    if (dup_fds_[i] >= 0) {
+    if (dup_fds_[i] >= 0 && spec_.measure) {
       auto t = inet::tcp_stats(dup_fds_[i]);
       fr.stats.tcp_info_valid = t.valid;
       fr.stats.tcp_retransmits = t.retransmits;

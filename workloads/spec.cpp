@@ -228,6 +228,7 @@ void to_json(nlohmann::json& j, const TestSpec& s) {
         {"busy_poll_us", s.sock.busy_poll_us}}},
   };
   if (!s.flow_servers.empty()) j["flow_servers"] = s.flow_servers;
+  if (!s.measure) j["measure"] = false;
 }
 
 namespace {
@@ -259,7 +260,7 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
   check_keys(j,
              {"workload", "protocol", "transport", "transport_options", "duration_s", "warmup_s",
               "flows", "threads", "message_size", "request_size", "response_size", "burst",
-              "rate_bps", "wait", "interval_s", "udp_timeout_s", "socket", "flow_servers"},
+              "rate_bps", "wait", "interval_s", "udp_timeout_s", "socket", "flow_servers", "measure"},
              "test");
   std::string w = "stream", p = "tcp", wait = "block";
   get_field(j, "workload", w);
@@ -282,6 +283,7 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
   get_field(j, "interval_s", s.interval_s);
   get_field(j, "udp_timeout_s", s.udp_timeout_s);
   get_field(j, "flow_servers", s.flow_servers);
+  get_field(j, "measure", s.measure);
   if (s.flow_servers.size() > kLimits.max_flows) bad("test.flow_servers", "more than max flows");
   if (auto it = j.find("socket"); it != j.end()) {
     if (!it->is_object()) bad("test.socket", "must be an object");

@@ -63,6 +63,9 @@ struct TestSpec {
   // flows_total()), for tests over several adapters; empty: the address the client reached the
   // server by.
   std::vector<std::string> flow_servers;
+  // false: counters only — no latency samples, no CPU, interrupt or TCP_INFO readings; for
+  // measuring what the measurement costs (bench/measure_cost.sh).
+  bool measure = true;
 
   uint32_t flows_total() const { return workload == Workload::bidir ? 2 * flows : flows; }
   uint32_t stream_msg_size() const;

@@ -97,7 +97,8 @@ class Worker {
   void fail(Flow& f, const char* what, int err);
   void finish(Flow& f);
   void record_latency(Flow& f, int64_t rtt_ns) {
-    if (measuring()) f.slot->stats.latency.record(uint64_t(std::max<int64_t>(rtt_ns, 0)));
+    if (measuring() && spec_.measure)
+      f.slot->stats.latency.record(uint64_t(std::max<int64_t>(rtt_ns, 0)));
   }
 
   E& e_;
