@@ -100,7 +100,11 @@ nlohmann::json interrupts_to_json(const InterruptRates& r) {
                    {"net_rx_per_s", r.softirq_rate("NET_RX", cpu)},
                    {"net_tx_per_s", r.softirq_rate("NET_TX", cpu)}});
   }
-  return {{"device_per_s", device}, {"all_per_s", all}, {"per_cpu", per}};
+  nlohmann::json adapters = nlohmann::json::array();
+  for (const auto& a : r.adapters)
+    adapters.push_back(
+        {{"adapter", a.adapter}, {"irqs", a.irqs}, {"per_s", a.total}, {"per_cpu", a.per_cpu}});
+  return {{"device_per_s", device}, {"all_per_s", all}, {"per_cpu", per}, {"adapters", adapters}};
 }
 
 InterruptRates interrupts_from_json(const nlohmann::json& j) {
@@ -118,6 +122,16 @@ InterruptRates interrupts_from_json(const nlohmann::json& j) {
     tx.total += tx.per_cpu.back();
   }
   r.softirqs = {rx, tx};
+  if (auto it = j.find("adapters"); it != j.end()) {
+    for (auto& e : *it) {
+      AdapterIrqRate a;
+      a.adapter = field<std::string>(e, "adapter");
+      a.irqs = field<std::vector<int>>(e, "irqs");
+      a.total = field<double>(e, "per_s");
+      a.per_cpu = field<std::vector<double>>(e, "per_cpu");
+      r.adapters.push_back(std::move(a));
+    }
+  }
   return r;
 }
 

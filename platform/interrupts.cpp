@@ -325,4 +325,25 @@ std::vector<IrqRate> irqs_of_device(const std::vector<IrqRate>& all, std::string
   return out;
 }
 
+void add_adapter_rates(InterruptRates& r,
+                       const std::vector<std::pair<std::string, std::vector<int>>>& adapters) {
+  for (const auto& [name, irqs] : adapters) {
+    if (irqs.empty()) continue;
+    AdapterIrqRate a;
+    a.adapter = name;
+    a.irqs = irqs;
+    a.per_cpu.assign(r.cpu_ids.size(), 0.0);
+    for (int n : irqs) {
+      std::string number = std::to_string(n);
+      for (const auto& row : r.irqs) {
+        if (!row.numbered || row.name != number) continue;
+        a.total += row.total;
+        for (size_t i = 0; i < a.per_cpu.size() && i < row.per_cpu.size(); ++i)
+          a.per_cpu[i] += row.per_cpu[i];
+      }
+    }
+    r.adapters.push_back(std::move(a));
+  }
+}
+
 }  // namespace mtperf

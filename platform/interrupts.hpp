@@ -64,6 +64,14 @@ struct SoftirqRate {
   double total = 0.0;
 };
 
+// One adapter's interrupts over the window: the sum over its IRQs.
+struct AdapterIrqRate {
+  std::string adapter;
+  std::vector<int> irqs;        // IRQ numbers
+  double total = 0.0;           // events/s over all CPUs
+  std::vector<double> per_cpu;  // per column of InterruptRates::cpu_ids, events/s
+};
+
 struct InterruptRates {
   double elapsed_s = 0.0;
   std::vector<int> cpu_ids;            // CPUs present in both snapshots, ascending
@@ -72,6 +80,7 @@ struct InterruptRates {
   std::vector<IrqRate> irqs;           // rows present in both snapshots, in file order
   std::vector<int> softirq_cpu_ids;    // CPUs present in both softirq snapshots, ascending
   std::vector<SoftirqRate> softirqs;
+  std::vector<AdapterIrqRate> adapters;  // filled by add_adapter_rates()
 
   // The rate of one softirq kind ("NET_RX") on one CPU; 0 when either is absent.
   double softirq_rate(std::string_view kind, int cpu) const;
@@ -81,6 +90,11 @@ struct InterruptRates {
 // went backwards (an IRQ freed and requested again) contributes 0.
 InterruptRates rates(const InterruptSnapshot& before, const InterruptSnapshot& after,
                      double elapsed_s);
+
+// Adds one AdapterIrqRate per (adapter, IRQ numbers) to r.adapters, summing the numbered rows of
+// those IRQs; adapters without IRQs are left out.
+void add_adapter_rates(InterruptRates& r,
+                       const std::vector<std::pair<std::string, std::vector<int>>>& adapters);
 
 // Whether an IRQ belongs to an adapter. `device` is an interface name ("ens1f0"), a driver
 // device name ("virtio2", "mlx5_comp") or a PCI address ("0000:3b:00.0"). It matches when it

@@ -24,7 +24,12 @@ std::string irq_cell(const std::optional<InterruptRates>& r) {
   for (auto& s : r->softirqs) {
     if (s.kind == "NET_RX") rx = s.total;
   }
-  return fmt::format("{:.0f}/s device IRQs ({} ), NET_RX softirq {:.0f}/s", device, per, rx);
+  std::string adapters;
+  for (const auto& a : r->adapters)
+    adapters +=
+        fmt::format("{} {} {:.0f}/s", adapters.empty() ? "; adapters:" : ",", a.adapter, a.total);
+  return fmt::format("{:.0f}/s device IRQs ({} ), NET_RX softirq {:.0f}/s{}", device, per, rx,
+                     adapters);
 }
 
 std::string sd_cell(const std::optional<CpuFigures>& c) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "platform/affinity.hpp"
+#include "platform/topology.hpp"
 #include "transports/inet/inet.hpp"
 
 namespace mtperf {
@@ -216,6 +217,18 @@ SideResult Runner::join() {
   if (cpu0_ && cpu1_) r.cpu = cpu_utilization(*cpu0_, *cpu1_);
   if (irq0_ && irq1_ && r.window_s > 0) {
     r.interrupts = try_read<InterruptRates>([&] { return rates(*irq0_, *irq1_, r.window_s); });
+    // Per adapter, where the topology knows the adapter's IRQs (real NICs; not veth or TUN).
+    if (r.interrupts) {
+      std::vector<std::pair<std::string, std::vector<int>>> adapters;
+      auto topo = try_read<Topology>([] { return read_topology("/"); });
+      for (const Adapter& a : topo ? topo->adapters : std::vector<Adapter>{}) {
+        std::vector<int> irqs;
+        for (const Irq& irq : a.irqs)
+          if (irq.number >= 0) irqs.push_back(irq.number);
+        adapters.emplace_back(a.name, std::move(irqs));
+      }
+      add_adapter_rates(*r.interrupts, adapters);
+    }
   }
   r.process = process_cpu_delta(proc0_, proc1_);
   return r;

@@ -178,3 +178,32 @@ TEST_CASE("the live files parse", "[interrupts]") {
   CHECK(!s.irqs.empty());
   CHECK(!s.softirqs.empty());
 }
+
+TEST_CASE("an adapter's interrupt rate sums its IRQs per CPU", "[interrupts][adapters]") {
+  InterruptSnapshot before, after;
+  const std::string head = "           CPU0       CPU1\n";
+  parse_interrupts(
+      head +
+          " 24:        100        200   PCI-MSIX-0000:00:03.0   1-edge   virtio2-input.0\n"
+          " 25:         10         20   PCI-MSIX-0000:00:03.0   2-edge   virtio2-output.0\n"
+          " 26:          5          5   PCI-MSIX-0000:00:04.0   1-edge   virtio3-input.0\n"
+          "LOC:       1000       1000   Local timer interrupts\n",
+      "before", before);
+  parse_interrupts(
+      head +
+          " 24:        300        200   PCI-MSIX-0000:00:03.0   1-edge   virtio2-input.0\n"
+          " 25:         10        420   PCI-MSIX-0000:00:03.0   2-edge   virtio2-output.0\n"
+          " 26:          5          9   PCI-MSIX-0000:00:04.0   1-edge   virtio3-input.0\n"
+          "LOC:       3000       3000   Local timer interrupts\n",
+      "after", after);
+  InterruptRates r = rates(before, after, 2.0);
+  add_adapter_rates(r, {{"eth0", {24, 25}}, {"veth0", {}}, {"eth1", {26, 99}}});
+  REQUIRE(r.adapters.size() == 2);  // veth0 has no IRQs: left out
+  CHECK(r.adapters[0].adapter == "eth0");
+  CHECK(r.adapters[0].total == Approx(300.0));  // (200 + 400) / 2 s
+  REQUIRE(r.adapters[0].per_cpu.size() == 2);
+  CHECK(r.adapters[0].per_cpu[0] == Approx(100.0));
+  CHECK(r.adapters[0].per_cpu[1] == Approx(200.0));
+  CHECK(r.adapters[1].adapter == "eth1");
+  CHECK(r.adapters[1].total == Approx(2.0));  // IRQ 99 is not in the file: contributes nothing
+}
