@@ -93,8 +93,22 @@ std::vector<int> parse_counts(const std::string& text) {
   return out;
 }
 
-SweepOptions parse_sweep(const std::vector<std::string>& args) {
+SweepOptions parse_sweep(const std::vector<std::string>& args_in) {
   SweepOptions o;
+  // --name=value of the sweep's own options becomes two words.
+  std::vector<std::string> args;
+  for (const auto& a : args_in) {
+    size_t eq = a.find('=');
+    std::string name = a.substr(0, eq);
+    if (eq != std::string::npos &&
+        (name == "--adapters" || name == "--workload" || name == "--testbed" ||
+         name == "--format" || name == "--output")) {
+      args.push_back(name);
+      args.push_back(a.substr(eq + 1));
+    } else {
+      args.push_back(a);
+    }
+  }
   auto value = [&](size_t& i) {
     if (i + 1 >= args.size()) throw UsageError("option " + args[i] + " needs a value");
     return args[++i];
@@ -125,7 +139,7 @@ SweepOptions parse_sweep(const std::vector<std::string>& args) {
     } else if (a == "-o" || a == "--output") {
       o.output = value(i);
     } else if (a == "-p" || a == "--protocol" || a == "-r" || a == "--rr-size" ||
-               a.starts_with("--adapters=") || a.starts_with("--workload=")) {
+               a.starts_with("--protocol=") || a.starts_with("--rr-size=")) {
       throw UsageError("option " + a + ": the sweep's rows set it (choose rows with -w)");
     } else {
       o.forward.push_back(a);
