@@ -257,11 +257,12 @@ void check_keys(const nlohmann::json& j, std::initializer_list<std::string_view>
 
 void from_json(const nlohmann::json& j, TestSpec& s) {
   if (!j.is_object()) bad("test", "must be an object");
-  check_keys(j,
-             {"workload", "protocol", "transport", "transport_options", "duration_s", "warmup_s",
-              "flows", "threads", "message_size", "request_size", "response_size", "burst",
-              "rate_bps", "wait", "interval_s", "udp_timeout_s", "socket", "flow_servers", "measure"},
-             "test");
+  check_keys(
+      j,
+      {"workload", "protocol", "transport", "transport_options", "duration_s", "warmup_s", "flows",
+       "threads", "message_size", "request_size", "response_size", "burst", "rate_bps", "wait",
+       "interval_s", "udp_timeout_s", "socket", "flow_servers", "measure"},
+      "test");
   std::string w = "stream", p = "tcp", wait = "block";
   get_field(j, "workload", w);
   get_field(j, "protocol", p);
