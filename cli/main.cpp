@@ -9,6 +9,7 @@
 #include "cli/topology_cmd.hpp"
 #ifdef MTPERF_HAVE_ATM
 #include "cli/atm_cmd.hpp"
+#include "cli/atm_testbed_cmd.hpp"
 #endif
 
 namespace {
@@ -22,7 +23,7 @@ const char* kUsage =
     "  transports  list transports: compiled in, usable here, and why not\n"
     "  topology    adapters, PCI controllers, NUMA nodes, interrupt CPUs\n"
     "  testbed     test hosts in network namespaces joined by veth pairs (root)\n"
-    "  atm         emulated ATM: cells, decode\n"
+    "  atm         emulated ATM: up, down, status (root); cells, decode\n"
     "'mtperf COMMAND --help' for a command's options.\n";
 
 }  // namespace
@@ -50,8 +51,13 @@ int main(int argc, char** argv) {
     return mtperf::cli::atm_decode_command({args.begin() + 1, args.end()}, std::cin, std::cout,
                                            std::cerr);
   }
+  if (cmd == "atm" && !args.empty() &&
+      (args[0] == "up" || args[0] == "down" || args[0] == "status")) {
+    return mtperf::cli::atm_testbed_command(args[0], {args.begin() + 1, args.end()}, std::cout,
+                                            std::cerr);
+  }
   if (cmd == "atm") {
-    std::fputs("usage: mtperf atm cells|decode [options]\n", stderr);
+    std::fputs("usage: mtperf atm up|down|status|cells|decode [options]\n", stderr);
     return 2;
   }
 #endif

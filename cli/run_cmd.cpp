@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/atm_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/hosts_run.hpp"
 #include "cli/run_options.hpp"
@@ -92,7 +93,9 @@ int run_command(const std::vector<std::string>& args) {
   }
   try {
     Report r;
-    if (o.testbed) {
+    if (is_atm_transport(o.spec.transport) && (o.testbed || o.embedded)) {
+      r = run_on_atm(o);  // the emulated ATM line: its own testbed, or the one --testbed names
+    } else if (o.testbed) {
       r = run_on_testbed(o, *o.testbed);
     } else {
       std::unique_ptr<control::LocalServer> server;

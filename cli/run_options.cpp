@@ -69,7 +69,11 @@ po::options_description run_description() {
       "key", po::value<std::string>(), "pre-shared key for an authenticating server")(
       "no-measure", po::bool_switch(),
       "counters only: no latency samples, CPU, interrupt or TCP_INFO readings (what measuring "
-      "costs)")("quiet,q", po::bool_switch(), "no progress or interim lines");
+      "costs)")("atm-rate", po::value<std::string>()->default_value("oc12"),
+                "-T clip|lane: line rate, oc3 | oc12 | cells/s")(
+      "atm-mtu", po::value<int>()->default_value(0),
+      "-T clip|lane: IP MTU, 68..65527 (default 9180 CLIP, 1500 LANE)")(
+      "quiet,q", po::bool_switch(), "no progress or interim lines");
   return d;
 }
 
@@ -301,6 +305,10 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     throw UsageError("option --format: '" + f + "' is not text, json or csv");
   if (vm.count("output")) o.output = get<std::string>(vm, "output");
   if (vm.count("histogram")) o.histogram = get<std::string>(vm, "histogram");
+  o.atm_rate = get<std::string>(vm, "atm-rate");
+  o.atm_mtu = get<int>(vm, "atm-mtu");
+  if (o.atm_mtu != 0 && (o.atm_mtu < 68 || o.atm_mtu > 65527))
+    throw UsageError("option --atm-mtu: " + std::to_string(o.atm_mtu) + " is outside 68..65527");
   o.quiet = get<bool>(vm, "quiet");
   return o;
 }

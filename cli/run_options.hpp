@@ -33,6 +33,9 @@ struct RunOptions {
   // --testbed [NAME]: client in the near namespace, server in the far one, over the testbed's
   // links; a testbed of that name that is not up is built for the run and removed after.
   std::optional<std::string> testbed;
+  // -T clip|lane: the emulated ATM line built for the run (when no --testbed names one).
+  std::string atm_rate = "oc12";  // oc3 | oc12 | cells/s
+  int atm_mtu = 0;                // 0: 9180 for CLIP, 1500 for LANE
   bool quiet = false;
   bool help = false;
 };

@@ -1,9 +1,11 @@
 // `mtperf suite`: the main job on the embedded default — every workload on every transport
-// usable here, against an in-process server on 127.0.0.1, side by side.
+// usable here, against an in-process server on 127.0.0.1 (clip and lane over their emulated
+// line between two namespaces), side by side.
 #include <cstdio>
 
 #include <fmt/format.h>
 
+#include "cli/atm_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/hosts_run.hpp"
 #include "cli/run_options.hpp"
@@ -68,8 +70,10 @@ int suite_command(const std::vector<std::string>& args) {
                   p.why.c_str());
     }
   }
-  std::printf("mtperf suite: every workload on every usable transport, loopback, %s s each\n",
-              length.c_str());
+  std::printf(
+      "mtperf suite: every workload on every usable transport (loopback; clip and lane "
+      "over an emulated OC-12c line between two namespaces), %s s each\n",
+      length.c_str());
   std::string head = fmt::format("{:<22}", "workload");
   for (auto& n : names)
     head += fmt::format(" | {:<32}", n);
@@ -85,7 +89,9 @@ int suite_command(const std::vector<std::string>& args) {
       a.insert(a.end(), {"-T", n, "-l", length, "--warmup", "0.3", "-q"});
       try {
         RunOptions o = parse_run_options(a);
-        Report r = run_iterations(o, client);
+        // The emulated ATM transports run between two namespaces over their own line (built
+        // for each case), never over loopback.
+        Report r = is_atm_transport(n) ? run_on_atm(o) : run_iterations(o, client);
         failures += r.summary.errors.empty() ? 0 : 1;
         row += fmt::format(" | {:<32}", figure(r));
       } catch (const std::exception& e) {

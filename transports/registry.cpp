@@ -6,6 +6,9 @@
 #ifdef MTPERF_HAVE_URING
 #include "transports/uring/register.hpp"
 #endif
+#ifdef MTPERF_HAVE_ATM
+#include "transports/atm/emu/register.hpp"
+#endif
 
 namespace mtperf {
 
@@ -14,6 +17,9 @@ std::span<const TransportEntry> transports() {
     std::vector<TransportEntry> v{socket_transport_entry()};
 #ifdef MTPERF_HAVE_URING
     v.push_back(uring_transport_entry());
+#endif
+#ifdef MTPERF_HAVE_ATM
+    v.push_back(clip_transport_entry());
 #endif
     return v;
   }();
@@ -28,8 +34,12 @@ std::vector<std::pair<std::string, std::string>> transports_not_compiled() {
                    "liburing-dev) or MTPERF_TRANSPORT_URING=OFF");
 #endif
   out.emplace_back("rdma", "not compiled in: no RDMA transport in this build");
-  out.emplace_back("clip", "not compiled in: the emulated ATM link is not wired into this build");
-  out.emplace_back("lane", "not compiled in: the emulated ATM link is not wired into this build");
+#ifndef MTPERF_HAVE_ATM
+  out.emplace_back("clip", "not compiled in: transports/atm is missing from this source tree");
+#endif
+  out.emplace_back("lane",
+                   "not built yet: LAN Emulation over the emulated ATM link lacks its LE client "
+                   "and BUS (use -T clip)");
   return out;
 }
 

@@ -63,13 +63,14 @@ Pacer::Clock Pacer::advance(Clock c, std::uint64_t cells) const {
 
 // Credit older than the bucket (or the PDU, if larger) is dropped: the clock may lag now_ns by
 // at most that many cell times.
+// A line never used yet is idle with full credit, like one that has been idle for long: a
+// sender that asks again after waiting must find its PDU due, not a target moving with now_ns.
 Pacer::Clock Pacer::start_for(std::uint32_t cells, std::uint64_t now_ns) const {
-  if (!started_) return Clock{now_ns, 0};
   const std::uint64_t depth = std::max<std::uint64_t>(config_.bucket_cells, cells);
   const Clock floor_span = advance(Clock{0, 0}, depth);
-  if (now_ns > floor_span.ns && clock_.ns < now_ns - floor_span.ns) {
-    return Clock{now_ns - floor_span.ns, 0};
-  }
+  const Clock floor{now_ns > floor_span.ns ? now_ns - floor_span.ns : 0, 0};
+  if (!started_) return floor;
+  if (clock_.ns < floor.ns) return floor;
   return clock_;
 }
 

@@ -1,0 +1,410 @@
+#include "cli/atm_testbed_cmd.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "platform/affinity.hpp"
+#include "platform/netns.hpp"
+#include "transports/atm/emu/testbed.hpp"
+
+namespace mtperf::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kUsage =
+    "usage: mtperf atm up --mode clip|lane [--adapters N] [--rate oc3|oc12|CELLS] [--mtu M]\n"
+    "                     [--name NAME] [--cpus LIST] [--encap llc|vcmux] [--inatmarp]\n"
+    "                     [--max-frame 1516|4544|9234|18190] [--delay-us D] [--cell-loss P]\n"
+    "                     [--hec-errors P] [--ber P] [--seed S]\n"
+    "       mtperf atm status [--name NAME]\n"
+    "       mtperf atm down [--name NAME]\n"
+    "  --adapters N  emulated adapter pairs, one subnet each (10.232.<i>.0/24), default 1\n"
+    "  --rate R      line rate: oc3 (353,207.5 cells/s), oc12 (1,412,830), or cells/s; "
+    "default oc12\n"
+    "  --mtu M       IP MTU: default 9180 (CLIP) or 1500 (LANE)\n"
+    "  --cpus LIST   interrupt CPUs, adapter i on the (i mod n)-th; default: online CPUs\n";
+
+constexpr auto kDownTimeout = std::chrono::seconds(10);
+
+struct Usage : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+std::map<std::string, std::string> parse(const std::vector<std::string>& args,
+                                         const std::set<std::string>& valued,
+                                         const std::set<std::string>& flags) {
+  std::map<std::string, std::string> o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (flags.contains(a)) {
+      o[a] = "";
+    } else if (valued.contains(a)) {
+      if (i + 1 >= args.size()) throw Usage(a + " needs a value");
+      o[a] = args[++i];
+    } else {
+      throw Usage("unknown option '" + a + "'");
+    }
+  }
+  return o;
+}
+
+double number(const std::map<std::string, std::string>& o, const std::string& name, double low,
+              double high, double fallback) {
+  const auto it = o.find(name);
+  if (it == o.end()) return fallback;
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(it->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != it->second.size() || !(v >= low && v <= high))
+    throw Usage(fmt::format("{} '{}': expected a number in {}..{}", name, it->second, low, high));
+  return v;
+}
+
+atm::AtmTestbedOptions up_options(const std::map<std::string, std::string>& o) {
+  atm::AtmTestbedOptions t;
+  try {
+    if (!o.contains("--mode")) throw Usage("--mode clip|lane is required");
+    t.mode = atm::parse_link_mode(o.at("--mode"));
+    if (o.contains("--rate")) t.rate = atm::parse_line_rate(o.at("--rate"));
+    if (o.contains("--encap")) t.encap = atm::parse_encap(o.at("--encap"));
+    if (o.contains("--cpus")) t.cpus = parse_cpu_list(o.at("--cpus"));
+  } catch (const Usage&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    throw Usage(e.what());
+  }
+  t.adapters = int(number(o, "--adapters", 1, atm::kMaxAtmAdapters, 1));
+  t.mtu = int(number(o, "--mtu", 68, 65527, 0));
+  t.inatmarp_pvc = o.contains("--inatmarp");
+  t.lane_max_frame = std::size_t(number(o, "--max-frame", 1516, 18190, 1516));
+  t.propagation_ns = std::uint64_t(number(o, "--delay-us", 0, 1e6, 0) * 1000);
+  t.faults.cell_loss_rate = number(o, "--cell-loss", 0, 1, 0);
+  t.faults.hec_error_rate = number(o, "--hec-errors", 0, 1, 0);
+  t.faults.payload_ber = number(o, "--ber", 0, 1, 0);
+  t.faults.seed = std::uint64_t(number(o, "--seed", 0, 1e18, 1));
+  return t;
+}
+
+std::string state_path(const std::string& dir, const std::string& name) {
+  return atm::atm_state_path(name, dir);
+}
+std::string stats_path(const std::string& dir, const std::string& name) {
+  return atm::atm_stats_path(name, dir);
+}
+
+void write_json(const std::string& path, const json& j) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << j.dump(2) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  fs::rename(tmp, path);
+}
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return json();
+  json j = json::parse(in, nullptr, false);
+  return j.is_discarded() ? json() : j;
+}
+
+void write_all(int fd, const std::string& text) {
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) return;
+    done += std::size_t(n);
+  }
+}
+
+// Adds the cells/s each line achieved since the previous sample.
+void add_rates(json& stats, const json& previous, double dt_s) {
+  for (std::size_t i = 0; i < stats.size(); ++i) {
+    for (const char* line : {"near_to_far", "far_to_near"}) {
+      json& l = stats[i]["lines"][line];
+      double rate = 0;
+      if (dt_s > 0 && previous.is_array() && i < previous.size()) {
+        const auto before = previous[i]["lines"][line].value("cells_sent", std::uint64_t{0});
+        rate = double(l.value("cells_sent", std::uint64_t{0}) - before) / dt_s;
+      }
+      l["achieved_cells_per_s"] = rate;
+    }
+  }
+}
+
+// The daemon: builds the testbed, reports to the parent through `report_fd`, then rewrites
+// the stats file every second until SIGTERM, SIGINT or SIGHUP, and removes everything.
+[[noreturn]] void daemon_main(const atm::AtmTestbedOptions& options, const std::string& name,
+                              const std::string& dir, int report_fd) {
+  sigset_t stop;
+  sigemptyset(&stop);
+  for (int s : {SIGTERM, SIGINT, SIGHUP})
+    sigaddset(&stop, s);
+  // Blocked before any thread exists, so every thread inherits the mask and sigtimedwait
+  // below is the only place these signals land.
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd : {0, 1, 2})
+    ::dup2(null_fd, fd);
+  int rc = 0;
+  try {
+    atm::AtmTestbed bed(options);
+    json state = bed.state();
+    state["name"] = name;
+    state["pid"] = ::getpid();
+    state["stats_file"] = stats_path(dir, name);
+    write_json(state_path(dir, name), state);
+    write_all(report_fd, "ok\n" + state.dump());
+    ::close(report_fd);
+    report_fd = -1;
+    json previous;
+    auto last = std::chrono::steady_clock::now();
+    const timespec second{1, 0};
+    for (;;) {
+      json stats = bed.stats_json();
+      const auto now = std::chrono::steady_clock::now();
+      add_rates(stats, previous, std::chrono::duration<double>(now - last).count());
+      write_json(stats_path(dir, name), {{"adapters", stats}, {"pid", ::getpid()}});
+      previous = std::move(stats);
+      last = now;
+      if (sigtimedwait(&stop, nullptr, &second) > 0) break;
+    }
+  } catch (const std::exception& e) {
+    if (report_fd >= 0) write_all(report_fd, std::string("error: ") + e.what());
+    rc = 1;
+  }
+  std::error_code ec;
+  fs::remove(stats_path(dir, name), ec);
+  fs::remove(state_path(dir, name), ec);  // last: `down` waits for it to go
+  ::_exit(rc);
+}
+
+int up(const std::map<std::string, std::string>& o, const std::string& name, const std::string& dir,
+       std::ostream& out, std::ostream& err) {
+  atm::AtmTestbedOptions options = up_options(o);
+  options.tag = name;
+  if (fs::exists(state_path(dir, name))) {
+    err << "mtperf atm up: testbed '" << name << "' is already up; run `mtperf atm down --name "
+        << name << "` first or choose another --name\n";
+    return 1;
+  }
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+  const pid_t child = ::fork();
+  if (child < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (child == 0) {
+    ::close(fds[0]);
+    ::setsid();  // out of the caller's session: the terminal closing does not stop the link
+    const pid_t daemon = ::fork();
+    if (daemon != 0) ::_exit(daemon < 0 ? 1 : 0);
+    daemon_main(options, name, dir, fds[1]);
+  }
+  ::close(fds[1]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  std::string reply;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    reply.append(buf, std::size_t(n));
+  ::close(fds[0]);
+  if (!reply.starts_with("ok\n")) {
+    err << "mtperf atm up: " << (reply.empty() ? "the daemon died before it reported" : reply)
+        << "\n";
+    return 1;
+  }
+  const json state = json::parse(reply.substr(3));
+  out << "atm testbed " << name << " is up (" << state.value("kind", "?") << ", daemon pid "
+      << state.value("pid", 0) << ")\n";
+  for (const auto& l : state["links"])
+    out << "  " << l.value("controller", "") << ": " << l.value("near_if", "") << " "
+        << l.value("near_addr", "") << " <-> " << l.value("far_if", "") << " "
+        << l.value("far_addr", "") << "\n";
+  out << "enter with: ip netns exec " << state.value("near_ns", "") << " ... (client), "
+      << "ip netns exec " << state.value("far_ns", "") << " ... (server)\n";
+  return 0;
+}
+
+std::string drops_text(const json& drops) {
+  std::string s;
+  for (const auto& [k, v] : drops.items())
+    if (v.get<std::uint64_t>() != 0) s += fmt::format(" {} {}", k, v.get<std::uint64_t>());
+  return s.empty() ? " none" : s;
+}
+
+void print_stats(const json& state, const json& stats, std::ostream& out) {
+  const double nominal = state.value("rate_cells_per_s", 0.0);
+  const json& links = state["links"];
+  for (const auto& a : stats.value("adapters", json::array())) {
+    const std::size_t i = a.value("adapter", std::size_t{0});
+    const json l = i < links.size() ? links[i] : json::object();
+    out << fmt::format("  adapter {} ({}, cpu {}): {} {} <-> {} {}\n", i, a.value("controller", ""),
+                       a.value("cpu", -1), l.value("near_if", "?"), l.value("near_addr", "?"),
+                       l.value("far_if", "?"), l.value("far_addr", "?"));
+    for (const char* name : {"near_to_far", "far_to_near"}) {
+      const json& w = a["lines"][name];
+      const double achieved = w.value("achieved_cells_per_s", 0.0);
+      out << fmt::format(
+          "    line {:<11} cells {:>12} pdus {:>10}  {:>11.0f} cells/s of {:.0f} ({:.2f}%)  "
+          "lost {} hec {} unknown-vc {}\n",
+          name, w.value("cells_sent", 0ull), w.value("pdus_sent", 0ull), achieved, nominal,
+          nominal > 0 ? 100 * achieved / nominal : 0, w.value("lost", 0ull),
+          w.value("hec_errors", 0ull), w.value("unknown_vc", 0ull));
+    }
+    for (const char* name : {"near", "far"}) {
+      const json& h = a["hosts"][name];
+      out << fmt::format("    host {:<4} {} packets in {} out {}  arp req {} rep {} nak {}", name,
+                         h.value("ready", false) ? "ready" : "NOT READY",
+                         h.value("from_host", 0ull), h.value("to_host", 0ull),
+                         h.value("arp_requests", 0ull), h.value("arp_replies", 0ull),
+                         h.value("naks", 0ull));
+      if (h.value("lecid", 0) != 0) out << " lecid " << h.value("lecid", 0);
+      out << "  drops:" << drops_text(h["drops"]) << "  device queue drops "
+          << h.value("device_tx_dropped", 0ull) << "\n";
+    }
+    for (const auto& v : a.value("vcs", json::array()))
+      out << fmt::format(
+          "    vc {}/{:<3} {:>6}->{:<6} tx pdus {:>10} cells {:>12}  rx pdus {:>10} cells {:>12}  "
+          "hec {} crc {} len {} drops {}\n",
+          v.value("vpi", 0), v.value("vci", 0), v.value("from", ""), v.value("to", ""),
+          v.value("tx_pdus", 0ull), v.value("tx_cells", 0ull), v.value("rx_pdus", 0ull),
+          v.value("rx_cells", 0ull), v.value("hec_errors", 0ull), v.value("crc_errors", 0ull),
+          v.value("length_errors", 0ull), v.value("drops", 0ull));
+    const json& d = a["driver"];
+    out << fmt::format("    device reads {} writes {} write errors {}\n", d.value("reads", 0ull),
+                       d.value("writes", 0ull), d.value("write_errors", 0ull));
+  }
+}
+
+bool alive(int pid) {
+  return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+}
+
+std::vector<std::string> testbed_names(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string f = it->path().filename().string();
+    if (f.starts_with("atm-") && f.ends_with(".json") && !f.ends_with(".stats.json"))
+      names.push_back(f.substr(4, f.size() - 9));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+int status(const std::map<std::string, std::string>& o, const std::string& dir, std::ostream& out) {
+  std::vector<std::string> names =
+      o.contains("--name") ? std::vector<std::string>{o.at("--name")} : testbed_names(dir);
+  if (names.empty()) out << "no ATM testbed is up\n";
+  for (const auto& name : names) {
+    const json state = read_json(state_path(dir, name));
+    if (!state.is_object()) {
+      out << "no ATM testbed '" << name << "'\n";
+      continue;
+    }
+    const int pid = state.value("pid", 0);
+    const json& atm = state["atm"];
+    out << fmt::format(
+        "atm testbed {}: {}, {} adapter(s), {:.1f} cells/s nominal, MTU {}, encap {}, daemon pid "
+        "{} ({})\n",
+        name, state.value("kind", "?"), atm.value("adapters", 0),
+        state.value("rate_cells_per_s", 0.0), state.value("mtu", 0), atm.value("encap", "?"), pid,
+        alive(pid) ? "running" : "NOT RUNNING: `mtperf atm down` removes what it left");
+    out << "  hosts: " << state.value("near_ns", "") << " (near), " << state.value("far_ns", "")
+        << " (far)\n";
+    print_stats(state, read_json(stats_path(dir, name)), out);
+  }
+  return 0;
+}
+
+int down(const std::string& name, const std::string& dir, std::ostream& out, std::ostream& err) {
+  const std::string path = state_path(dir, name);
+  const json state = read_json(path);
+  if (!state.is_object()) {
+    err << "mtperf atm down: no ATM testbed '" << name << "': " << path << " does not exist\n";
+    return 1;
+  }
+  const int pid = state.value("pid", 0);
+  if (alive(pid)) {
+    ::kill(pid, SIGTERM);
+    // The daemon removes its state file last, after its threads, devices and namespaces.
+    const auto deadline = std::chrono::steady_clock::now() + kDownTimeout;
+    while (fs::exists(path) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (fs::exists(path)) {
+      err << "mtperf atm down: daemon " << pid << " did not stop within " << kDownTimeout.count()
+          << " s; killing it\n";
+      ::kill(pid, SIGKILL);
+    }
+  }
+  for (const auto& ns : remove_testbed(state))
+    out << "removed leftover namespace " << ns << "\n";
+  std::error_code ec;
+  fs::remove(stats_path(dir, name), ec);
+  fs::remove(path, ec);
+  out << "atm testbed " << name << " is down\n";
+  return 0;
+}
+
+}  // namespace
+
+int atm_testbed_command(const std::string& sub, const std::vector<std::string>& args,
+                        std::ostream& out, std::ostream& err) {
+  try {
+    std::map<std::string, std::string> o;
+    if (sub == "up") {
+      o = parse(
+          args,
+          {"--mode", "--adapters", "--rate", "--mtu", "--name", "--cpus", "--encap", "--max-frame",
+           "--delay-us", "--cell-loss", "--hec-errors", "--ber", "--seed", "--state-dir"},
+          {"--inatmarp", "--help", "-h"});
+    } else {
+      o = parse(args, {"--name", "--state-dir"}, {"--help", "-h"});
+    }
+    if (o.contains("--help") || o.contains("-h")) {
+      out << kUsage;
+      return 0;
+    }
+    const std::string name = o.contains("--name") ? o.at("--name") : "default";
+    const std::string dir = o.contains("--state-dir") ? o.at("--state-dir") : kTestbedStateDir;
+    check_testbed_name(name);
+    try {
+      if (sub == "up") return up(o, name, dir, out, err);
+      if (sub == "down") return down(name, dir, out, err);
+      return status(o, dir, out);
+    } catch (const Usage&) {
+      throw;
+    } catch (const std::exception& e) {
+      err << "mtperf atm " << sub << ": " << e.what() << "\n";
+      return 1;
+    }
+  } catch (const std::invalid_argument& e) {
+    err << "mtperf atm " << sub << ": " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+}
+
+}  // namespace mtperf::cli

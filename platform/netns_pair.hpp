@@ -1,0 +1,32 @@
+#pragma once
+// Two empty named network namespaces, "near" and "far", with loopback up: the hosts of a test
+// bed whose links are made by someone else (the emulated ATM link adds TUN/TAP devices). Named
+// mtperf-<pid>-<tag>-near/-far like a Testbed, so `ip netns`, remove_testbed() and the state
+// files treat both alike. Deleting the namespaces removes every device left inside them.
+//
+// Needs root. Set-up path: the constructor throws std::runtime_error naming the failed step,
+// after removing whatever it had created.
+#include <string>
+#include <vector>
+
+namespace mtperf {
+
+class NetnsPair {
+ public:
+  // tag: [a-z0-9_-]{1,32}; "" = a per-process sequence number.
+  explicit NetnsPair(const std::string& tag);
+  ~NetnsPair();  // deletes both namespaces
+  NetnsPair(const NetnsPair&) = delete;
+  NetnsPair& operator=(const NetnsPair&) = delete;
+
+  const std::string& near_ns() const { return near_; }
+  const std::string& far_ns() const { return far_; }
+  const std::vector<std::string>& created() const { return created_; }
+
+ private:
+  void remove_all() noexcept;
+  std::string near_, far_;
+  std::vector<std::string> created_;
+};
+
+}  // namespace mtperf

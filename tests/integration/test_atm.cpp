@@ -1,0 +1,133 @@
+// The emulated ATM link end to end, as root: `mtperf atm up` leaves a daemon and two hosts
+// behind, tests run over it, `status` shows the counters move, `down` removes everything; and
+// `mtperf run -T clip` builds and removes its own one-adapter testbed.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/skip.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+  int rc = -1;
+  std::string out;
+};
+
+// Runs the mtperf binary with `args` (a shell word list without quoting needs) and returns its
+// exit status and stdout; stderr goes to the test's log.
+Result mtperf(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(MTPERF_BINARY) + " " + args;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;)
+    r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  INFO(cmd << "\n" << r.out);
+  return r;
+}
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+bool namespace_exists(const std::string& ns) {
+  return std::filesystem::exists("/run/netns/" + ns);
+}
+
+void require_tun() {
+  mtperf::test::require_root("the emulated ATM link");
+  struct stat st;
+  if (::stat("/dev/net/tun", &st) != 0) mtperf::test::skip("no /dev/net/tun (modprobe tun)");
+}
+
+double stream_goodput_bps(const std::string& args) {
+  const Result r = mtperf("run -w stream -l 1.5 --warmup 0.5 -q --format json " + args);
+  REQUIRE(r.rc == 0);
+  const json report = json::parse(r.out);
+  const json& flow = report["summary"]["flows"][0];
+  CHECK(flow["tcp_info"]["congestion"].is_string());  // the CC in use travels with the result
+  return report["summary"]["throughput_bps"].get<double>();
+}
+
+void testbed_round_trip(const std::string& mode, double theory_bps) {
+  const std::string name = "itest-" + mode;
+  const std::string state_file = "/run/mtperf/atm-" + name + ".json";
+  mtperf("atm down --name " + name + " 2>/dev/null");  // a leftover of an earlier crash
+  Result up = mtperf("atm up --mode " + mode + " --adapters 2 --rate oc3 --name " + name);
+  REQUIRE(up.rc == 0);
+  const json state = read_json(state_file);
+  const std::string near = state["near_ns"], far = state["far_ns"];
+  const int pid = state["pid"];
+  CHECK(namespace_exists(near));
+  CHECK(namespace_exists(far));
+  CHECK(state["links"].size() == 2);
+  CHECK(state["kind"] == mode);
+  CHECK(state["links"][1]["controller"] == "emu1");
+
+  // Both adapters carry a stream and request/response; the second by its own addresses.
+  const double goodput = stream_goodput_bps("-T " + mode + " --testbed " + name + " --cc cubic");
+  CHECK(goodput > 0.5 * theory_bps);
+  CHECK(goodput < 1.01 * theory_bps);  // the line cannot carry more than its cells allow
+  const Result rr =
+      mtperf("run -T " + mode + " --testbed " + name + " -w rr -l 1 --warmup 0.2 -q --format json");
+  REQUIRE(rr.rc == 0);
+  CHECK(json::parse(rr.out)["summary"]["transactions"].get<double>() > 100);
+
+  ::sleep(2);  // the daemon rewrites its counters every second
+  const json stats = read_json("/run/mtperf/atm-" + name + ".stats.json");
+  const json& a0 = stats["adapters"][0];
+  CHECK(a0["lines"]["near_to_far"]["cells_sent"].get<std::uint64_t>() > 10000);
+  CHECK(a0["lines"]["near_to_far"]["hec_errors"] == 0);
+  CHECK(a0["hosts"]["near"]["ready"] == true);
+  const Result status = mtperf("atm status --name " + name);
+  CHECK(status.rc == 0);
+  CHECK(status.out.find("cells/s of") != std::string::npos);
+
+  const Result down = mtperf("atm down --name " + name);
+  CHECK(down.rc == 0);
+  CHECK_FALSE(namespace_exists(near));
+  CHECK_FALSE(namespace_exists(far));
+  CHECK_FALSE(std::filesystem::exists(state_file));
+  // The daemon has exited; init reaps it in its own time, so allow a moment for that.
+  for (int i = 0; i < 50 && ::kill(pid, 0) == 0; ++i)
+    ::usleep(100'000);
+  CHECK(::kill(pid, 0) != 0);
+}
+
+}  // namespace
+
+TEST_CASE("atm up/down: a two-adapter CLIP testbed carries stream and rr, leaves nothing") {
+  require_tun();
+  testbed_round_trip("clip", 134.34e6);
+}
+
+TEST_CASE("run -T clip builds a one-adapter testbed for the run and removes it") {
+  require_tun();
+  std::filesystem::create_directories("/run/netns");
+  std::size_t count_before = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/run/netns"))
+    (void)e, ++count_before;
+  const double goodput = stream_goodput_bps("-T clip --atm-rate oc3 --cc cubic");
+  CHECK(goodput > 0.5 * 134.34e6);
+  CHECK(goodput < 1.01 * 134.34e6);
+  std::size_t count_after = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/run/netns"))
+    (void)e, ++count_after;
+  CHECK(count_after == count_before);
+}

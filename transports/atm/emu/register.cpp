@@ -1,0 +1,54 @@
+// The clip registry entry: the socket transport, probed for what the emulated link
+// needs (root, network namespaces, /dev/net/tun).
+#include "transports/atm/emu/register.hpp"
+
+#include "platform/netns.hpp"
+#include "platform/tun.hpp"
+#include "transports/socket/register.hpp"
+
+namespace mtperf {
+namespace {
+
+std::vector<OptionInfo> no_options() {
+  return {};
+}
+
+ProbeResult atm_probe(const std::string& root) {
+  ProbeResult r;
+  std::string why;
+  if (root != "/") {
+    r.why = "the emulated ATM link is probed on the live system only";
+    return r;
+  }
+  if (!can_create_namespaces(&why) || !can_create_tun(&why)) {
+    r.why = "the emulated ATM link needs " + why;
+    return r;
+  }
+  r.usable = true;
+  r.features = {"tcp", "udp", "oc3", "oc12"};
+  return r;
+}
+
+ProbeResult clip_probe(const std::string& root) {
+  ProbeResult r = atm_probe(root);
+  if (r.usable) r.features.insert(r.features.end(), {"atmarp", "inatmarp", "llc", "vcmux"});
+  return r;
+}
+
+std::unique_ptr<Transport> atm_create(const TransportParams& params) {
+  return socket_transport_entry().create(params);
+}
+
+}  // namespace
+
+const TransportEntry& clip_transport_entry() {
+  static const TransportEntry entry{
+      "clip",     "kernel sockets over emulated ATM, Classical IP (RFC 2225) on OC-3c/OC-12c",
+      false,      socket_transport_entry().caps,
+      no_options, clip_probe,
+      atm_create,
+  };
+  return entry;
+}
+
+}  // namespace mtperf

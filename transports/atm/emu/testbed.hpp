@@ -1,0 +1,85 @@
+#pragma once
+// An emulated ATM testbed: two hosts (named network namespaces) joined by N emulated adapter
+// pairs, one logical IP subnet (CLIP) or emulated LAN (LANE) each, every adapter pair driven by
+// its own emulator thread pinned to the adapter's interrupt CPU and tagged with an emulated PCI
+// controller (emu<i>).
+//
+//   near ns  mtperf-<pid>-<tag>-near                 far ns  mtperf-<pid>-<tag>-far
+//     atm<i>n 10.232.<i>.1/24 (TUN; LANE: TAP lec<i>n)   atm<i>f 10.232.<i>.2/24
+//           └──────── emulator thread i: cells at the line rate ─────────┘
+//   ATMARP server (CLIP) 10.232.<i>.254, or LES and BUS (LANE): inside the emulator.
+//
+// 10.232.0.0/16 is used only inside the namespaces this class creates. Destroying the testbed
+// stops the threads, closes the devices and deletes the namespaces: nothing is left behind.
+// Needs root and /dev/net/tun. Thread-safety: stats_json() may be called from any thread.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/netns.hpp"
+#include "transports/atm/encap.hpp"
+#include "transports/atm/faults.hpp"
+#include "transports/atm/line.hpp"
+#include "transports/atm/link.hpp"
+
+namespace mtperf {
+class NetnsPair;
+class TunDevice;
+namespace atm {
+
+inline constexpr int kMaxAtmAdapters = 8 * 32;  // HP's report went to 8; the /16 allows 256
+
+struct AtmTestbedOptions {
+  LinkMode mode = LinkMode::kClip;
+  int adapters = 1;
+  LineRate rate = kOc12c;
+  std::uint32_t bucket_cells = 4096;
+  int mtu = 0;                    // 0: 9180 for CLIP, 1500 for LANE
+  std::vector<int> cpus;          // adapter i's CPU is cpus[i % size]; empty: online CPUs in turn
+  Encap encap = Encap::kLlcSnap;  // CLIP data VCs
+  bool inatmarp_pvc = false;
+  std::size_t lane_max_frame = 1516;
+  FaultConfig faults;
+  std::uint64_t propagation_ns = 0;
+  std::string tag;  // part of the namespace names; "" = a sequence number
+};
+
+// The options as a JSON object, for the state file.
+nlohmann::json options_to_json(const AtmTestbedOptions& options);
+
+// `mtperf atm up` files: <dir>/atm-<name>.json (the state, with the TestHosts fields, so
+// hosts_from_state() reads it) and <dir>/atm-<name>.stats.json (counters, rewritten each second).
+std::string atm_state_path(const std::string& name, const std::string& dir = kTestbedStateDir);
+std::string atm_stats_path(const std::string& name, const std::string& dir = kTestbedStateDir);
+
+class AtmTestbed {
+ public:
+  // Builds everything and waits until every host has registered or joined; on any failure
+  // removes what it made and throws std::runtime_error naming the step.
+  explicit AtmTestbed(const AtmTestbedOptions& options);
+  ~AtmTestbed();
+  AtmTestbed(const AtmTestbed&) = delete;
+  AtmTestbed& operator=(const AtmTestbed&) = delete;
+
+  TestHosts hosts() const;
+  // As Testbed::state(), plus kind, mode, rate and the options; the caller adds its own fields.
+  nlohmann::json state() const;
+  // Counters of every adapter, lines, VCs and hosts, read while running.
+  nlohmann::json stats_json() const;
+  const AtmTestbedOptions& options() const { return options_; }
+
+ private:
+  struct Adapter;
+  void build();
+  void teardown() noexcept;
+
+  AtmTestbedOptions options_;
+  std::unique_ptr<NetnsPair> hosts_;
+  std::vector<std::unique_ptr<Adapter>> adapters_;
+  std::vector<TestbedLink> links_;
+};
+
+}  // namespace atm
+}  // namespace mtperf
