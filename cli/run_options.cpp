@@ -47,6 +47,8 @@ po::options_description run_description() {
       "bind-device", po::value<std::string>(), "SO_BINDTODEVICE for the client's data sockets")(
       "source", po::value<std::string>(), "local address for the client's data sockets")(
       "cpus", po::value<std::string>(), "pin the client's workers to these CPUs (e.g. 0-3,8)")(
+      "server-cpus", po::value<std::string>(),
+      "pin the server's workers to these CPUs (worker i to the i-th, cycling)")(
       "adapters", po::value<std::string>(),
       "auto:N or a list of adapters; -P then counts flows per adapter")(
       "per-controller", po::value<int>()->default_value(0),
@@ -72,7 +74,8 @@ po::options_description run_description() {
       "costs)")("atm-rate", po::value<std::string>()->default_value("oc12"),
                 "-T clip|lane: line rate, oc3 | oc12 | cells/s")(
       "atm-mtu", po::value<int>()->default_value(0),
-      "-T clip|lane: IP MTU, 68..65527 (default 9180 CLIP, 1500 LANE)")(
+      "-T clip|lane: IP MTU, 68..65527 (default 9180 CLIP, 1500 LANE); LANE's maximum "
+      "frame is the smallest of 1516/4544/9234/18190 that carries it")(
       "quiet,q", po::bool_switch(), "no progress or interim lines");
   return d;
 }
@@ -290,6 +293,14 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     }
     // With --adapters, --cpus is where flows of adapters without interrupts go (veth, tun).
     if (o.placement) o.placement->fallback_cpus = o.client.cpus;
+  }
+  if (vm.count("server-cpus")) {
+    try {
+      o.spec.server_cpus = parse_cpu_list(get<std::string>(vm, "server-cpus"));
+      validate(o.spec);
+    } catch (const std::exception& e) {
+      throw UsageError(std::string("option --server-cpus: ") + e.what());
+    }
   }
   if (vm.count("key")) o.client.key = get<std::string>(vm, "key");
   if (vm.count("bind-device")) o.spec.sock.bind_device = get<std::string>(vm, "bind-device");

@@ -203,7 +203,7 @@ void ServerSession::exchange() {
   accept_flows(spec, flows, cookie);
   expect(fd_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
 
-  Runner runner(spec, Side::server, *transport, std::move(flows));
+  Runner runner(spec, Side::server, *transport, std::move(flows), spec.server_cpus);
   runner_ = &runner;
   if (aborted_) runner.abort();
   runner.start();

@@ -188,6 +188,10 @@ void validate(TestSpec& s) {
   if (s.proto == Proto::udp) validate_udp(s);
   if (s.proto == Proto::udp && s.sock.mptcp) bad("mptcp", "MPTCP is a TCP option");
   if (s.transport_params.size() > 64) bad("transport options", "more than 64");
+  if (s.server_cpus.size() > kLimits.max_threads)
+    bad("server cpus", "more than " + std::to_string(kLimits.max_threads));
+  for (int cpu : s.server_cpus)
+    check_range("server cpu", cpu, 0, 4095);
   if (!s.flow_servers.empty()) {
     if (s.flow_servers.size() != s.flows_total())
       bad("flow servers", std::to_string(s.flow_servers.size()) + " addresses for " +
@@ -229,6 +233,7 @@ void to_json(nlohmann::json& j, const TestSpec& s) {
   };
   if (!s.flow_servers.empty()) j["flow_servers"] = s.flow_servers;
   if (!s.measure) j["measure"] = false;
+  if (!s.server_cpus.empty()) j["server_cpus"] = s.server_cpus;
 }
 
 namespace {
@@ -257,12 +262,12 @@ void check_keys(const nlohmann::json& j, std::initializer_list<std::string_view>
 
 void from_json(const nlohmann::json& j, TestSpec& s) {
   if (!j.is_object()) bad("test", "must be an object");
-  check_keys(
-      j,
-      {"workload", "protocol", "transport", "transport_options", "duration_s", "warmup_s", "flows",
-       "threads", "message_size", "request_size", "response_size", "burst", "rate_bps", "wait",
-       "interval_s", "udp_timeout_s", "socket", "flow_servers", "measure"},
-      "test");
+  check_keys(j, {"workload",     "protocol",     "transport",     "transport_options",
+                 "duration_s",   "warmup_s",     "flows",         "threads",
+                 "message_size", "request_size", "response_size", "burst",
+                 "rate_bps",     "wait",         "interval_s",    "udp_timeout_s",
+                 "socket",       "flow_servers", "measure",       "server_cpus"},
+             "test");
   std::string w = "stream", p = "tcp", wait = "block";
   get_field(j, "workload", w);
   get_field(j, "protocol", p);
@@ -285,6 +290,7 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
   get_field(j, "udp_timeout_s", s.udp_timeout_s);
   get_field(j, "flow_servers", s.flow_servers);
   get_field(j, "measure", s.measure);
+  get_field(j, "server_cpus", s.server_cpus);
   if (s.flow_servers.size() > kLimits.max_flows) bad("test.flow_servers", "more than max flows");
   if (auto it = j.find("socket"); it != j.end()) {
     if (!it->is_object()) bad("test.socket", "must be an object");

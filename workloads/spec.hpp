@@ -66,6 +66,9 @@ struct TestSpec {
   // false: counters only — no latency samples, no CPU, interrupt or TCP_INFO readings; for
   // measuring what the measurement costs (bench/measure_cost.sh).
   bool measure = true;
+  // CPUs the server pins its workers to (worker i to entry i % size), as netperf's -T ,rcpu;
+  // empty: not pinned.
+  std::vector<int> server_cpus;
 
   uint32_t flows_total() const { return workload == Workload::bidir ? 2 * flows : flows; }
   uint32_t stream_msg_size() const;

@@ -197,3 +197,11 @@ TEST_CASE("placement options are checked and need --adapters", "[options][placem
   CHECK(parse({"--testbed"}).testbed == std::string("default"));
   CHECK(parse({"--testbed=lab"}).testbed == std::string("lab"));
 }
+
+TEST_CASE("--server-cpus travels in the test and is checked", "[options]") {
+  auto o = parse({"--server-cpus", "1,3-4"});
+  CHECK(o.spec.server_cpus == std::vector<int>{1, 3, 4});
+  CHECK_THROWS_WITH(parse({"--server-cpus", "x"}), Catch::Contains("--server-cpus"));
+  CHECK_THROWS_WITH(parse({"--server-cpus", "5000"}), Catch::Contains("--server-cpus"));
+  CHECK(parse({}).spec.server_cpus.empty());
+}
