@@ -3,6 +3,7 @@
 #include <charconv>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -154,7 +155,24 @@ int status(const std::string& dir, std::ostream& out) {
       if (ns.is_string()) recorded.insert(ns.get<std::string>());
     print_state(name, state, out);
   }
-  if (names.empty()) out << "no testbed is up\n";
+  if (names.empty()) out << "no veth testbed is up\n";
+  // Emulated-ATM testbeds (`mtperf atm up`) keep their own state files beside ours.
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    std::string file = e.path().filename().string();
+    if (!file.starts_with("atm-") || !file.ends_with(".json") || file.ends_with(".stats.json"))
+      continue;
+    try {
+      std::ifstream in(e.path());
+      nlohmann::json state = nlohmann::json::parse(in);
+      for (const auto& ns : state.value("namespaces", nlohmann::json::array()))
+        if (ns.is_string()) recorded.insert(ns.get<std::string>());
+      out << "emulated ATM testbed " << file.substr(4, file.size() - 9)
+          << " (see mtperf atm status)\n";
+    } catch (const std::exception&) {
+      out << "unreadable state file " << e.path().string() << "\n";
+    }
+  }
   for (const auto& ns : list_namespaces())
     if (!recorded.contains(ns))
       out << "namespace " << ns << " is in no state file (a test still running, or one that "
