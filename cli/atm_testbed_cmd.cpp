@@ -36,10 +36,13 @@ constexpr const char* kUsage =
     "                     [--hec-errors P] [--ber P] [--seed S]\n"
     "       mtperf atm status [--name NAME]\n"
     "       mtperf atm down [--name NAME]\n"
-    "  --adapters N  emulated adapter pairs, one subnet each (10.232.<i>.0/24), default 1\n"
+    "  --adapters N  emulated adapter pairs, one subnet each: 10.232.<i>.0/24 (CLIP) or\n"
+    "                10.233.<i>.0/24 (LANE), default 1\n"
     "  --rate R      line rate: oc3 (353,207.5 cells/s), oc12 (1,412,830), or cells/s; "
     "default oc12\n"
-    "  --mtu M       IP MTU: default 9180 (CLIP) or 1500 (LANE)\n"
+    "  --mtu M       IP MTU: default 9180 (CLIP) or, for LANE, the maximum frame's (1500)\n"
+    "  --max-frame F LANE maximum frame (LECID + 802.3 header + MTU); default: the smallest of\n"
+    "                1516, 4544, 9234, 18190 that carries --mtu, 1516 without it\n"
     "  --cpus LIST   interrupt CPUs, adapter i on the (i mod n)-th; default: online CPUs\n";
 
 constexpr auto kDownTimeout = std::chrono::seconds(10);
@@ -98,7 +101,15 @@ atm::AtmTestbedOptions up_options(const std::map<std::string, std::string>& o) {
   t.adapters = int(number(o, "--adapters", 1, atm::kMaxAtmAdapters, 1));
   t.mtu = int(number(o, "--mtu", 68, 65527, 0));
   t.inatmarp_pvc = o.contains("--inatmarp");
-  t.lane_max_frame = std::size_t(number(o, "--max-frame", 1516, 18190, 1516));
+  t.lane_max_frame = std::size_t(number(o, "--max-frame", 1516, 18190, 0));
+  if (o.contains("--max-frame")) {
+    if (t.mode != atm::LinkMode::kLane) throw Usage("--max-frame applies to --mode lane only");
+    try {
+      atm::lane_max_frame_code(t.lane_max_frame);
+    } catch (const std::invalid_argument& e) {
+      throw Usage(std::string("--max-frame: ") + e.what());
+    }
+  }
   t.propagation_ns = std::uint64_t(number(o, "--delay-us", 0, 1e6, 0) * 1000);
   t.faults.cell_loss_rate = number(o, "--cell-loss", 0, 1, 0);
   t.faults.hec_error_rate = number(o, "--hec-errors", 0, 1, 0);
@@ -255,12 +266,35 @@ std::string drops_text(const json& drops) {
   return s.empty() ? " none" : s;
 }
 
+// One LE client: how its frames went (BUS or data-direct) and its control exchanges.
+void print_lec(const json& h, std::ostream& out) {
+  out << fmt::format(
+      "         LEC lecid {}: sent via BUS {} (unknown unicast {}) data-direct {}; received via "
+      "BUS {}; LE_ARP req {} rep {}; flushes {} (timeouts {}); naks {}\n",
+      h.value("lecid", 0), h.value("bus_frames", 0ull), h.value("bus_unknown", 0ull),
+      h.value("direct_frames", 0ull), h.value("rx_bus", 0ull), h.value("arp_requests", 0ull),
+      h.value("arp_replies", 0ull), h.value("flushes", 0ull), h.value("flush_timeouts", 0ull),
+      h.value("naks", 0ull));
+}
+
+void print_elan(const json& e, std::ostream& out) {
+  if (!e.is_object()) return;
+  out << fmt::format(
+      "    elan: configures {} joins {} (refused {}) LE_ARP answered {} unanswered {} flushes "
+      "relayed {}  BUS forwarded {} dropped {}  bad control frames {}\n",
+      e.value("configures", 0ull), e.value("joins", 0ull), e.value("join_rejects", 0ull),
+      e.value("le_arp_resolved", 0ull), e.value("le_arp_unresolved", 0ull),
+      e.value("flushes_relayed", 0ull), e.value("bus_forwarded", 0ull), e.value("bus_drops", 0ull),
+      e.value("bad_frames", 0ull));
+}
+
 void print_stats(const json& state, const json& stats, std::ostream& out) {
   const double nominal = state.value("rate_cells_per_s", 0.0);
   const json& links = state["links"];
   for (const auto& a : stats.value("adapters", json::array())) {
     const std::size_t i = a.value("adapter", std::size_t{0});
     const json l = i < links.size() ? links[i] : json::object();
+    const bool lane = state.value("kind", "") == "lane";
     out << fmt::format("  adapter {} ({}, cpu {}): {} {} <-> {} {}\n", i, a.value("controller", ""),
                        a.value("cpu", -1), l.value("near_if", "?"), l.value("near_addr", "?"),
                        l.value("far_if", "?"), l.value("far_addr", "?"));
@@ -281,10 +315,11 @@ void print_stats(const json& state, const json& stats, std::ostream& out) {
                          h.value("from_host", 0ull), h.value("to_host", 0ull),
                          h.value("arp_requests", 0ull), h.value("arp_replies", 0ull),
                          h.value("naks", 0ull));
-      if (h.value("lecid", 0) != 0) out << " lecid " << h.value("lecid", 0);
       out << "  drops:" << drops_text(h["drops"]) << "  device queue drops "
           << h.value("device_tx_dropped", 0ull) << "\n";
+      if (lane) print_lec(h, out);
     }
+    if (lane) print_elan(a["elan"], out);
     for (const auto& v : a.value("vcs", json::array()))
       out << fmt::format(
           "    vc {}/{:<3} {:>6}->{:<6} tx pdus {:>10} cells {:>12}  rx pdus {:>10} cells {:>12}  "
@@ -328,11 +363,14 @@ int status(const std::map<std::string, std::string>& o, const std::string& dir, 
     const int pid = state.value("pid", 0);
     const json& atm = state["atm"];
     out << fmt::format(
-        "atm testbed {}: {}, {} adapter(s), {:.1f} cells/s nominal, MTU {}, encap {}, daemon pid "
+        "atm testbed {}: {}, {} adapter(s), {:.1f} cells/s nominal, MTU {}, {}, daemon pid "
         "{} ({})\n",
         name, state.value("kind", "?"), atm.value("adapters", 0),
-        state.value("rate_cells_per_s", 0.0), state.value("mtu", 0), atm.value("encap", "?"), pid,
-        alive(pid) ? "running" : "NOT RUNNING: `mtperf atm down` removes what it left");
+        state.value("rate_cells_per_s", 0.0), state.value("mtu", 0),
+        state.value("kind", "") == "lane"
+            ? fmt::format("max frame {}", atm.value("lane_max_frame", 0))
+            : fmt::format("encap {}", atm.value("encap", "?")),
+        pid, alive(pid) ? "running" : "NOT RUNNING: `mtperf atm down` removes what it left");
     out << "  hosts: " << state.value("near_ns", "") << " (near), " << state.value("far_ns", "")
         << " (far)\n";
     print_stats(state, read_json(stats_path(dir, name)), out);

@@ -20,6 +20,7 @@ std::span<const TransportEntry> transports() {
 #endif
 #ifdef MTPERF_HAVE_ATM
     v.push_back(clip_transport_entry());
+    v.push_back(lane_transport_entry());
 #endif
     return v;
   }();
@@ -36,10 +37,8 @@ std::vector<std::pair<std::string, std::string>> transports_not_compiled() {
   out.emplace_back("rdma", "not compiled in: no RDMA transport in this build");
 #ifndef MTPERF_HAVE_ATM
   out.emplace_back("clip", "not compiled in: transports/atm is missing from this source tree");
+  out.emplace_back("lane", "not compiled in: transports/atm is missing from this source tree");
 #endif
-  out.emplace_back("lane",
-                   "not built yet: LAN Emulation over the emulated ATM link lacks its LE client "
-                   "and BUS (use -T clip)");
   return out;
 }
 

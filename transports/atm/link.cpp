@@ -6,6 +6,7 @@
 #include <string>
 
 #include "transports/atm/clip_stations.hpp"
+#include "transports/atm/lane_stations.hpp"
 
 namespace mtperf::atm {
 namespace {
@@ -53,11 +54,29 @@ void validate(const LinkConfig& c) {
       if ((ip & mask) != (c.subnet & mask) || ip == c.subnet || (ip | mask) == ~Ipv4{0})
         throw std::invalid_argument("an address of the LIS lies outside its subnet");
   } else {
-    // The LANE control frames and the LES model exist (lane_ctrl.hpp); the LE client, the BUS
-    // and the flush protocol over the link's VCs do not yet.
-    throw std::invalid_argument(
-        "LAN Emulation over the emulated link is not built yet; use --mode clip (-T clip)");
+    lane_max_frame_code(c.lane_max_frame);  // throws naming the allowed sizes
+    if (lane_frame_for_mtu(c.mtu) > c.lane_max_frame)
+      throw std::invalid_argument("MTU " + std::to_string(c.mtu) + " needs " +
+                                  std::to_string(c.mtu + kLaneFrameOverheadBytes) +
+                                  "-byte LANE frames; the emulated LAN's maximum frame is " +
+                                  std::to_string(c.lane_max_frame));
+    const Mac zero{};
+    for (const Mac& m : {c.near_mac, c.far_mac})
+      if (m == zero || (m[0] & 1) != 0)
+        throw std::invalid_argument("a LANE host's MAC address must be a non-zero unicast address");
+    if (c.near_mac == c.far_mac)
+      throw std::invalid_argument("the two LANE hosts need different MAC addresses");
+    if (c.elan_name.size() > kElanNameMaxBytes)
+      throw std::invalid_argument("ELAN name '" + c.elan_name + "' exceeds 32 bytes");
   }
+}
+
+std::size_t lane_frame_for_mtu(std::size_t mtu) {
+  for (const std::size_t frame : kLaneMaxFrameSizes)
+    if (mtu + kLaneFrameOverheadBytes <= frame) return frame;
+  throw std::invalid_argument("MTU " + std::to_string(mtu) +
+                              " does not fit LANE's largest frame (18190 bytes = LECID 2 + "
+                              "802.3 header 14 + MTU 18174)");
 }
 
 AtmAddress station_atm_address(int adapter, int station) {
@@ -115,6 +134,18 @@ AtmLink::AtmLink(const LinkConfig& config) : config_(config) {
         add_vc(kServer, h);
       }
     }
+  } else {
+    stations_[kNearHost] = make_lane_client(config_, kNearHost, host_counters_[0]);
+    stations_[kFarHost] = make_lane_client(config_, kFarHost, host_counters_[1]);
+    stations_[kServer] = make_les_station(config_, elan_counters_);
+    stations_[kBus] = make_bus_station(elan_counters_);
+    for (int h : {kNearHost, kFarHost}) {
+      add_vc(h, h == kNearHost ? kFarHost : kNearHost);  // data-direct
+      for (int server : {kServer, kBus}) {  // control direct/distribute, multicast send/forward
+        add_vc(h, server);
+        add_vc(server, h);
+      }
+    }
   }
 }
 
@@ -139,7 +170,8 @@ bool AtmLink::ready() const {
 
 bool AtmLink::can_take(Side side) const {
   const Wire& w = *wires_[int(side)];
-  return w.queued() < kReadAheadPdus && w.has_room(max_host_cells_);
+  return w.queued() < kReadAheadPdus && w.has_room(max_host_cells_) &&
+         stations_[int(side)]->can_take();
 }
 
 void AtmLink::from_host(Side side, std::span<const std::uint8_t> packet, std::uint64_t now_ns) {
@@ -256,9 +288,17 @@ LinkStats AtmLink::stats() const {
                   h.inarp.load(),
                   h.flushes.load(),
                   h.bus_frames.load(),
+                  h.bus_unknown.load(),
+                  h.direct_frames.load(),
+                  h.rx_bus.load(),
+                  h.flush_timeouts.load(),
                   h.ready.load(),
                   h.lecid.load()};
   }
+  const ElanCounters& e = elan_counters_;
+  s.elan = ElanStats{e.configures.load(),    e.joins.load(),          e.join_rejects.load(),
+                     e.arp_resolved.load(),  e.arp_unresolved.load(), e.flushes_relayed.load(),
+                     e.bus_forwarded.load(), e.bus_drops.load(),      e.bad_frames.load()};
   for (int from = 0; from < kStations; ++from)
     for (int to = 0; to < kStations; ++to) {
       const RxVc& rx = vcs_[from][to];

@@ -7,11 +7,13 @@
 //   near host ──(near's line: Wire kToFar)──>  switch  ──> far host, server, BUS
 //   near host <──(far's line: Wire kToNear)──  switch  <── far host, server, BUS
 //
-// Stations: 0 near host, 1 far host, 2 ATMARP server (LANE: the LES), 3 BUS (LANE).
-// LANE is not built yet: validate() refuses LinkMode::kLane with a message saying so. The switch
-// holds one PVC per ordered pair of stations, VPI 0 and VCI 32 + 4 * from + to, so every cell's VC
-// names its sender and receiver. A host's cells all cross its own line; the server's and the BUS's
-// cells cross the line of the host they go to. Each line is paced at the line's cell rate.
+// Stations: 0 near host, 1 far host, 2 ATMARP server (LANE: the LES, with the LECS beside it),
+// 3 BUS (LANE). The switch holds one PVC per ordered pair of stations, VPI 0 and VCI
+// 32 + 4 * from + to, so every cell's VC names its sender and receiver (LANE's control direct and
+// distribute VCs are host<->LES, its multicast send and forward VCs host<->BUS, and its
+// data-direct VCs host<->host; see lane_stations.hpp). A host's cells all cross its own line; the
+// server's and the BUS's cells cross the line of the host they go to. Each line is paced at the
+// line's cell rate.
 //
 // A packet from a host is encapsulated (CLIP: LLC/SNAP or VC-mux; LANE: LECID + frame),
 // segmented by AAL5 into 53-byte cells, queued, paced, delayed, subjected to faults, and
@@ -30,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -55,6 +58,8 @@ constexpr VcAddress vc_between(int from, int to) {
 
 inline constexpr std::size_t kDefaultClipMtu = 9180;  // RFC 2225
 inline constexpr std::size_t kDefaultLaneMtu = 1500;  // 1516-byte frames
+// A LANE frame's bytes beyond the IP MTU: the LECID and the 802.3 header (no FCS over ATM).
+inline constexpr std::size_t kLaneFrameOverheadBytes = kLecidBytes + kEthernetHeaderBytes;
 inline constexpr std::uint64_t kClientCacheLifetimeNs = 15ull * 60 * 1'000'000'000;  // RFC 2225
 
 struct LinkConfig {
@@ -72,13 +77,17 @@ struct LinkConfig {
   Ipv4 near_ip = 0, far_ip = 0, server_ip = 0;
   std::size_t max_pending = 8;  // packets held per host while their address is resolved
   // LANE
-  std::size_t lane_max_frame = 1516;
-  Mac near_mac{}, far_mac{};
+  std::size_t lane_max_frame = 1516;  // one of 1516, 4544, 9234, 18190; mtu + 16 must fit
+  Mac near_mac{}, far_mac{};          // the hosts' TAP devices: unicast, distinct
+  std::string elan_name = "mtperf";   // at most 32 bytes
   std::uint64_t reassembly_timeout_ns = 1'000'000'000;
 };
 
 // Throws std::invalid_argument naming the field.
 void validate(const LinkConfig& config);
+// The smallest LANE maximum frame that carries an IP MTU: 1500 -> 1516, 4528 -> 4544,
+// 9218 -> 9234, 18174 -> 18190. Throws std::invalid_argument above 18174.
+std::size_t lane_frame_for_mtu(std::size_t mtu);
 // The ATM (NSAP) address of a station of an adapter: ICD format, ESI 02:6d:74:<adapter>:00:<st>.
 AtmAddress station_atm_address(int adapter, int station);
 
@@ -93,15 +102,20 @@ class LinkSink {
 struct alignas(64) HostCounters {
   Counter from_host, to_host;  // packets taken from / delivered to the host's device
   Counter bytes_from_host, bytes_to_host;
-  Counter drop_not_ip;      // CLIP: not IPv4 (or too short)
-  Counter drop_no_route;    // CLIP: outside the LIS, broadcast or multicast
-  Counter drop_unresolved;  // the pending queue was full, or resolution failed/NAKed
+  Counter drop_not_ip;      // CLIP: not IPv4 (or too short); LANE: shorter than an 802.3 header
+  Counter drop_no_route;    // CLIP: outside the LIS, broadcast or multicast; LANE: frame received
+                            // for another MAC, or carrying this LEC's own LECID
+  Counter drop_unresolved;  // the pending queue was full, resolution failed/NAKed, not joined
   Counter drop_too_large;   // above the MTU or the LAN's maximum frame
   Counter drop_line_full;   // the line refused it (should not happen with backpressure)
   Counter drop_bad_pdu;     // reassembled SDU that failed decapsulation
   Counter arp_requests, arp_replies, naks, inarp;  // control exchanges (ATMARP or LE_ARP)
   Counter flushes;                                 // LANE: flush exchanges completed
-  Counter bus_frames;                              // LANE: frames sent through the BUS
+  Counter bus_frames;      // LANE: frames sent through the BUS (broadcast, multicast, unknown)
+  Counter bus_unknown;     // LANE: of those, unicast frames to a MAC not yet resolved
+  Counter direct_frames;   // LANE: frames sent on a data-direct VC
+  Counter rx_bus;          // LANE: frames received from the BUS (the rest came data-direct)
+  Counter flush_timeouts;  // LANE: flush requests that went unanswered and were sent again
   std::atomic<bool> ready{false};       // registered with the ATMARP server / joined the ELAN
   std::atomic<std::uint16_t> lecid{0};  // LANE: the LECID the LES assigned
 };
@@ -124,13 +138,30 @@ struct HostStats {
   std::uint64_t drop_not_ip = 0, drop_no_route = 0, drop_unresolved = 0, drop_too_large = 0,
                 drop_line_full = 0, drop_bad_pdu = 0;
   std::uint64_t arp_requests = 0, arp_replies = 0, naks = 0, inarp = 0, flushes = 0, bus_frames = 0;
+  std::uint64_t bus_unknown = 0, direct_frames = 0, rx_bus = 0, flush_timeouts = 0;  // LANE
   bool ready = false;
   std::uint16_t lecid = 0;  // LANE
+};
+
+// LANE: the emulated LAN's servers (the LECS beside the LES, the LES, the BUS).
+struct alignas(64) ElanCounters {
+  Counter configures;                    // LE_CONFIGURE requests answered (the LECS)
+  Counter joins, join_rejects;           // LE_JOIN requests granted / refused
+  Counter arp_resolved, arp_unresolved;  // LE_ARP requests answered / left unanswered
+  Counter flushes_relayed;               // LE_FLUSH responses passed on (control distribute)
+  Counter bus_forwarded, bus_drops;      // frames the BUS sent on / could not (line full)
+  Counter bad_frames;                    // control frames that did not decode
+};
+
+struct ElanStats {
+  std::uint64_t configures = 0, joins = 0, join_rejects = 0, arp_resolved = 0, arp_unresolved = 0,
+                flushes_relayed = 0, bus_forwarded = 0, bus_drops = 0, bad_frames = 0;
 };
 
 struct LinkStats {
   std::array<WireStats, 2> wires;  // [Side of the sending host]: near's line, far's line
   std::array<HostStats, 2> hosts;
+  ElanStats elan;            // LANE only
   std::vector<VcStats> vcs;  // the VCs in use
 };
 
@@ -158,6 +189,9 @@ class Station {
   virtual void from_host(std::span<const std::uint8_t>, std::uint64_t, LinkPort&) {}
   virtual bool ready() const { return true; }
   virtual std::uint16_t lecid() const { return 0; }
+  // Hosts only: whether another packet may be taken from the device now (a LANE client holding
+  // frames during a flush says no when its queue is full, so the kernel keeps the backlog).
+  virtual bool can_take() const { return true; }
 };
 
 class AtmLink final : LinkPort {
@@ -204,6 +238,7 @@ class AtmLink final : LinkPort {
   std::array<AtmAddress, kStations> atm_{};
   std::array<Counter, 2> port_hec_errors_, port_unknown_vc_;
   std::array<HostCounters, 2> host_counters_;
+  ElanCounters elan_counters_;
   std::size_t max_host_cells_ = 0;
   std::uint64_t next_timer_ns_ = 0;
   std::uint64_t sends_ = 0;  // PDUs queued so far, to see whether a round queued more

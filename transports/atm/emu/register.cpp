@@ -1,5 +1,5 @@
-// The clip registry entry: the socket transport, probed for what the emulated link
-// needs (root, network namespaces, /dev/net/tun).
+// The clip and lane registry entries: the socket transport, probed for what the emulated link
+// needs (root, network namespaces, /dev/net/tun for TUN and TAP devices).
 #include "transports/atm/emu/register.hpp"
 
 #include "platform/netns.hpp"
@@ -35,6 +35,12 @@ ProbeResult clip_probe(const std::string& root) {
   return r;
 }
 
+ProbeResult lane_probe(const std::string& root) {
+  ProbeResult r = atm_probe(root);
+  if (r.usable) r.features.insert(r.features.end(), {"le_arp", "bus", "flush", "tap"});
+  return r;
+}
+
 std::unique_ptr<Transport> atm_create(const TransportParams& params) {
   return socket_transport_entry().create(params);
 }
@@ -46,6 +52,16 @@ const TransportEntry& clip_transport_entry() {
       "clip",     "kernel sockets over emulated ATM, Classical IP (RFC 2225) on OC-3c/OC-12c",
       false,      socket_transport_entry().caps,
       no_options, clip_probe,
+      atm_create,
+  };
+  return entry;
+}
+
+const TransportEntry& lane_transport_entry() {
+  static const TransportEntry entry{
+      "lane",     "kernel sockets over emulated ATM, LAN Emulation (LANE v1) on OC-3c/OC-12c",
+      false,      socket_transport_entry().caps,
+      no_options, lane_probe,
       atm_create,
   };
   return entry;

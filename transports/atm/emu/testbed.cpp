@@ -15,8 +15,11 @@ namespace {
 
 constexpr auto kReadyTimeout = std::chrono::seconds(5);
 
-Ipv4 lis_address(int adapter, int host) {
-  return Ipv4{10} << 24 | Ipv4{232} << 16 | Ipv4(adapter) << 8 | Ipv4(host);
+// CLIP's logical IP subnets are 10.232.<i>.0/24, LANE's emulated LANs 10.233.<i>.0/24, so a
+// route or a capture names the kind of link it belongs to.
+Ipv4 subnet_address(LinkMode mode, int adapter, int host) {
+  const Ipv4 second = mode == LinkMode::kClip ? 232 : 233;
+  return Ipv4{10} << 24 | second << 16 | Ipv4(adapter) << 8 | Ipv4(host);
 }
 
 std::string dotted(Ipv4 ip) {
@@ -76,14 +79,32 @@ nlohmann::json host_json(const HostStats& h, const TunDevice& dev) {
           {"naks", h.naks},
           {"inarp", h.inarp},
           {"flushes", h.flushes},
-          {"bus_frames", h.bus_frames}};
+          {"bus_frames", h.bus_frames},
+          {"bus_unknown", h.bus_unknown},
+          {"direct_frames", h.direct_frames},
+          {"rx_bus", h.rx_bus},
+          {"flush_timeouts", h.flush_timeouts}};
 }
 
-nlohmann::json vc_json(const VcStats& v) {
-  static const char* kNames[] = {"near", "far", "server", "bus"};
+nlohmann::json elan_json(const ElanStats& e) {
+  return {{"configures", e.configures},
+          {"joins", e.joins},
+          {"join_rejects", e.join_rejects},
+          {"le_arp_resolved", e.arp_resolved},
+          {"le_arp_unresolved", e.arp_unresolved},
+          {"flushes_relayed", e.flushes_relayed},
+          {"bus_forwarded", e.bus_forwarded},
+          {"bus_drops", e.bus_drops},
+          {"bad_frames", e.bad_frames}};
+}
+
+nlohmann::json vc_json(const VcStats& v, LinkMode mode) {
+  static const char* kClipNames[] = {"near", "far", "server", "-"};
+  static const char* kLaneNames[] = {"near", "far", "les", "bus"};
+  const char* const* names = mode == LinkMode::kClip ? kClipNames : kLaneNames;
   const VcCountersSnapshot& r = v.rx;
-  return {{"from", kNames[v.from]},
-          {"to", kNames[v.to]},
+  return {{"from", names[v.from]},
+          {"to", names[v.to]},
           {"vpi", v.vc.vpi},
           {"vci", v.vc.vci},
           {"tx_pdus", v.tx_pdus},
@@ -140,8 +161,17 @@ AtmTestbed::AtmTestbed(const AtmTestbedOptions& options) : options_(options) {
   if (options_.adapters < 1 || options_.adapters > kMaxAtmAdapters)
     throw std::runtime_error(fmt::format("ATM testbed: adapters must be 1..{}, got {}",
                                          kMaxAtmAdapters, options_.adapters));
-  if (options_.mtu == 0)
-    options_.mtu = int(options_.mode == LinkMode::kClip ? kDefaultClipMtu : kDefaultLaneMtu);
+  if (options_.mode == LinkMode::kLane) {
+    try {
+      if (options_.lane_max_frame == 0)
+        options_.lane_max_frame = options_.mtu == 0 ? lane_frame_for_mtu(kDefaultLaneMtu)
+                                                    : lane_frame_for_mtu(std::size_t(options_.mtu));
+      if (options_.mtu == 0) options_.mtu = int(options_.lane_max_frame - kLaneFrameOverheadBytes);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("ATM testbed: ") + e.what());
+    }
+  }
+  if (options_.mtu == 0) options_.mtu = int(kDefaultClipMtu);
   if (options_.cpus.empty()) options_.cpus = online_cpus();
   std::string why;
   if (!can_create_tun(&why)) throw std::runtime_error("ATM testbed: " + why);
@@ -172,14 +202,20 @@ void AtmTestbed::build() {
     c.mtu = std::size_t(options_.mtu);
     c.clip_encap = options_.encap;
     c.inatmarp_pvc = options_.inatmarp_pvc;
-    c.subnet = lis_address(i, 0);
-    c.near_ip = lis_address(i, 1);
-    c.far_ip = lis_address(i, 2);
-    c.server_ip = lis_address(i, 254);
-    c.lane_max_frame = options_.lane_max_frame;
+    c.subnet = subnet_address(c.mode, i, 0);
+    c.near_ip = subnet_address(c.mode, i, 1);
+    c.far_ip = subnet_address(c.mode, i, 2);
+    c.server_ip = subnet_address(c.mode, i, 254);
+    if (lane) c.lane_max_frame = options_.lane_max_frame;
+    c.elan_name = fmt::format("elan{}", i);
     c.near_mac = host_mac(i, 0);
     c.far_mac = host_mac(i, 1);
-    auto link = std::make_unique<AtmLink>(c);  // validates before any device exists
+    std::unique_ptr<AtmLink> link;
+    try {
+      link = std::make_unique<AtmLink>(c);  // validates before any device exists
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(fmt::format("ATM testbed: adapter {}: {}", i, e.what()));
+    }
 
     TestbedLink l;
     l.index = i;
@@ -250,7 +286,7 @@ nlohmann::json AtmTestbed::stats_json() const {
     const LinkStats s = d.stats();
     nlohmann::json vcs = nlohmann::json::array();
     for (const VcStats& v : s.vcs)
-      vcs.push_back(vc_json(v));
+      vcs.push_back(vc_json(v, options_.mode));
     const DriverCounters& dc = d.counters();
     out.push_back(
         {{"adapter", i},
@@ -263,6 +299,7 @@ nlohmann::json AtmTestbed::stats_json() const {
           {{"near", host_json(s.hosts[0], adapters_[i]->near_dev)},
            {"far", host_json(s.hosts[1], adapters_[i]->far_dev)}}},
          {"vcs", std::move(vcs)},
+         {"elan", options_.mode == LinkMode::kLane ? elan_json(s.elan) : nlohmann::json()},
          {"driver",
           {{"reads", dc.reads.load()},
            {"writes", dc.writes.load()},

@@ -5,13 +5,16 @@
 // controller (emu<i>).
 //
 //   near ns  mtperf-<pid>-<tag>-near                 far ns  mtperf-<pid>-<tag>-far
-//     atm<i>n 10.232.<i>.1/24 (TUN; LANE: TAP lec<i>n)   atm<i>f 10.232.<i>.2/24
+//     CLIP: TUN atm<i>n 10.232.<i>.1/24                  TUN atm<i>f 10.232.<i>.2/24
+//     LANE: TAP lec<i>n 10.233.<i>.1/24, 02:6d:74:<i>:01:01   TAP lec<i>f 10.233.<i>.2/24, ..:02
 //           └──────── emulator thread i: cells at the line rate ─────────┘
-//   ATMARP server (CLIP) 10.232.<i>.254, or LES and BUS (LANE): inside the emulator.
+//   ATMARP server (CLIP) 10.232.<i>.254, or LECS, LES and BUS of ELAN "elan<i>" (LANE): inside
+//   the emulator.
 //
-// 10.232.0.0/16 is used only inside the namespaces this class creates. Destroying the testbed
-// stops the threads, closes the devices and deletes the namespaces: nothing is left behind.
-// Needs root and /dev/net/tun. Thread-safety: stats_json() may be called from any thread.
+// 10.232.0.0/16 and 10.233.0.0/16 are used only inside the namespaces this class creates.
+// Destroying the testbed stops the threads, closes the devices and deletes the namespaces: nothing
+// is left behind. Needs root and /dev/net/tun. Thread-safety: stats_json() may be called from any
+// thread.
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,11 +39,14 @@ struct AtmTestbedOptions {
   int adapters = 1;
   LineRate rate = kOc12c;
   std::uint32_t bucket_cells = 4096;
-  int mtu = 0;                    // 0: 9180 for CLIP, 1500 for LANE
+  // IP MTU; 0: 9180 for CLIP, for LANE the maximum frame's (1500 with the default 1516 frame)
+  int mtu = 0;
   std::vector<int> cpus;          // adapter i's CPU is cpus[i % size]; empty: online CPUs in turn
   Encap encap = Encap::kLlcSnap;  // CLIP data VCs
   bool inatmarp_pvc = false;
-  std::size_t lane_max_frame = 1516;
+  // LANE maximum frame, 1516/4544/9234/18190; 0: the smallest that carries the MTU
+  // (lane_frame_for_mtu), 1516 when the MTU is not given either.
+  std::size_t lane_max_frame = 0;
   FaultConfig faults;
   std::uint64_t propagation_ns = 0;
   std::string tag;  // part of the namespace names; "" = a sequence number
