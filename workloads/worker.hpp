@@ -31,7 +31,14 @@ namespace mtperf {
 template <EngineType E>
 class Worker {
  public:
-  Worker(E& engine, WorkerJob& job) : e_(engine), job_(job), spec_(*job.spec), clock_(*job.clock) {}
+  Worker(E& engine, WorkerJob& job)
+      : e_(engine),
+        job_(job),
+        spec_(*job.spec),
+        clock_(*job.clock),
+        provided_(engine.caps().provides_recv_buffers),
+        link_(engine.caps().linked_ops && spec_.burst == 1 &&
+              (spec_.workload == Workload::rr || spec_.workload == Workload::crr)) {}
 
   void run();
 
@@ -92,8 +99,19 @@ class Worker {
     return b;
   }
   Buf recv_buf(Flow& f) { return e_.pool().get(f.buf0 + f.nbufs - 1); }
+  // Where a receive's bytes are: in the flow's buffer, or in one the engine provided.
+  const std::byte* recv_data(Flow& f, const Completion& c) {
+    return (c.flags & kCompBuffer) ? c.data : recv_buf(f).data;
+  }
   void post(Flow& f, int conn, Op op, Buf b, Kind k);
-  void post_recv(Flow& f, int conn) { post(f, conn, Op::recv, recv_buf(f), kRecv); }
+  void post_recv(Flow& f, int conn) {
+    if (conn == armed_conn_) return;  // a multishot receive is still armed there
+    post(f, conn, Op::recv, recv_buf(f), kRecv);
+  }
+  void close_conn(int conn) {
+    if (conn == armed_conn_) armed_conn_ = -1;
+    e_.close(conn);
+  }
   void fail(Flow& f, const char* what, int err);
   void finish(Flow& f);
   void record_latency(Flow& f, int64_t rtt_ns) {
@@ -109,6 +127,11 @@ class Worker {
   std::vector<int64_t> ring_;   // rr: burst send timestamps per flow
   std::vector<uint64_t> seqs_;  // UDP rr: sequence of each slot (0 = free)
   uint32_t live_ = 0;
+  const bool provided_;  // the engine provides receive buffers: recycle them after use
+  // rr/crr with one transaction in flight: a request's send and the next receive are linked
+  // (WorkReq::link); the peer reads the whole request before it answers, so this cannot stall.
+  const bool link_;
+  int armed_conn_ = -1;  // while dispatching a receive that stays armed (kCompMore): its conn
 };
 
 template <EngineType E>
@@ -133,6 +156,7 @@ void Worker<E>::post(Flow& f, int conn, Op op, Buf b, Kind k) {
   r.op = op;
   r.buf = b;
   r.cookie = cookie(f.idx, conn, k);
+  r.link = link_ && k == kSend;
   if (e_.post(conn, std::span<const WorkReq>(&r, 1)) != 1) {
     fail(f, "queueing an operation", ENOSPC);
     return;

@@ -120,7 +120,6 @@ void Worker<E>::run() {
     if (live_ == 0) break;
     int64_t timeout =
         next == kNoTimer ? kMaxPollNs : std::clamp<int64_t>(next - now, 0, kMaxPollNs);
-    e_.flush();
     int n = e_.poll(std::span<Completion>(comps), spec_.wait, timeout);
     if (n < 0) {
       for (Flow& f : flows_)
@@ -144,8 +143,13 @@ void Worker<E>::dispatch(const Completion& c, int64_t now) {
     if (k == kAccept) {
       on_accept(f, c);
     } else {
+      armed_conn_ = (c.flags & kCompMore) ? conn : -1;
       on_recv(f, c, conn, now);
+      armed_conn_ = -1;
     }
+  }
+  if constexpr (requires { e_.recycle(c.buf_id); }) {
+    if (provided_ && (c.flags & kCompBuffer)) e_.recycle(c.buf_id);
   }
 }
 

@@ -104,7 +104,7 @@ void Worker<E>::rr_server_recv(Flow& f, const Completion& c) {
       post_recv(f, f.conn);
       return;
     }
-    UdpHeader h = read_udp_header(recv_buf(f).data);
+    UdpHeader h = read_udp_header(recv_data(f, c));
     if (h.seq == kFinSeq) {
       finish(f);
       return;
@@ -148,7 +148,7 @@ void Worker<E>::udp_rr_client_recv(Flow& f, const Completion& c, int64_t now) {
   }
   FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
   FlowCounters::add(ctr.msgs_recv, 1);
-  UdpHeader h = read_udp_header(recv_buf(f).data);
+  UdpHeader h = read_udp_header(recv_data(f, c));
   size_t base = size_t(f.idx) * spec_.burst;
   uint32_t j = 0;
   while (j < spec_.burst && seqs_[base + j] != h.seq)
@@ -177,7 +177,7 @@ void Worker<E>::udp_receiver_recv(Flow& f, const Completion& c, int64_t now) {
     post_recv(f, f.conn);
     return;
   }
-  UdpHeader h = read_udp_header(recv_buf(f).data);
+  UdpHeader h = read_udp_header(recv_data(f, c));
   UdpStats& u = f.slot->stats.udp;
   if (h.seq == kFinSeq) {
     u.fin_seen = true;
@@ -235,7 +235,7 @@ void Worker<E>::crr_open(Flow& f, int64_t now) {
 template <EngineType E>
 void Worker<E>::crr_client_recv(Flow& f, const Completion& c, int conn, int64_t now) {
   if (c.bytes <= 0) {
-    e_.close(conn);
+    close_conn(conn);
     f.conn = -1;
     if (phase_done()) {
       finish(f);
@@ -254,7 +254,7 @@ void Worker<E>::crr_client_recv(Flow& f, const Completion& c, int conn, int64_t 
   }
   record_latency(f, now - f.started_ns);
   FlowCounters::add(ctr.transactions, 1);
-  e_.close(conn);
+  close_conn(conn);
   f.conn = -1;
   if (phase_done()) {
     finish(f);
@@ -282,7 +282,7 @@ void Worker<E>::on_accept(Flow& f, const Completion& c) {
 template <EngineType E>
 void Worker<E>::crr_server_recv(Flow& f, const Completion& c, int conn) {
   if (c.bytes <= 0) {  // the client is done with this connection (or reset it)
-    e_.close(conn);
+    close_conn(conn);
     if (conn == f.conn) f.conn = -1;
     return;
   }

@@ -22,16 +22,24 @@
 //   int  flush()                       submit what was queued (io_uring_submit; nothing for
 //                                      sockets). Returns submitted count or -errno.
 //   int  poll(span<Completion>, Wait, int64_t timeout_ns)
-//                                      reap completions; for a blocking socket with one flow
-//                                      per thread, performs the queued send/recv itself.
-//                                      Returns the number of completions written (0 on timeout)
-//                                      or -errno on an engine failure.
+//                                      reap completions; submits whatever is still queued first
+//                                      (a flush() right before poll() is never needed); for a
+//                                      blocking socket with one flow per thread, performs the
+//                                      queued send/recv itself. Returns the number of
+//                                      completions written (0 on timeout) or -errno on an
+//                                      engine failure.
 //   BufferPool& pool()                 buffers allocated and registered before the timed phase.
 //   Caps caps() const
+// Engines with Caps::provides_recv_buffers also have
+//   void recycle(uint16_t buf_id)      give a receive buffer (Completion::buf_id) back once its
+//                                      bytes have been read. No syscall.
 //
 // Completion semantics, the same for every transport:
 //   send on a stream socket completes when the whole buffer is handed to the kernel;
 //   recv completes with 1..len bytes; 0 means the peer closed; negative is -errno.
+//   With Caps::provides_recv_buffers the engine picks the receive buffer: the completion has
+//   kCompBuffer, `data` points at the bytes, and one posted recv may complete many times
+//   (kCompMore: it is still armed, post no other recv on that connection).
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -57,6 +65,11 @@ struct WorkReq {
   Buf buf;
   uint64_t cookie = 0;  // returned in the Completion; the workload encodes flow and op in it
   bool signal = true;
+  // A send whose answer is expected: the next recv posted on the same connection before the
+  // next poll() starts only once this send has completed, and both are submitted together
+  // (IOSQE_IO_LINK). Engines without Caps::linked_ops ignore it. Use it only where the peer
+  // reads everything before it answers (request/response with one transaction in flight).
+  bool link = false;
   uint64_t remote_addr = 0;
   uint32_t rkey = 0;
 };
@@ -64,13 +77,15 @@ struct WorkReq {
 enum CompletionFlags : uint16_t {
   kCompMore = 1,  // more completions will follow for the same request (multishot)
   kCompError = 2,
+  kCompBuffer = 4,  // the engine chose the receive buffer: data and buf_id are set; recycle it
 };
 
 struct Completion {
   uint64_t cookie = 0;
   int32_t bytes = 0;  // >0 bytes moved, 0 peer closed (recv), <0 -errno
   uint16_t flags = 0;
-  uint16_t buf_id = 0;  // provided-buffer id when the transport chose the buffer
+  uint16_t buf_id = 0;              // provided-buffer id when the transport chose the buffer
+  const std::byte* data = nullptr;  // with kCompBuffer: the received bytes, valid until recycled
 };
 
 enum class Wait : uint8_t { spin, block, none };
@@ -83,7 +98,9 @@ struct Caps {
   bool inline_send = false;
   bool zero_copy = false;
   uint32_t max_inline = 0;
-  uint32_t max_outstanding = 64;  // per connection and direction
+  uint32_t max_outstanding = 64;       // per connection and direction
+  bool provides_recv_buffers = false;  // receives land in engine buffers (Completion::data)
+  bool linked_ops = false;             // honours WorkReq::link
 };
 
 // A socket address (IPv4 or IPv6) that can be copied around freely.

@@ -1,9 +1,8 @@
 #include "transports/uring/uring_engine.hpp"
 
-#include <liburing.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,23 +12,13 @@
 #include <stdexcept>
 
 #include "transports/inet/inet.hpp"
+#include "transports/uring/uring_ring.hpp"
 
 namespace mtperf {
 
-struct UringEngine::Ring {
-  io_uring ring{};
-};
-
 namespace {
 
-constexpr uint64_t kInternal = ~uint64_t(0);  // cancels: their CQEs are dropped
-constexpr uint32_t kCqeBatch = 64;
-
-int64_t mono_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+constexpr uint64_t kMaxProvidedBytes = 32u << 20;  // memory for the provided-buffer ring
 
 std::string err_text(int neg) {
   return std::strerror(-neg);
@@ -55,8 +44,11 @@ UringEngine::UringEngine(const EngineConfig& cfg, const UringSettings& settings)
   free_ops_.reserve(nops);
   for (size_t i = nops; i-- > 0;)
     free_ops_.push_back(uint32_t(i));
-  cqes_.resize(kCqeBatch);
+  cqes_.resize(kUringCqeBatch);
+  backlog_.reserve(8);
+  starved_.reserve(nops);
   setup_ring(settings);
+  if (settings.multishot) setup_buf_ring();
 }
 
 void UringEngine::setup_ring(const UringSettings& s) {
@@ -112,6 +104,21 @@ void UringEngine::setup_ring(const UringSettings& s) {
       eff_.notes.push_back("fixed_files: registering the file table failed (" + err_text(rc) + ")");
   }
   eff_.zerocopy = s.zerocopy;
+  if (s.link && s.zerocopy) {
+    eff_.notes.push_back("link: off, a zero-copy send completes at its notification");
+  } else if (s.link && !(ring_->ring.features & IORING_FEAT_CQE_SKIP)) {
+    eff_.notes.push_back("link: off, the kernel has no IOSQE_CQE_SKIP_SUCCESS");
+  } else {
+    eff_.link = s.link;
+  }
+  if (s.ring_fd) {
+    rc = io_uring_register_ring_fd(&ring_->ring);
+    eff_.ring_fd = rc == 1;
+    if (rc != 1) {
+      eff_.notes.push_back("ring_fd: io_uring_register_ring_fd failed (" +
+                           err_text(rc < 0 ? rc : -EINVAL) + ")");
+    }
+  }
   if (s.fixed_buffers && !s.zerocopy) {
     eff_.notes.push_back("fixed_buffers: only zero-copy sends take registered buffers; unused");
   } else if (s.fixed_buffers && pool_.bytes() > 0) {
@@ -125,10 +132,52 @@ void UringEngine::setup_ring(const UringSettings& s) {
   }
 }
 
+void UringEngine::setup_buf_ring() {
+  uint32_t size = std::max<uint32_t>(cfg_.buffer_size, 1);
+  uint32_t entries = set_.buf_ring_entries;
+  if (entries == 0) {
+    // Room for a batch of receives on every connection before the worker hands buffers back.
+    uint64_t want = std::max<uint64_t>(uint64_t(std::max<uint32_t>(cfg_.max_conns, 1)) * 8, 16);
+    want = std::min<uint64_t>(want, std::max<uint64_t>(kMaxProvidedBytes / size, 2));
+    entries = uint32_t(std::bit_floor(std::min<uint64_t>(want, 32768)));
+  }
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  size_t bytes = (size_t(entries) * sizeof(io_uring_buf) + page - 1) / page * page;
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) {
+    eff_.notes.push_back("multishot: off, no memory for the buffer ring");
+    return;
+  }
+  auto* br = static_cast<io_uring_buf_ring*>(mem);
+  io_uring_buf_ring_init(br);
+  io_uring_buf_reg reg{};
+  reg.ring_addr = uint64_t(uintptr_t(mem));
+  reg.ring_entries = entries;
+  reg.bgid = kUringBufGroup;
+  int rc = io_uring_register_buf_ring(&ring_->ring, &reg, 0);
+  if (rc != 0) {
+    munmap(mem, bytes);
+    eff_.notes.push_back("multishot: off, io_uring_register_buf_ring failed (" + err_text(rc) +
+                         "; kernel before 5.19?), single receives");
+    return;
+  }
+  buf_ring_ = mem;
+  buf_ring_bytes_ = bytes;
+  buf_ring_mask_ = entries - 1;
+  pbufs_ = BufferPool(entries, size);
+  for (uint32_t i = 0; i < entries; ++i) {
+    io_uring_buf_ring_add(br, pbufs_.get(i).data, size, uint16_t(i), int(buf_ring_mask_), int(i));
+  }
+  io_uring_buf_ring_advance(br, int(entries));
+  eff_.multishot = true;
+  eff_.buf_ring_entries = entries;
+}
+
 UringEngine::~UringEngine() {
   // Tearing the ring down cancels and waits for everything in flight; only then do the
-  // descriptors go.
+  // descriptors and the provided buffers go.
   if (ring_) io_uring_queue_exit(&ring_->ring);
+  if (buf_ring_) munmap(buf_ring_, buf_ring_bytes_);
   for (Conn& c : conns_) {
     if (c.fd >= 0) ::close(c.fd);
   }
@@ -138,7 +187,43 @@ Caps UringEngine::caps() const {
   Caps c;
   c.zero_copy = set_.zerocopy;
   c.max_outstanding = depth_;
+  c.provides_recv_buffers = eff_.multishot;
+  c.linked_ops = eff_.link;
   return c;
+}
+
+void UringEngine::give_back(uint16_t buf_id) {
+  auto* br = static_cast<io_uring_buf_ring*>(buf_ring_);
+  io_uring_buf_ring_add(br, pbufs_.get(buf_id).data, pbufs_.size(), buf_id, int(buf_ring_mask_), 0);
+  io_uring_buf_ring_advance(br, 1);
+  --pbuf_held_;
+}
+
+void UringEngine::recycle(uint16_t buf_id) {
+  give_back(buf_id);
+  if (!starved_.empty()) rearm_starved();
+}
+
+void UringEngine::rearm_or_starve(uint32_t index) {
+  if (pbuf_held_ <= buf_ring_mask_ && issue(index)) {
+    ++rearms_;
+  } else {
+    starved_.push_back(index);
+  }
+}
+
+void UringEngine::rearm_starved() {
+  size_t keep = 0;
+  for (uint32_t index : starved_) {
+    if (ops_[index].dropped) {
+      release(index);
+    } else if (pbuf_held_ <= buf_ring_mask_ && issue(index)) {
+      ++rearms_;
+    } else {
+      starved_[keep++] = index;
+    }
+  }
+  starved_.resize(keep);
 }
 
 int UringEngine::register_fd(int fd, Proto proto, bool listener) {
@@ -190,6 +275,17 @@ int UringEngine::accept(int listen_id) {
 void UringEngine::close(int id) {
   Conn& c = conns_[id];
   if (c.fd < 0 || c.closing) return;
+  unlink();
+  // Receives waiting for a provided buffer are in no SQE: they end here.
+  size_t keep = 0;
+  for (uint32_t index : starved_) {
+    if (ops_[index].conn == id) {
+      release(index);
+    } else {
+      starved_[keep++] = index;
+    }
+  }
+  starved_.resize(keep);
   if (c.outstanding == 0) {
     finalize_close(id);
     return;
@@ -210,9 +306,9 @@ void UringEngine::close(int id) {
       fd = id;
     }
     io_uring_prep_cancel_fd(sqe, fd, flags);
-    io_uring_sqe_set_data64(sqe, kInternal);
+    io_uring_sqe_set_data64(sqe, kUringInternal);
   }
-  io_uring_submit(&ring_->ring);
+  submit();
 }
 
 void UringEngine::finalize_close(int id) {
@@ -233,15 +329,30 @@ void UringEngine::shutdown_send(int id) {
 void* UringEngine::get_sqe() {
   io_uring_sqe* sqe = io_uring_get_sqe(&ring_->ring);
   if (sqe == nullptr) {  // the SQ ring is full: hand it to the kernel and try again
-    io_uring_submit(&ring_->ring);
+    submit();
     sqe = io_uring_get_sqe(&ring_->ring);
   }
   return sqe;
 }
 
-bool UringEngine::issue(uint32_t index) {
+void UringEngine::unlink() {
+  if (open_link_ < 0) return;
+  static_cast<io_uring_sqe*>(open_link_sqe_)->flags &=
+      uint8_t(~(IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS));
+  ops_[open_link_].skip = false;
+  open_link_ = -1;
+  open_link_sqe_ = nullptr;
+}
+
+int UringEngine::submit() {
+  unlink();
+  return io_uring_submit(&ring_->ring);
+}
+
+bool UringEngine::issue(uint32_t index, bool link, bool follows) {
   OpSlot& o = ops_[index];
   Conn& c = conns_[o.conn];
+  if (!follows) unlink();  // nothing may come between a linked send and its recv
   io_uring_sqe* sqe = static_cast<io_uring_sqe*>(get_sqe());
   if (sqe == nullptr) return false;
   int fd = eff_.fixed_files ? o.conn : c.fd;
@@ -262,7 +373,15 @@ bool UringEngine::issue(uint32_t index) {
       break;
     }
     case Op::recv:
-      io_uring_prep_recv(sqe, fd, data, len, 0);
+      if (eff_.multishot) {
+        io_uring_prep_recv_multishot(sqe, fd, nullptr, 0, 0);
+        sqe->flags |= IOSQE_BUFFER_SELECT;
+        sqe->buf_group = kUringBufGroup;
+      } else {
+        io_uring_prep_recv(sqe, fd, data, len, 0);
+        // The answer to a linked send cannot be there yet: wait for it without trying first.
+        if (follows) sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+      }
       break;
     case Op::accept:
       io_uring_prep_accept(sqe, fd, nullptr, nullptr, SOCK_CLOEXEC);
@@ -272,6 +391,12 @@ bool UringEngine::issue(uint32_t index) {
   }
   if (eff_.fixed_files) sqe->flags |= IOSQE_FIXED_FILE;
   io_uring_sqe_set_data64(sqe, uint64_t(index));
+  if (link) {
+    sqe->flags |= IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
+    o.skip = true;
+    open_link_ = int32_t(index);
+    open_link_sqe_ = sqe;
+  }
   return true;
 }
 
@@ -291,7 +416,17 @@ int UringEngine::post(int id, std::span<const WorkReq> reqs) {
     o.op = r.op;
     o.buf = r.buf;
     o.cookie = r.cookie;
-    if (!issue(index)) break;
+    // The recv that answers a linked send on this connection joins its chain.
+    int32_t head = open_link_;
+    bool follows = head >= 0 && r.op == Op::recv && !eff_.multishot && ops_[head].conn == id;
+    bool link = r.link && r.op == Op::send && eff_.link;
+    if (!issue(index, link, follows)) break;
+    if (follows && open_link_ == head) {  // get_sqe did not have to submit the head alone
+      ops_[head].link_peer = int32_t(index);
+      o.link_peer = head;
+      open_link_ = -1;
+      open_link_sqe_ = nullptr;
+    }
     free_ops_.pop_back();
     ++dir;
     ++c.outstanding;
@@ -302,7 +437,7 @@ int UringEngine::post(int id, std::span<const WorkReq> reqs) {
 
 int UringEngine::flush() {
   if (io_uring_sq_ready(&ring_->ring) == 0) return 0;
-  int rc = io_uring_submit(&ring_->ring);
+  int rc = submit();
   return rc == -EINTR || rc == -EAGAIN || rc == -EBUSY ? 0 : rc;
 }
 
@@ -314,98 +449,6 @@ void UringEngine::release(uint32_t index) {
   o.conn = -1;
   free_ops_.push_back(index);
   if (--c.outstanding == 0 && c.closing) finalize_close(id);
-}
-
-bool UringEngine::handle(uint64_t user_data, int32_t res, uint32_t flags, Completion& out) {
-  if (user_data == kInternal) return false;
-  uint32_t index = uint32_t(user_data);
-  OpSlot& o = ops_[index];
-  if (flags & IORING_CQE_F_NOTIF) {  // zero-copy: the kernel is done with (part of) the buffer
-    if (--o.notifs > 0 || !o.sent_all) return false;
-    res = o.result;
-  } else if (o.dropped) {
-    if (flags & IORING_CQE_F_MORE) {
-      ++o.notifs;  // the buffer is not free before its notification
-      o.sent_all = true;
-    } else {
-      release(index);
-    }
-    return false;
-  } else {
-    if (flags & IORING_CQE_F_MORE) ++o.notifs;
-    if (res == -EINTR || (o.op == Op::accept && res == -ECONNABORTED)) {
-      if (issue(index)) return false;
-      res = -EBUSY;  // no SQE for the retry: report rather than lose the operation
-    }
-    if (o.op == Op::send && res > 0 && conns_[o.conn].proto == Proto::tcp) {
-      o.off += uint32_t(res);
-      if (o.off < o.buf.len) {  // a short send: the remainder goes before the send completes
-        if (issue(index)) return false;
-        res = -EBUSY;
-      } else {
-        res = int32_t(o.buf.len);
-      }
-    }
-    if (o.op == Op::accept && res >= 0) {
-      int fd = res;
-      if (cfg_.sock) inet::apply_accepted_options(fd, Proto::tcp, *cfg_.sock);
-      res = register_fd(fd, Proto::tcp, false);
-      if (res < 0) ::close(fd);
-    }
-    o.result = res;
-    o.sent_all = true;
-    if (o.notifs > 0) return false;  // wait for the buffer to be released
-  }
-  if (o.dropped) {
-    release(index);
-    return false;
-  }
-  out = Completion{o.cookie, res, uint16_t(res < 0 ? kCompError : 0), 0};
-  release(index);
-  return true;
-}
-
-int UringEngine::reap(std::span<Completion> out) {
-  io_uring& ring = ring_->ring;
-  size_t n = 0;
-  while (n < out.size()) {
-    unsigned want = unsigned(std::min<size_t>(out.size() - n, cqes_.size()));
-    auto** batch = reinterpret_cast<io_uring_cqe**>(cqes_.data());
-    unsigned got = io_uring_peek_batch_cqe(&ring, batch, want);
-    if (got == 0) break;
-    for (unsigned i = 0; i < got; ++i) {
-      io_uring_cqe* cqe = batch[i];
-      if (handle(cqe->user_data, cqe->res, cqe->flags, out[n])) ++n;
-    }
-    io_uring_cq_advance(&ring, got);
-  }
-  return int(n);
-}
-
-bool UringEngine::needs_enter() const {
-  return defer_taskrun_ || io_uring_sq_ready(&ring_->ring) > 0 ||
-         io_uring_cq_has_overflow(&ring_->ring);
-}
-
-int UringEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) {
-  io_uring& ring = ring_->ring;
-  int n = reap(out);
-  if (n > 0) return n;
-  int64_t deadline = mono_ns() + std::max<int64_t>(timeout_ns, 0);
-  for (;;) {
-    if (wait == Wait::block && timeout_ns > 0) {
-      int64_t left = std::max<int64_t>(deadline - mono_ns(), 0);
-      __kernel_timespec ts{left / 1000000000, left % 1000000000};
-      io_uring_cqe* cqe = nullptr;
-      int rc = io_uring_submit_and_wait_timeout(&ring, &cqe, 1, &ts, nullptr);
-      if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) return rc;
-    } else if (needs_enter()) {
-      int rc = io_uring_submit_and_get_events(&ring);
-      if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) return rc;
-    }
-    n = reap(out);
-    if (n > 0 || wait == Wait::none || mono_ns() >= deadline) return n;
-  }
 }
 
 }  // namespace mtperf

@@ -1,5 +1,6 @@
 // The io_uring transport: registry entry, options, probe.
 #include <liburing.h>
+#include <sys/mman.h>
 
 #include <cstring>
 #include <fstream>
@@ -14,12 +15,22 @@
 namespace mtperf {
 namespace {
 
-const UringSettings kDefaults{};
+// The defaults of `-T uring`, chosen by measurement (docs/transports.md): multishot receive
+// cost the least CPU per transaction in every case measured; link is what request/response
+// uses where multishot falls back.
+const UringSettings kDefaults = [] {
+  UringSettings s;
+  s.multishot = true;
+  s.link = true;
+  return s;
+}();
 
 Caps uring_caps(const UringSettings& s) {
   Caps c;
   c.zero_copy = s.zerocopy;
   c.max_outstanding = 32;  // four sends in flight per stream (engine_config.cpp)
+  c.provides_recv_buffers = s.multishot;
+  c.linked_ops = s.link && !s.zerocopy;
   return c;
 }
 
@@ -44,18 +55,26 @@ class UringTransport final : public Transport {
     std::lock_guard lock(mu_);
     std::map<std::string, std::string> m;
     m["ring_size"] = std::to_string(set_.ring_size);
+    m["cqe_batch"] = std::to_string(set_.cqe_batch);
     m["sqpoll"] = on_off(set_.sqpoll);
     if (!have_eff_) {
       m["single_issuer"] = on_off(set_.single_issuer);
       m["fixed_files"] = on_off(set_.fixed_files);
       m["fixed_buffers"] = on_off(set_.fixed_buffers);
       m["zerocopy"] = on_off(set_.zerocopy);
+      m["multishot"] = on_off(set_.multishot);
+      m["link"] = on_off(set_.link);
+      m["ring_fd"] = on_off(set_.ring_fd);
       return m;
     }
     m["single_issuer"] = on_off(eff_.single_issuer);
     m["fixed_files"] = on_off(eff_.fixed_files);
     m["fixed_buffers"] = on_off(eff_.fixed_buffers);
     m["zerocopy"] = on_off(eff_.zerocopy);
+    m["multishot"] = on_off(eff_.multishot);
+    if (eff_.multishot) m["buf_ring"] = std::to_string(eff_.buf_ring_entries);
+    m["link"] = on_off(eff_.link);
+    m["ring_fd"] = on_off(eff_.ring_fd);
     std::string notes;
     for (auto& n : eff_.notes)
       notes += (notes.empty() ? "" : "; ") + n;
@@ -83,6 +102,18 @@ std::vector<OptionInfo> uring_options() {
        "register the buffer pool; used by zero-copy sends (IORING_RECVSEND_FIXED_BUF)"},
       {"zerocopy", b(kDefaults.zerocopy),
        "send with IORING_OP_SEND_ZC; a send completes at its notification (kernel >= 6.0)"},
+      {"multishot", b(kDefaults.multishot),
+       "multishot receive into a provided-buffer ring (kernel >= 6.0)"},
+      {"buf_ring", std::to_string(kDefaults.buf_ring_entries),
+       "provided buffers per worker for multishot, a power of two 1..32768 (0: 8 per "
+       "connection, at most 32 MiB)"},
+      {"link", b(kDefaults.link),
+       "request/response: the request's send and the next receive go as one linked chain, "
+       "one CQE per transaction (IOSQE_IO_LINK, IOSQE_CQE_SKIP_SUCCESS)"},
+      {"cqe_batch", std::to_string(kDefaults.cqe_batch),
+       "completions reaped and handed to the workload per poll, a power of two 1..64"},
+      {"ring_fd", b(kDefaults.ring_fd),
+       "io_uring_register_ring_fd: io_uring_enter skips the file lookup"},
   };
 }
 
@@ -92,24 +123,40 @@ bool parse_bool(const std::string& key, const std::string& v) {
   throw std::invalid_argument("uring option " + key + ": expected 0/1/on/off, got '" + v + "'");
 }
 
+// A power of two in lo..hi (or 0 where zero_ok).
+uint32_t parse_pow2(const std::string& key, const std::string& v, unsigned long lo,
+                    unsigned long hi, bool zero_ok) {
+  unsigned long n = 0;
+  size_t used = 0;
+  try {
+    n = std::stoul(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  bool ok = used == v.size() && ((n >= lo && n <= hi && (n & (n - 1)) == 0) || (zero_ok && n == 0));
+  if (!ok) {
+    throw std::invalid_argument("uring option " + key + ": expected a power of two in " +
+                                std::to_string(lo) + ".." + std::to_string(hi) +
+                                (zero_ok ? " or 0" : "") + ", got '" + v + "'");
+  }
+  return uint32_t(n);
+}
+
 UringSettings parse_settings(const TransportParams& params) {
   UringSettings s = kDefaults;
   for (auto& [k, v] : params) {
     if (k == "ring_size") {
-      unsigned long n = 0;
-      size_t used = 0;
-      try {
-        n = std::stoul(v, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != v.size() || n < 8 || n > 32768 || (n & (n - 1)) != 0) {
-        throw std::invalid_argument(
-            "uring option ring_size: expected a power of two in 8..32768, "
-            "got '" +
-            v + "'");
-      }
-      s.ring_size = uint32_t(n);
+      s.ring_size = parse_pow2(k, v, 8, 32768, false);
+    } else if (k == "cqe_batch") {
+      s.cqe_batch = parse_pow2(k, v, 1, 64, false);
+    } else if (k == "buf_ring") {
+      s.buf_ring_entries = parse_pow2(k, v, 1, 32768, true);
+    } else if (k == "multishot") {
+      s.multishot = parse_bool(k, v);
+    } else if (k == "link") {
+      s.link = parse_bool(k, v);
+    } else if (k == "ring_fd") {
+      s.ring_fd = parse_bool(k, v);
     } else if (k == "single_issuer") {
       s.single_issuer = parse_bool(k, v);
     } else if (k == "sqpoll") {
@@ -136,6 +183,20 @@ int try_ring(unsigned flags) {
   int rc = io_uring_queue_init_params(8, &ring, &p);
   if (rc == 0) io_uring_queue_exit(&ring);
   return rc;
+}
+
+// A provided-buffer ring can be registered (kernel >= 5.19).
+bool probe_buf_ring(io_uring& ring) {
+  void* mem = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) return false;
+  io_uring_buf_reg reg{};
+  reg.ring_addr = uint64_t(uintptr_t(mem));
+  reg.ring_entries = 8;
+  reg.bgid = 0;
+  bool ok = io_uring_register_buf_ring(&ring, &reg, 0) == 0;
+  if (ok) io_uring_unregister_buf_ring(&ring, 0);
+  munmap(mem, 4096);
+  return ok;
 }
 
 ProbeResult uring_probe(const std::string& root) {
@@ -172,16 +233,20 @@ ProbeResult uring_probe(const std::string& root) {
   io_uring_probe* probe = io_uring_get_probe_ring(&ring);
   bool send_zc = probe && io_uring_opcode_supported(probe, IORING_OP_SEND_ZC);
   if (probe) io_uring_free_probe(probe);
+  bool cqe_skip = (ring.features & IORING_FEAT_CQE_SKIP) != 0;
+  bool buf_ring = probe_buf_ring(ring);
+  bool ring_fd = io_uring_register_ring_fd(&ring) == 1;
   io_uring_queue_exit(&ring);
   if (try_ring(IORING_SETUP_SINGLE_ISSUER) == 0) r.features.push_back("single_issuer");
   if (try_ring(IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN) == 0) {
     r.features.push_back("defer_taskrun");
   }
-  if (send_zc) {
-    r.features.push_back("send_zc");
-    // Multishot receive and provided-buffer rings came with the same kernels (6.0).
-    r.features.push_back("multishot_recv");
-  }
+  if (send_zc) r.features.push_back("send_zc");
+  if (buf_ring) r.features.push_back("buf_ring");
+  // Multishot receive came with send_zc (6.0) and needs a provided-buffer ring.
+  if (buf_ring && send_zc) r.features.push_back("multishot_recv");
+  if (cqe_skip) r.features.push_back("link_cqe_skip");
+  if (ring_fd) r.features.push_back("ring_fd");
   if (try_ring(IORING_SETUP_SQPOLL) == 0) r.features.push_back("sqpoll");
   return r;
 }

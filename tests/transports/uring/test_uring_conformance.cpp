@@ -58,28 +58,61 @@ void run_case(const Case& c, const std::string& server, const TransportParams& p
   }
 }
 
-}  // namespace
+const Case kCases[] = {
+    {"stream", Workload::stream},
+    {"maerts", Workload::maerts},
+    {"bidir", Workload::bidir},
+    {"rr", Workload::rr},
+    {"rr burst 8", Workload::rr, Proto::tcp, 1, 0, 8},
+    {"crr", Workload::crr},
+    {"udp stream 100M", Workload::stream, Proto::udp, 1, 0, 1, 1, 1, 100e6},
+    {"udp rr 1024/2048", Workload::rr, Proto::udp, 1, 0, 1, 1024, 2048},
+    {"rr 100 flows on 4 threads", Workload::rr, Proto::tcp, 100, 4},
+};
 
-TEST_CASE("every workload runs over -T uring") {
+void every_workload(const TransportParams& params) {
   ProbeResult p = uring_transport_entry().probe("/");
   if (!p.usable) test::skip("io_uring is not usable here: " + p.why);
   control::LocalServer server;
-  const Case cases[] = {
-      {"stream", Workload::stream},
-      {"maerts", Workload::maerts},
-      {"bidir", Workload::bidir},
-      {"rr", Workload::rr},
-      {"rr burst 8", Workload::rr, Proto::tcp, 1, 0, 8},
-      {"crr", Workload::crr},
-      {"udp stream 100M", Workload::stream, Proto::udp, 1, 0, 1, 1, 1, 100e6},
-      {"udp rr 1024/2048", Workload::rr, Proto::udp, 1, 0, 1, 1024, 2048},
-      {"rr 100 flows on 4 threads", Workload::rr, Proto::tcp, 100, 4},
-  };
-  for (const Case& c : cases) {
+  for (const Case& c : kCases) {
     SECTION(c.name) {
-      run_case(c, server.address());
+      run_case(c, server.address(), params);
     }
   }
+}
+
+void require_feature(const char* name) {
+  ProbeResult p = uring_transport_entry().probe("/");
+  if (!p.usable) test::skip("io_uring is not usable here: " + p.why);
+  if (std::find(p.features.begin(), p.features.end(), name) == p.features.end()) {
+    test::skip(std::string("this kernel's io_uring lacks ") + name);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every workload runs over -T uring (its defaults)") {
+  every_workload({});
+}
+
+TEST_CASE("every workload with multishot receive and linked send->recv") {
+  require_feature("multishot_recv");
+  require_feature("link_cqe_skip");
+  every_workload({{"multishot", "1"}, {"link", "1"}});
+}
+
+TEST_CASE("every workload with plain single receives, nothing linked") {
+  every_workload({{"multishot", "0"}, {"link", "0"}});
+}
+
+TEST_CASE("every workload with single receives and linked send->recv") {
+  require_feature("link_cqe_skip");
+  every_workload({{"multishot", "0"}, {"link", "1"}});
+}
+
+TEST_CASE("every workload with a two-buffer multishot ring: receives keep running dry") {
+  require_feature("multishot_recv");
+  every_workload({{"multishot", "1"}, {"buf_ring", "2"}, {"link", "0"}});
 }
 
 TEST_CASE("options: zero-copy, fixed files and buffers, no single issuer") {

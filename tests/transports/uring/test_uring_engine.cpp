@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/support/skip.hpp"
+#include "tests/transports/uring/uring_test_support.hpp"
 #include "transports/inet/inet.hpp"
 #include "transports/uring/register.hpp"
 #include "transports/uring/uring_engine.hpp"
@@ -20,60 +21,17 @@ using namespace mtperf;
 
 namespace {
 
-void require_uring() {
-  ProbeResult p = uring_transport_entry().probe("/");
-  if (!p.usable) test::skip("io_uring is not usable here: " + p.why);
-}
-
-struct TcpPair {
-  int a = -1, b = -1;
-  ~TcpPair() {
-    if (a >= 0) ::close(a);
-    if (b >= 0) ::close(b);
-  }
-};
-
-void tcp_pair(TcpPair& p, int sndbuf = 0) {
-  SocketOptions o;
-  o.sndbuf = sndbuf;
-  int l = inet::listen_on(inet::resolve("127.0.0.1", 0), Proto::tcp, o);
-  p.a = inet::connect_to(inet::local_address(l), Proto::tcp, o, 2000);
-  p.b = inet::accept_within(l, 2000);
-  ::close(l);
-  REQUIRE(p.a >= 0);
-  REQUIRE(p.b >= 0);
-}
+using test::post_one;
+using test::require_uring;
+using test::tcp_pair;
+using test::TcpPair;
 
 EngineConfig config(uint32_t buffers, uint32_t size) {
-  EngineConfig c;
-  c.max_conns = 4;
-  c.queue_depth = 8;
-  c.buffers = buffers;
-  c.buffer_size = size;
-  c.single_flow = false;
-  return c;
+  return test::engine_config_for_test(buffers, size);
 }
 
-// Polls until one completion arrives (or 5 s pass).
 Completion next(UringEngine& e) {
-  std::array<Completion, 1> out;
-  int64_t end = now_ns() + 5'000'000'000;
-  while (now_ns() < end) {
-    e.flush();
-    int n = e.poll(out, Wait::block, 50'000'000);
-    REQUIRE(n >= 0);
-    if (n == 1) return out[0];
-  }
-  FAIL("no completion within 5 s");
-  return {};
-}
-
-void post_one(UringEngine& e, int conn, Op op, Buf b, uint64_t cookie) {
-  WorkReq r;
-  r.op = op;
-  r.buf = b;
-  r.cookie = cookie;
-  REQUIRE(e.post(conn, std::span<const WorkReq>(&r, 1)) == 1);
+  return test::next_completion(e);
 }
 
 }  // namespace
@@ -94,7 +52,15 @@ TEST_CASE("probe: features by name where io_uring works") {
   require_uring();
   ProbeResult p = uring_transport_entry().probe("/");
   CHECK(p.usable);
-  CHECK(std::find(p.features.begin(), p.features.end(), "tcp") != p.features.end());
+  CHECK(test::has_feature(p, "tcp"));
+  // Multishot receive is only offered where a provided-buffer ring can be registered.
+  if (test::has_feature(p, "multishot_recv")) CHECK(test::has_feature(p, "buf_ring"));
+  // Kernels with send_zc (6.0) have provided-buffer rings (5.19) and CQE skipping (5.17).
+  if (test::has_feature(p, "send_zc")) {
+    CHECK(test::has_feature(p, "buf_ring"));
+    CHECK(test::has_feature(p, "multishot_recv"));
+    CHECK(test::has_feature(p, "link_cqe_skip"));
+  }
 }
 
 TEST_CASE("options: invalid values name the key") {
@@ -102,6 +68,11 @@ TEST_CASE("options: invalid values name the key") {
   CHECK_THROWS_WITH(e.create({{"ring_size", "100"}}), Catch::Contains("ring_size"));
   CHECK_THROWS_WITH(e.create({{"zerocopy", "maybe"}}), Catch::Contains("zerocopy"));
   CHECK_THROWS_WITH(e.create({{"bogus", "1"}}), Catch::Contains("bogus"));
+  CHECK_THROWS_WITH(e.create({{"buf_ring", "3"}}), Catch::Contains("buf_ring"));
+  CHECK_THROWS_WITH(e.create({{"buf_ring", "65536"}}), Catch::Contains("buf_ring"));
+  CHECK_THROWS_WITH(e.create({{"multishot", "2"}}), Catch::Contains("multishot"));
+  CHECK_NOTHROW(
+      e.create({{"buf_ring", "0"}, {"multishot", "1"}, {"link", "on"}, {"ring_fd", "1"}}));
   CHECK_NOTHROW(e.create({{"ring_size", "64"}, {"fixed_files", "on"}}));
 }
 
