@@ -271,7 +271,7 @@ Placement place(const Topology& topology, const PlacementRequest& request) {
       f.controller = a->controller;
       f.irq_cpus = a->irq_cpus();
       for (const auto& irq : a->irqs)
-        f.irqs.push_back(irq.number);
+        if (irq.number >= 0) f.irqs.push_back(irq.number);  // emulated adapters have none
       f.numa_node = a->numa_node;
       bind_flow(topology, request, *a, f, fallback_next);
       p.flows.push_back(std::move(f));
