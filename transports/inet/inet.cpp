@@ -141,7 +141,12 @@ int make_socket(int family, Proto proto, const SocketOptions& o) {
       fail("bind to device '" + o.bind_device + "'", err);
     }
   }
-  set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
+  // TCP only: a listener may rebind a port its predecessor left in TIME_WAIT. On UDP the option
+  // lets the kernel hand one ephemeral port to several sockets at once (bind or connect to port
+  // 0 treats a port held only by SO_REUSEADDR sockets as free), and a datagram then reaches
+  // whichever of them the kernel picks: with a few hundred UDP flows, a flow's hello went to
+  // another flow's socket.
+  if (proto == Proto::tcp) set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
   return fd;
 }
 
