@@ -143,6 +143,7 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   runner.start();
   TestOutcome out;
   out.client = runner.join();
+  out.transport_settings = transport->effective_settings();
   out.server_address = server.to_string();
   out.flow_sources = std::move(sources);
   out.flow_servers = spec.flow_servers;

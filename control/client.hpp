@@ -1,6 +1,7 @@
 #pragma once
 // The client side of a test: connects to an mtperf server, sends the test, opens the data
 // connections, runs its flows and collects the server's figures.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ struct TestOutcome {
   std::string server_address;
   // Per flow (flows_total()), when flow_sources were given: where it left from and went to.
   std::vector<std::string> flow_sources, flow_servers;
+  // What the client's transport used after probing and fallbacks (empty for plain sockets).
+  std::map<std::string, std::string> transport_settings;
 };
 
 // Runs one test. Throws std::runtime_error (ProtocolError) with one clear line: unreachable

@@ -123,6 +123,7 @@ nlohmann::json summary_json(const Summary& s) {
           {"adapters", groups_json(s.adapters)},
           {"controllers", groups_json(s.controllers)},
           {"intervals", intervals},
+          {"transport_settings", s.transport_settings},
           {"errors", s.errors}};
 }
 

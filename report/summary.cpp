@@ -213,6 +213,7 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   }
   if (placement) attribute(s, o, *placement);
   s.intervals = o.client.intervals;
+  s.transport_settings = o.transport_settings;
   s.errors = o.client.errors;
   if (o.server) {
     for (auto& e : o.server->errors)

@@ -2,6 +2,7 @@
 // The result model: one test's figures, derived once from both sides' raw results, rendered by
 // text.cpp, json.cpp and csv.cpp. Units are in the names: _bps bits/s (10^6 = Mbit/s), _us
 // microseconds, _percent of the CPUs concerned.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,7 @@ struct Summary {
   std::vector<FlowFigures> flows;
   std::vector<GroupFigures> adapters, controllers;  // placed tests only
   std::vector<IntervalSample> intervals;
+  std::map<std::string, std::string> transport_settings;  // the client's transport, as used
   std::vector<std::string> errors;
 };
 

@@ -99,6 +99,12 @@ std::string report_text(const Report& r) {
                          s.throughput_c2s_bps / 1e6, s.throughput_s2c_bps / 1e6);
     }
   }
+  if (!s.transport_settings.empty()) {
+    std::string settings;
+    for (const auto& [k, v] : s.transport_settings)
+      settings += (settings.empty() ? "" : ", ") + k + " " + v;
+    out += fmt::format("  {:<18} {}\n", spec.transport + " settings", settings);
+  }
   if (s.latency) {
     const LatencyFigures& l = *s.latency;
     out += fmt::format(
