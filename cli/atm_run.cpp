@@ -13,30 +13,40 @@ bool is_atm_transport(const std::string& name) {
   return name == "clip" || name == "lane";
 }
 
-Report run_on_atm(const RunOptions& o) {
-  const std::string kind = o.spec.transport;
-  if (o.testbed && std::filesystem::exists(atm::atm_state_path(*o.testbed))) {
-    std::ifstream in(atm::atm_state_path(*o.testbed));
-    const TestHosts hosts = hosts_from_state(nlohmann::json::parse(in));
-    if (hosts.kind != kind)
-      throw std::invalid_argument("ATM testbed '" + *o.testbed + "' runs " + hosts.kind + ", not " +
-                                  kind + "; use -T " + hosts.kind);
-    return run_on_hosts(o, hosts);
-  }
+std::optional<TestHosts> atm_testbed_hosts(const std::string& name, const std::string& kind) {
+  if (!std::filesystem::exists(atm::atm_state_path(name))) return std::nullopt;
+  std::ifstream in(atm::atm_state_path(name));
+  TestHosts hosts = hosts_from_state(nlohmann::json::parse(in));
+  if (hosts.kind != kind)
+    throw std::invalid_argument("ATM testbed '" + name + "' runs " + hosts.kind + ", not " + kind +
+                                "; use -T " + hosts.kind);
+  return hosts;
+}
+
+AtmHosts build_atm_testbed(const RunOptions& o, int adapters) {
   atm::AtmTestbedOptions options;
-  options.mode = atm::parse_link_mode(kind);
+  options.mode = atm::parse_link_mode(o.spec.transport);
   try {
     options.rate = atm::parse_line_rate(o.atm_rate);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("option --atm-rate: ") + e.what());
   }
   options.mtu = o.atm_mtu;
+  options.adapters = std::max(adapters, 1);
+  auto bed = std::make_shared<atm::AtmTestbed>(options);  // removed with the last owner
+  return {bed, bed->hosts()};
+}
+
+Report run_on_atm(const RunOptions& o) {
+  if (o.testbed)
+    if (auto hosts = atm_testbed_hosts(*o.testbed, o.spec.transport))
+      return run_on_hosts(o, *hosts);
+  int adapters = 1;
   if (o.placement)
-    options.adapters =
+    adapters =
         o.placement->adapters.empty() ? o.placement->auto_count : int(o.placement->adapters.size());
-  if (options.adapters < 1) options.adapters = 1;
-  atm::AtmTestbed bed(options);  // removed when the run ends, also on an exception
-  return run_on_hosts(o, bed.hosts());
+  AtmHosts bed = build_atm_testbed(o, adapters);
+  return run_on_hosts(o, bed.hosts);
 }
 
 }  // namespace mtperf::cli

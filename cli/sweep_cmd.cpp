@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/atm_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/hosts_run.hpp"
 #include "control/local_server.hpp"
@@ -207,6 +208,7 @@ Sweep run_sweep(const SweepOptions& so, const CellRunner& run_cell) {
 
 int sweep_command(const std::vector<std::string>& args) {
   SweepOptions so;
+  RunOptions atm_probe;
   try {
     so = parse_sweep(args);
     if (so.help) {
@@ -218,6 +220,7 @@ int sweep_command(const std::vector<std::string>& args) {
     probe.insert(probe.end(), {"--adapters", "auto:" + std::to_string(so.counts.back())});
     RunOptions o = parse_run_options(probe);
     if (o.help) throw UsageError("-h: use `mtperf sweep --help`");
+    atm_probe = o;
     if (so.testbed && !o.embedded)
       throw UsageError("--testbed: the testbed's far host is the server; drop -H");
   } catch (const UsageError& e) {
@@ -226,7 +229,19 @@ int sweep_command(const std::vector<std::string>& args) {
   }
   try {
     Sweep sweep;
-    if (so.testbed) {
+    if (is_atm_transport(atm_probe.spec.transport)) {
+      // clip and lane run over their emulated line: the `atm up` testbed --testbed names, or one
+      // built for the sweep with as many adapter pairs as the largest count.
+      std::optional<TestHosts> named;
+      if (so.testbed) named = atm_testbed_hosts(*so.testbed, atm_probe.spec.transport);
+      AtmHosts built;
+      if (!named) built = build_atm_testbed(atm_probe, so.counts.back());
+      const TestHosts hosts = named ? *named : built.hosts;
+      sweep = run_sweep(so, [&](const RunOptions& o) { return run_on_hosts(o, hosts); });
+      sweep.hosts =
+          fmt::format("emulated {} line {} -> {} ({} adapters, {})", hosts.kind, hosts.near_ns,
+                      hosts.far_ns, hosts.links.size(), atm_probe.atm_rate);
+    } else if (so.testbed) {
       check_testbed_name(*so.testbed);
       std::unique_ptr<Testbed> bed;
       TestHosts hosts;
