@@ -29,7 +29,7 @@ struct Result {
 
 // Runs the mtperf binary with `args` (a shell word list without quoting needs) and returns its
 // exit status and stdout; stderr goes to the test's log.
-Result mtperf(const std::string& args) {
+Result mtperf_cmd(const std::string& args) {
   Result r;
   const std::string cmd = std::string(MTPERF_BINARY) + " " + args;
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -59,7 +59,7 @@ void require_tun() {
 }
 
 double stream_goodput_bps(const std::string& args) {
-  const Result r = mtperf("run -w stream -l 1.5 --warmup 0.5 -q --format json " + args);
+  const Result r = mtperf_cmd("run -w stream -l 1.5 --warmup 0.5 -q --format json " + args);
   REQUIRE(r.rc == 0);
   const json report = json::parse(r.out);
   const json& flow = report["summary"]["flows"][0];
@@ -70,8 +70,8 @@ double stream_goodput_bps(const std::string& args) {
 void testbed_round_trip(const std::string& mode, double theory_bps) {
   const std::string name = "itest-" + mode;
   const std::string state_file = "/run/mtperf/atm-" + name + ".json";
-  mtperf("atm down --name " + name + " 2>/dev/null");  // a leftover of an earlier crash
-  Result up = mtperf("atm up --mode " + mode + " --adapters 2 --rate oc3 --name " + name);
+  mtperf_cmd("atm down --name " + name + " 2>/dev/null");  // a leftover of an earlier crash
+  Result up = mtperf_cmd("atm up --mode " + mode + " --adapters 2 --rate oc3 --name " + name);
   REQUIRE(up.rc == 0);
   const json state = read_json(state_file);
   const std::string near = state["near_ns"], far = state["far_ns"];
@@ -86,8 +86,8 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
   const double goodput = stream_goodput_bps("-T " + mode + " --testbed " + name + " --cc cubic");
   CHECK(goodput > 0.5 * theory_bps);
   CHECK(goodput < 1.01 * theory_bps);  // the line cannot carry more than its cells allow
-  const Result rr =
-      mtperf("run -T " + mode + " --testbed " + name + " -w rr -l 1 --warmup 0.2 -q --format json");
+  const Result rr = mtperf_cmd("run -T " + mode + " --testbed " + name +
+                               " -w rr -l 1 --warmup 0.2 -q --format json");
   REQUIRE(rr.rc == 0);
   CHECK(json::parse(rr.out)["summary"]["transactions"].get<double>() > 100);
 
@@ -97,7 +97,7 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
   CHECK(a0["lines"]["near_to_far"]["cells_sent"].get<std::uint64_t>() > 10000);
   CHECK(a0["lines"]["near_to_far"]["hec_errors"] == 0);
   CHECK(a0["hosts"]["near"]["ready"] == true);
-  const Result status = mtperf("atm status --name " + name);
+  const Result status = mtperf_cmd("atm status --name " + name);
   CHECK(status.rc == 0);
   CHECK(status.out.find("cells/s of") != std::string::npos);
   if (mode == "lane") {
@@ -111,7 +111,7 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
     CHECK(status.out.find("LEC lecid") != std::string::npos);
   }
 
-  const Result down = mtperf("atm down --name " + name);
+  const Result down = mtperf_cmd("atm down --name " + name);
   CHECK(down.rc == 0);
   CHECK_FALSE(namespace_exists(near));
   CHECK_FALSE(namespace_exists(far));
@@ -156,4 +156,21 @@ TEST_CASE("run -T clip and -T lane build a one-adapter testbed for the run and r
     CHECK(goodput < 1.01 * theory);
   }
   CHECK(atm_namespaces() == before);
+}
+
+TEST_CASE("sweep -T clip runs each count over its own emulated adapters") {
+  require_tun();
+  const Result r = mtperf_cmd(
+      "sweep -T clip --atm-rate oc3 --adapters 1..2 -w outbound -l 1 --warmup 0.3 --format json");
+  REQUIRE(r.rc == 0);
+  const json sweep = json::parse(r.out).at("sweep");
+  CHECK(sweep["transport"] == "clip");
+  REQUIRE(sweep["rows"].size() == 1);
+  const json& cells = sweep["rows"][0]["cells"];
+  REQUIRE(cells.size() == 2);
+  // One OC-3c line carries at most 134.34 Mbit/s of TCP payload; two carry up to twice that, so
+  // the second figure above one line's ceiling proves the second adapter carried traffic.
+  CHECK(cells[0]["value"].get<double>() < 1.01 * 134.34);
+  CHECK(cells[1]["value"].get<double>() > 1.05 * cells[0]["value"].get<double>());
+  CHECK(cells[1]["value"].get<double>() < 2.02 * 134.34);
 }
