@@ -7,26 +7,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "tests/transports/atm/link_support.hpp"
 #include "transports/atm/lane_ctrl.hpp"
 #include "transports/atm/link.hpp"
 
 using namespace mtperf::atm;
+using namespace mtperf::atm::test;
 
 namespace {
 
-constexpr std::uint64_t kUs = 1'000;
-constexpr std::uint64_t kMs = 1'000 * kUs;
-constexpr std::uint64_t kSecondNs = 1'000 * kMs;
 const Mac kNearMac = {0x02, 0x6d, 0x74, 0x00, 0x01, 0x01};
 const Mac kFarMac = {0x02, 0x6d, 0x74, 0x00, 0x01, 0x02};
 const Mac kBroadcast = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
-
-struct Collect : LinkSink {
-  std::vector<std::vector<std::uint8_t>> got[2];
-  void deliver(Side to, std::span<const std::uint8_t> p) override {
-    got[int(to)].emplace_back(p.begin(), p.end());
-  }
-};
 
 LinkConfig lane_config() {
   LinkConfig c;
@@ -49,20 +41,6 @@ std::vector<std::uint8_t> frame(std::size_t size, const Mac& dst, const Mac& src
   f[12] = 0x08;
   f[13] = 0x00;
   return f;
-}
-
-void run_until(AtmLink& link, Collect& sink, std::uint64_t& now, std::uint64_t until) {
-  while (now < until) {
-    const std::uint64_t next = link.advance(now, sink);
-    now = std::min(std::max(next, now + 1), until);
-  }
-}
-
-const VcStats& vc_stats(const LinkStats& s, int from, int to) {
-  for (const VcStats& v : s.vcs)
-    if (v.from == from && v.to == to) return v;
-  FAIL("no VC " << from << "->" << to);
-  return s.vcs.front();
 }
 
 // A link whose clients have joined, at `now`.

@@ -6,21 +6,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "tests/transports/atm/link_support.hpp"
 #include "transports/atm/link.hpp"
 
 using namespace mtperf::atm;
+using namespace mtperf::atm::test;
 
 namespace {
-
-constexpr std::uint64_t kMs = 1'000'000;
-constexpr std::uint64_t kSecondNs = 1'000 * kMs;
-
-struct Collect : LinkSink {
-  std::vector<std::vector<std::uint8_t>> got[2];
-  void deliver(Side to, std::span<const std::uint8_t> p) override {
-    got[int(to)].emplace_back(p.begin(), p.end());
-  }
-};
 
 LinkConfig clip_config() {
   LinkConfig c;
@@ -45,21 +37,6 @@ std::vector<std::uint8_t> ipv4(std::size_t size, std::uint32_t src, std::uint32_
     p[16 + i] = static_cast<std::uint8_t>(dst >> (24 - 8 * i));
   }
   return p;
-}
-
-// Runs the link until `until` or until it has nothing to do, jumping the clock to each event.
-void run_until(AtmLink& link, Collect& sink, std::uint64_t& now, std::uint64_t until) {
-  while (now < until) {
-    const std::uint64_t next = link.advance(now, sink);
-    now = std::min(std::max(next, now + 1), until);
-  }
-}
-
-const VcStats& vc_stats(const LinkStats& s, int from, int to) {
-  for (const VcStats& v : s.vcs)
-    if (v.from == from && v.to == to) return v;
-  FAIL("no VC " << from << "->" << to);
-  return s.vcs.front();
 }
 
 }  // namespace
