@@ -38,12 +38,15 @@ class Worker {
         clock_(*job.clock),
         provided_(engine.caps().provides_recv_buffers),
         link_(engine.caps().linked_ops && spec_.burst == 1 &&
-              (spec_.workload == Workload::rr || spec_.workload == Workload::crr)) {}
+              (spec_.workload == Workload::rr || spec_.workload == Workload::crr)),
+        quiet_(engine.caps().unsignaled_sends && spec_.burst == 1 &&
+               (spec_.workload == Workload::rr || spec_.workload == Workload::crr)) {}
 
   void run();
 
  private:
-  enum Kind : uint8_t { kSend = 1, kRecv = 2, kAccept = 3, kFin = 4 };
+  // kQuiet: a send posted unsignaled (WorkReq::signal = false), counted when it was posted.
+  enum Kind : uint8_t { kSend = 1, kRecv = 2, kAccept = 3, kFin = 4, kQuiet = 5 };
   static constexpr int64_t kNoTimer = INT64_MAX;
 
   struct Flow {
@@ -80,6 +83,15 @@ class Worker {
   void on_recv(Flow& f, const Completion& c, int conn, int64_t now);
   void on_accept(Flow& f, const Completion& c);
   void on_phase_done(Flow& f, int64_t now);
+  void count_sent(Flow& f, uint64_t bytes, uint64_t msgs) {
+    FlowCounters::add(f.slot->counters.bytes_sent, bytes);
+    FlowCounters::add(f.slot->counters.msgs_sent, msgs);
+  }
+  // What an unsignaled send of this flow carries: a request (clients) or an answer (servers).
+  uint32_t quiet_len(const Flow& f) const {
+    Role r = f.slot->role;
+    return r == Role::rr_client || r == Role::crr_client ? spec_.req_size : spec_.resp_size;
+  }
   int64_t on_timers(Flow& f, int64_t now);
 
   void pump_sender(Flow& f, int64_t now);
@@ -131,6 +143,17 @@ class Worker {
   // rr/crr with one transaction in flight: a request's send and the next receive are linked
   // (WorkReq::link); the peer reads the whole request before it answers, so this cannot stall.
   const bool link_;
+  // rr/crr with one transaction in flight: a request's or answer's send is unsignaled
+  // (WorkReq::signal = false), so with a multishot receive armed a transaction costs one CQE
+  // per side. Why it is safe: a flow at burst 1 has one send buffer (buffers_per_flow) and posts
+  // its next send on a connection only after the answer to the previous one has arrived
+  // completely (client: the response; server: the next request, which the client sends only
+  // after the whole previous response). The peer answers only after reading all it was sent,
+  // so by then the kernel had copied the previous send out of the buffer and it had succeeded:
+  // neither the buffer's reuse nor the engine's release of the send (at the next send, or at
+  // close) comes early. A UDP request given up on after udp_timeout_s is rewritten as it would be
+  // with signaled sends. A failed send still completes, with kQuiet.
+  const bool quiet_;
   int armed_conn_ = -1;  // while dispatching a receive that stays armed (kCompMore): its conn
 };
 
@@ -155,13 +178,19 @@ void Worker<E>::post(Flow& f, int conn, Op op, Buf b, Kind k) {
   WorkReq r;
   r.op = op;
   r.buf = b;
-  r.cookie = cookie(f.idx, conn, k);
+  bool quiet = quiet_ && k == kSend;
+  r.cookie = cookie(f.idx, conn, quiet ? kQuiet : k);
+  r.signal = !quiet;
   r.link = link_ && k == kSend;
   if (e_.post(conn, std::span<const WorkReq>(&r, 1)) != 1) {
     fail(f, "queueing an operation", ENOSPC);
     return;
   }
-  if (op == Op::send) ++f.sends_out;
+  if (quiet) {
+    count_sent(f, b.len, 1);  // no completion will say so
+  } else if (op == Op::send) {
+    ++f.sends_out;
+  }
 }
 
 }  // namespace mtperf

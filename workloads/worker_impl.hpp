@@ -137,7 +137,7 @@ void Worker<E>::dispatch(const Completion& c, int64_t now) {
   Flow& f = flows_[c.cookie >> 32];
   int conn = int((c.cookie >> 8) & 0xffffff);
   Kind k = Kind(c.cookie & 0xff);
-  if (k == kSend || k == kFin) {
+  if (k == kSend || k == kFin || k == kQuiet) {
     on_send(f, c, k, now);
   } else if (!f.done) {
     if (k == kAccept) {
@@ -155,7 +155,14 @@ void Worker<E>::dispatch(const Completion& c, int64_t now) {
 
 template <EngineType E>
 void Worker<E>::on_send(Flow& f, const Completion& c, Kind k, int64_t now) {
-  --f.sends_out;
+  if (k == kQuiet) {
+    // Counted when posted. Only a failure is news (an engine may report a success anyway: a
+    // linked send is reported from its receive); what failed was not sent after all.
+    if (c.bytes >= 0 || f.done) return;
+    count_sent(f, 0 - uint64_t(quiet_len(f)), 0 - uint64_t(1));
+  } else {
+    --f.sends_out;
+  }
   if (f.done) return;
   FlowCounters& ctr = f.slot->counters;
   if (c.bytes < 0) {
@@ -171,8 +178,7 @@ void Worker<E>::on_send(Flow& f, const Completion& c, Kind k, int64_t now) {
     }
     FlowCounters::add(ctr.errors, 1);  // a datagram the kernel did not take
   } else if (k == kSend) {
-    FlowCounters::add(ctr.bytes_sent, uint64_t(c.bytes));
-    FlowCounters::add(ctr.msgs_sent, 1);
+    count_sent(f, uint64_t(c.bytes), 1);
   }
   if (k == kFin) {
     if (f.sends_out == 0) finish(f);

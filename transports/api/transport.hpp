@@ -64,6 +64,11 @@ struct WorkReq {
   Op op = Op::send;
   Buf buf;
   uint64_t cookie = 0;  // returned in the Completion; the workload encodes flow and op in it
+  // false, on a send: no completion when it succeeds, only when it fails (with the error).
+  // Engines without Caps::unsignaled_sends ignore it and complete the send as usual. Use it only
+  // where the workload knows the send is done before it posts the next send on that connection
+  // (request/response with one transaction in flight: the answer came, so the peer read the
+  // whole request). The engine lets go of the send then, or when the connection is closed.
   bool signal = true;
   // A send whose answer is expected: the next recv posted on the same connection before the
   // next poll() starts only once this send has completed, and both are submitted together
@@ -101,6 +106,7 @@ struct Caps {
   uint32_t max_outstanding = 64;       // per connection and direction
   bool provides_recv_buffers = false;  // receives land in engine buffers (Completion::data)
   bool linked_ops = false;             // honours WorkReq::link
+  bool unsignaled_sends = false;       // honours WorkReq::signal = false
 };
 
 // A socket address (IPv4 or IPv6) that can be copied around freely.

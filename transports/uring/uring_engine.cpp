@@ -111,6 +111,13 @@ void UringEngine::setup_ring(const UringSettings& s) {
   } else {
     eff_.link = s.link;
   }
+  if (s.cqe_skip && s.zerocopy) {
+    eff_.notes.push_back("cqe_skip: off, a zero-copy send completes at its notification");
+  } else if (s.cqe_skip && !(ring_->ring.features & IORING_FEAT_CQE_SKIP)) {
+    eff_.notes.push_back("cqe_skip: off, the kernel has no IOSQE_CQE_SKIP_SUCCESS");
+  } else {
+    eff_.cqe_skip = s.cqe_skip;
+  }
   if (s.ring_fd) {
     rc = io_uring_register_ring_fd(&ring_->ring);
     eff_.ring_fd = rc == 1;
@@ -189,6 +196,7 @@ Caps UringEngine::caps() const {
   c.max_outstanding = depth_;
   c.provides_recv_buffers = eff_.multishot;
   c.linked_ops = eff_.link;
+  c.unsignaled_sends = eff_.cqe_skip;
   return c;
 }
 
@@ -286,7 +294,12 @@ void UringEngine::close(int id) {
     }
   }
   starved_.resize(keep);
+  // An unsignaled send is done by the WorkReq::signal contract. Should it still be in the
+  // kernel, the shutdown below ends it, and its CQE carries an old generation: dropped.
+  bool quiet = c.quiet >= 0;
+  retire_quiet(c);
   if (c.outstanding == 0) {
+    if (quiet) ::shutdown(c.fd, SHUT_RDWR);
     finalize_close(id);
     return;
   }
@@ -390,7 +403,9 @@ bool UringEngine::issue(uint32_t index, bool link, bool follows) {
       break;
   }
   if (eff_.fixed_files) sqe->flags |= IOSQE_FIXED_FILE;
-  io_uring_sqe_set_data64(sqe, uint64_t(index));
+  // A failure, and a TCP send cut short (MSG_WAITALL: short is a failure), still has a CQE.
+  if (o.quiet) sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+  io_uring_sqe_set_data64(sqe, (uint64_t(o.gen) << 32) | index);
   if (link) {
     sqe->flags |= IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
     o.skip = true;
@@ -407,20 +422,28 @@ int UringEngine::post(int id, std::span<const WorkReq> reqs) {
   for (const WorkReq& r : reqs) {
     if (r.op == Op::write || r.op == Op::read) return n > 0 ? n : -EOPNOTSUPP;
     if ((r.op == Op::accept) != c.listener) return n > 0 ? n : -EINVAL;
+    if (r.op == Op::send) retire_quiet(c);  // the workload knows the previous one is done
     uint32_t& dir = r.op == Op::send ? c.sends : c.recvs;
     if (dir == depth_ || free_ops_.empty()) break;
     uint32_t index = free_ops_.back();
     OpSlot& o = ops_[index];
+    uint32_t gen = o.gen + 1;
     o = OpSlot{};
+    o.gen = gen;
     o.conn = id;
     o.op = r.op;
     o.buf = r.buf;
     o.cookie = r.cookie;
-    // The recv that answers a linked send on this connection joins its chain.
+    // The recv that answers a linked send on this connection joins its chain. With multishot
+    // no recv ever follows (it stays armed), so no chain is begun.
     int32_t head = open_link_;
     bool follows = head >= 0 && r.op == Op::recv && !eff_.multishot && ops_[head].conn == id;
-    bool link = r.link && r.op == Op::send && eff_.link;
+    bool link = r.link && r.op == Op::send && eff_.link && !eff_.multishot;
+    // A linked send is already reported from its recv's CQE: it stays an ordinary op (the
+    // workload ignores the success of an unsignaled send, whoever reports it).
+    o.quiet = !r.signal && r.op == Op::send && eff_.cqe_skip && !link;
     if (!issue(index, link, follows)) break;
+    if (o.quiet) c.quiet = int32_t(index);
     if (follows && open_link_ == head) {  // get_sqe did not have to submit the head alone
       ops_[head].link_peer = int32_t(index);
       o.link_peer = head;
@@ -446,9 +469,14 @@ void UringEngine::release(uint32_t index) {
   Conn& c = conns_[o.conn];
   (o.op == Op::send ? c.sends : c.recvs)--;
   int id = o.conn;
+  if (c.quiet == int32_t(index)) c.quiet = -1;
   o.conn = -1;
   free_ops_.push_back(index);
   if (--c.outstanding == 0 && c.closing) finalize_close(id);
+}
+
+void UringEngine::retire_quiet(Conn& c) {
+  if (c.quiet >= 0) release(uint32_t(c.quiet));  // release() clears c.quiet
 }
 
 }  // namespace mtperf

@@ -20,8 +20,18 @@
 // one IOSQE_IO_LINK chain; the send carries IOSQE_CQE_SKIP_SUCCESS, and its completion is
 // reported from the recv's CQE (one CQE, so one io_uring_enter, per transaction); the recv
 // waits for the answer without trying first (IORING_RECVSEND_POLL_FIRST). A chain that is not
-// followed by its recv before the next submit is undone (the send stands alone), and so is
-// every chain while multishot is on: a multishot receive is never part of one.
+// followed by its recv before the next submit is undone (the send stands alone); while
+// multishot is on none is begun: a multishot receive is never part of one.
+//
+// cqe_skip: a send posted with WorkReq::signal = false carries IOSQE_CQE_SKIP_SUCCESS on its own
+// (one in a send->recv chain stays as it is, reported from its recv's CQE), so a
+// request/response transaction over an armed multishot receive costs one CQE instead of two. The
+// kernel still posts a CQE when the send fails, and when a TCP send ends short (MSG_WAITALL makes a
+// short send a failure, so the remainder is resubmitted like any other). Such a send keeps its slot
+// until the next send posted on its connection, or until close(): by the WorkReq::signal contract
+// it is done by then. Every SQE's user_data carries its slot's generation beside the slot index, so
+// a CQE of a send let go of early (a UDP request that timed out, a connection closed under it) can
+// never be taken for the slot's next operation.
 //
 // Every table is sized at construction from the EngineConfig; post/poll never allocate.
 // Not thread-safe: one engine per worker thread, used only by that thread (SINGLE_ISSUER).
@@ -52,6 +62,7 @@ struct UringSettings {
   bool link = false;              // linked send->recv (WorkReq::link), CQE_SKIP_SUCCESS send
   bool ring_fd = false;           // io_uring_register_ring_fd: enter without an fd lookup
   uint32_t cqe_batch = 64;        // completions handed out per poll() at most (1..64)
+  bool cqe_skip = false;          // WorkReq::signal = false sends: IOSQE_CQE_SKIP_SUCCESS
 };
 
 // What an engine ended up using after the kernel had its say; notes say why a setting fell back.
@@ -65,6 +76,7 @@ struct UringEffective {
   uint32_t buf_ring_entries = 0;
   bool link = false;
   bool ring_fd = false;
+  bool cqe_skip = false;
   std::vector<std::string> notes;
 };
 
@@ -98,6 +110,8 @@ class UringEngine {
   // Provided buffers the worker holds (delivered, not yet recycled) and re-arms done (tests).
   uint32_t buffers_held() const { return pbuf_held_; }
   uint64_t rearms() const { return rearms_; }
+  // CQEs reaped since construction, internal ones (cancels) included (tests).
+  uint64_t cqes() const { return cqes_seen_; }
 
  private:
   struct Ring;  // struct io_uring, hidden from includers
@@ -108,6 +122,7 @@ class UringEngine {
     bool closing = false;           // closed by the user; waiting for its operations to end
     uint32_t sends = 0, recvs = 0;  // operations in flight, per direction
     uint32_t outstanding = 0;
+    int32_t quiet = -1;  // the last unsignaled send (cqe_skip), held until the next send
   };
   struct OpSlot {
     int conn = -1;
@@ -117,6 +132,8 @@ class UringEngine {
     uint32_t notifs = 0;     // zero-copy notifications still to come
     uint32_t off = 0;        // bytes of a TCP send already sent
     bool skip = false;       // linked send with CQE_SKIP_SUCCESS: reported by its recv
+    bool quiet = false;      // unsignaled send (cqe_skip): no completion unless it fails
+    uint32_t gen = 0;        // bumped each time the slot is taken; the high half of user_data
     int32_t link_peer = -1;  // the other op of a send->recv chain (send: its recv; recv: send)
     int32_t result = 0;
     Buf buf;
@@ -140,6 +157,7 @@ class UringEngine {
   void rearm_starved();
   void give_back(uint16_t buf_id);
   void release(uint32_t op_index);
+  void retire_quiet(Conn& c);  // the connection's unsignaled send is done: free its slot
   int reap(std::span<Completion> out);
   bool needs_enter() const;
 
@@ -166,6 +184,7 @@ class UringEngine {
   uint32_t buf_ring_mask_ = 0;
   uint32_t pbuf_held_ = 0;
   uint64_t rearms_ = 0;
+  uint64_t cqes_seen_ = 0;
   std::vector<uint32_t> starved_;  // multishot receives ended by ENOBUFS, waiting for a buffer
   BufferPool pbufs_;
 };

@@ -31,6 +31,9 @@ int UringEngine::handle(uint64_t user_data, int32_t res, uint32_t flags, Complet
   if (user_data == kUringInternal) return 0;
   uint32_t index = uint32_t(user_data);
   OpSlot& o = ops_[index];
+  // The CQE of an unsignaled send that was let go of before it ended (its connection closed
+  // under it, a UDP request given up on): its slot is free or holds a newer operation.
+  if (o.conn < 0 || o.gen != uint32_t(user_data >> 32)) return 0;
   if (o.op == Op::recv) return handle_recv(index, res, flags, out);
   if (o.link_peer >= 0) {
     // A linked send has a CQE only when it failed (or came up short), and then the kernel ends
@@ -162,6 +165,7 @@ int UringEngine::reap(std::span<Completion> out) {
       }
     }
     io_uring_cq_advance(&ring, got);
+    cqes_seen_ += got;
   }
   return int(n);
 }

@@ -22,6 +22,7 @@ const UringSettings kDefaults = [] {
   UringSettings s;
   s.multishot = true;
   s.link = true;
+  s.cqe_skip = true;
   return s;
 }();
 
@@ -31,6 +32,7 @@ Caps uring_caps(const UringSettings& s) {
   c.max_outstanding = 32;  // four sends in flight per stream (engine_config.cpp)
   c.provides_recv_buffers = s.multishot;
   c.linked_ops = s.link && !s.zerocopy;
+  c.unsignaled_sends = s.cqe_skip && !s.zerocopy;
   return c;
 }
 
@@ -64,6 +66,7 @@ class UringTransport final : public Transport {
       m["zerocopy"] = on_off(set_.zerocopy);
       m["multishot"] = on_off(set_.multishot);
       m["link"] = on_off(set_.link);
+      m["cqe_skip"] = on_off(set_.cqe_skip);
       m["ring_fd"] = on_off(set_.ring_fd);
       return m;
     }
@@ -74,6 +77,7 @@ class UringTransport final : public Transport {
     m["multishot"] = on_off(eff_.multishot);
     if (eff_.multishot) m["buf_ring"] = std::to_string(eff_.buf_ring_entries);
     m["link"] = on_off(eff_.link);
+    m["cqe_skip"] = on_off(eff_.cqe_skip);
     m["ring_fd"] = on_off(eff_.ring_fd);
     std::string notes;
     for (auto& n : eff_.notes)
@@ -110,6 +114,9 @@ std::vector<OptionInfo> uring_options() {
       {"link", b(kDefaults.link),
        "request/response: the request's send and the next receive go as one linked chain, "
        "one CQE per transaction (IOSQE_IO_LINK, IOSQE_CQE_SKIP_SUCCESS)"},
+      {"cqe_skip", b(kDefaults.cqe_skip),
+       "request/response with one transaction in flight: a send that succeeds has no CQE "
+       "(IOSQE_CQE_SKIP_SUCCESS); with multishot, one CQE per transaction and side"},
       {"cqe_batch", std::to_string(kDefaults.cqe_batch),
        "completions reaped and handed to the workload per poll, a power of two 1..64"},
       {"ring_fd", b(kDefaults.ring_fd),
@@ -155,6 +162,8 @@ UringSettings parse_settings(const TransportParams& params) {
       s.multishot = parse_bool(k, v);
     } else if (k == "link") {
       s.link = parse_bool(k, v);
+    } else if (k == "cqe_skip") {
+      s.cqe_skip = parse_bool(k, v);
     } else if (k == "ring_fd") {
       s.ring_fd = parse_bool(k, v);
     } else if (k == "single_issuer") {

@@ -102,12 +102,27 @@ TEST_CASE("every workload with multishot receive and linked send->recv") {
 }
 
 TEST_CASE("every workload with plain single receives, nothing linked") {
-  every_workload({{"multishot", "0"}, {"link", "0"}});
+  every_workload({{"multishot", "0"}, {"link", "0"}, {"cqe_skip", "0"}});
 }
 
 TEST_CASE("every workload with single receives and linked send->recv") {
   require_feature("link_cqe_skip");
   every_workload({{"multishot", "0"}, {"link", "1"}});
+}
+
+TEST_CASE("every workload with multishot receive, sends signaled (cqe_skip off)") {
+  require_feature("multishot_recv");
+  every_workload({{"multishot", "1"}, {"cqe_skip", "0"}});
+}
+
+TEST_CASE("every workload with unsignaled sends over single receives, nothing linked") {
+  require_feature("link_cqe_skip");
+  every_workload({{"multishot", "0"}, {"link", "0"}, {"cqe_skip", "1"}});
+}
+
+TEST_CASE("every workload with unsignaled sends and linked send->recv, single receives") {
+  require_feature("link_cqe_skip");
+  every_workload({{"multishot", "0"}, {"link", "1"}, {"cqe_skip", "1"}});
 }
 
 TEST_CASE("every workload with a two-buffer multishot ring: receives keep running dry") {
