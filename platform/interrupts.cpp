@@ -221,7 +221,8 @@ void parse_softirqs(const std::string& text, const std::string& origin, Interrup
     for (const auto t : split_ws(std::string_view(line).substr(colon + 1))) {
       uint64_t v = 0;
       if (!parse_u64(t, v))
-        malformed(origin, line_no, line, "'" + std::string(t) + "' is not a count");
+        // (Built with append: GCC 12 at -O3 misreads "'" + std::string(t) as an overlapping copy.)
+        malformed(origin, line_no, line, std::string("'").append(t).append("' is not a count"));
       row.per_cpu.push_back(v);
     }
     if (row.per_cpu.size() != out.softirq_cpu_ids.size()) {
