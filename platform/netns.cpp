@@ -85,34 +85,17 @@ Testbed::Testbed(const TestbedOptions& options) : options_(options) {
     throw std::runtime_error(fmt::format("testbed: MTU must be 68..65535, got {}", options_.mtu));
   if (options_.rate_bps != 0 && (options_.rate_bps < kMinRate || options_.rate_bps > kMaxRate))
     throw std::runtime_error(fmt::format("testbed: rate must be {}..{} bit/s", kMinRate, kMaxRate));
-  std::string tag = options_.tag.empty() ? next_tag() : options_.tag;
   if (!options_.tag.empty()) check_testbed_name(options_.tag);
-  std::string base = fmt::format("{}{}-{}-", kTestbedPrefix, ::getpid(), tag);
-  near_ns_ = base + "near";
-  far_ns_ = base + "far";
-  try {
-    build();
-  } catch (...) {
-    remove_all();
-    throw;
-  }
+  // The namespaces go with hosts_ (also when build() throws half-way), and the veths with them.
+  build(options_.tag.empty() ? next_tag() : options_.tag);
 }
 
-Testbed::~Testbed() {
-  if (!released_) remove_all();
-}
+Testbed::~Testbed() = default;
 
-void Testbed::build() {
-  std::string why;
-  if (!can_create_namespaces(&why)) throw std::runtime_error("testbed: " + why);
-  for (const auto& ns : {near_ns_, far_ns_}) {
-    if (fs::exists(fs::path(kNetnsDir) / ns))
-      throw std::runtime_error("testbed: namespace " + ns +
-                               " already exists; remove it with `ip netns del " + ns + "`");
-    run_checked({"ip", "netns", "add", ns});
-    created_.push_back(ns);
-    ip_in(ns, {"link", "set", "dev", "lo", "up"});
-  }
+void Testbed::build(const std::string& tag) {
+  hosts_ = std::make_unique<NetnsPair>(tag);
+  const std::string& near = hosts_->near_ns();
+  const std::string& far = hosts_->far_ns();
   for (int i = 0; i < options_.adapters; ++i) {
     TestbedLink link;
     link.index = i;
@@ -122,10 +105,10 @@ void Testbed::build() {
     link.far_addr = fmt::format("10.231.{}.2", i);
     link.subnet = fmt::format("10.231.{}.0/24", i);
     // Both ends are born inside the namespaces: the caller's namespace never sees them.
-    ip_in(near_ns_, {"link", "add", link.near_if, "type", "veth", "peer", "name", link.far_if,
-                     "netns", far_ns_});
+    ip_in(near,
+          {"link", "add", link.near_if, "type", "veth", "peer", "name", link.far_if, "netns", far});
     const std::pair<const std::string*, std::pair<std::string, std::string>> ends[] = {
-        {&near_ns_, {link.near_if, link.near_addr}}, {&far_ns_, {link.far_if, link.far_addr}}};
+        {&near, {link.near_if, link.near_addr}}, {&far, {link.far_if, link.far_addr}}};
     for (const auto& [ns, end] : ends) {
       const auto& [ifname, addr] = end;
       if (options_.mtu != 0)
@@ -140,18 +123,6 @@ void Testbed::build() {
     }
     links_.push_back(std::move(link));
   }
-}
-
-void Testbed::remove_all() noexcept {
-  // Deleting a namespace destroys the veth ends inside it, and with them their peers.
-  for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
-    try {
-      run_program({"ip", "netns", "del", *it});
-    } catch (...) {
-      // A destructor must not throw; a leftover shows in `mtperf testbed status`.
-    }
-  }
-  created_.clear();
 }
 
 nlohmann::json links_to_json(const std::vector<TestbedLink>& links) {
@@ -171,9 +142,9 @@ nlohmann::json links_to_json(const std::vector<TestbedLink>& links) {
 nlohmann::json Testbed::state() const {
   return {{"version", 1},
           {"kind", "veth"},
-          {"near_ns", near_ns_},
-          {"far_ns", far_ns_},
-          {"namespaces", created_},
+          {"near_ns", near_ns()},
+          {"far_ns", far_ns()},
+          {"namespaces", hosts_->created()},
           {"mtu", options_.mtu},
           {"rate_bps", options_.rate_bps},
           {"links", links_to_json(links_)}};

@@ -16,10 +16,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "platform/netns_pair.hpp"
 
 namespace mtperf {
 
@@ -70,27 +73,24 @@ class Testbed {
   Testbed(const Testbed&) = delete;
   Testbed& operator=(const Testbed&) = delete;
 
-  const std::string& near_ns() const { return near_ns_; }
-  const std::string& far_ns() const { return far_ns_; }
+  const std::string& near_ns() const { return hosts_->near_ns(); }
+  const std::string& far_ns() const { return hosts_->far_ns(); }
   const std::vector<TestbedLink>& links() const { return links_; }
   const TestbedOptions& options() const { return options_; }
-  TestHosts hosts() const { return {"veth", near_ns_, far_ns_, links_}; }
+  TestHosts hosts() const { return {"veth", near_ns(), far_ns(), links_}; }
 
   // Hands ownership of the namespaces to the caller (`mtperf testbed up`): the destructor then
   // leaves them in place, and remove_testbed(state()) removes them later.
-  void release() { released_ = true; }
+  void release() { hosts_->release(); }
   // What this testbed made, as written to the state file.
   nlohmann::json state() const;
 
  private:
-  void build();
-  void remove_all() noexcept;
+  void build(const std::string& tag);
 
   TestbedOptions options_;
-  std::string near_ns_, far_ns_;
-  std::vector<std::string> created_;  // namespaces actually created, for removal
+  std::unique_ptr<NetnsPair> hosts_;  // the two namespaces; deleting them removes the veths
   std::vector<TestbedLink> links_;
-  bool released_ = false;
 };
 
 // Moves the calling thread into /run/netns/<ns>; threads it starts afterwards are born there.

@@ -15,13 +15,15 @@ class NetnsPair {
  public:
   // tag: [a-z0-9_-]{1,32}; "" = a per-process sequence number.
   explicit NetnsPair(const std::string& tag);
-  ~NetnsPair();  // deletes both namespaces
+  ~NetnsPair();  // deletes both namespaces, unless release() was called
   NetnsPair(const NetnsPair&) = delete;
   NetnsPair& operator=(const NetnsPair&) = delete;
 
   const std::string& near_ns() const { return near_; }
   const std::string& far_ns() const { return far_; }
   const std::vector<std::string>& created() const { return created_; }
+  // Leaves the namespaces in place when this object goes (a testbed that outlives its command).
+  void release() { created_.clear(); }
 
  private:
   void remove_all() noexcept;
