@@ -80,15 +80,7 @@ Topology topology_of_hosts(const TestHosts& hosts) {
     a.kind = hosts.kind == "veth" ? "veth" : hosts.kind == "lane" ? "tap" : "tun";
     a.admin_up = a.up = true;
     a.operstate = "up";
-    a.controller = l.controller;
-    a.emulated = !l.controller.empty();
-    if (!l.cpus.empty()) {
-      Irq irq;
-      irq.name = a.name + "-emulated";
-      irq.effective_cpus = l.cpus;
-      irq.data_queue = true;
-      a.irqs = {irq};
-    }
+    if (!l.controller.empty()) mark_emulated(a, l.controller, l.cpus);
     if (!a.controller.empty()) {
       PciController& c = controllers[a.controller];
       c.name = a.controller;

@@ -303,26 +303,38 @@ std::string virtual_kind(const RootFs& fs, const std::string& net, const Adapter
   return "virtual";
 }
 
+}  // namespace
+
+void mark_emulated(Adapter& a, const std::string& controller, const std::vector<int>& cpus) {
+  a.emulated = true;
+  a.controller = controller;
+  a.irqs.clear();
+  if (cpus.empty()) return;
+  Irq irq;
+  irq.name = a.name + "-emulated";
+  irq.effective_cpus = cpus;
+  irq.data_queue = true;
+  a.irqs = {irq};
+}
+
+namespace {
+
 // "mtperf-emu controller=NAME cpus=LIST [kind=KIND]" in ifalias marks an emulated adapter.
 void apply_emulation_alias(Adapter& a, const std::string& alias) {
   std::istringstream words(alias);
   std::string word;
   if (!(words >> word) || word != "mtperf-emu") return;
-  a.emulated = true;
+  std::string controller;
+  std::vector<int> cpus;
   while (words >> word) {
     size_t eq = word.find('=');
     if (eq == std::string::npos) continue;
     std::string key = word.substr(0, eq), value = word.substr(eq + 1);
-    if (key == "controller") a.controller = value;
-    if (key == "cpus") {
-      Irq irq;
-      irq.name = a.name + "-emulated";
-      irq.effective_cpus = cpus_or_empty(value);
-      irq.data_queue = true;
-      a.irqs = {irq};
-    }
+    if (key == "controller") controller = value;
+    if (key == "cpus") cpus = cpus_or_empty(value);
     if (key == "kind") a.kind = value;
   }
+  mark_emulated(a, controller, cpus);
 }
 
 // Fills PCI placement from the resolved device path, e.g.

@@ -93,6 +93,11 @@ struct Topology {
 
 Topology read_topology(const std::string& root = "/");
 
+// Marks an adapter as emulated: on `controller`, its packet interrupts taken by `cpus` (one
+// synthetic data-queue IRQ without a number). What an "mtperf-emu" ifalias says, and what a
+// testbed that knows its emulated links says directly.
+void mark_emulated(Adapter& a, const std::string& controller, const std::vector<int>& cpus);
+
 nlohmann::json to_json(const Topology& topology);
 // A table for people: one line per adapter, then one per controller.
 std::string render_text(const Topology& topology);
