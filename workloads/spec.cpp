@@ -1,13 +1,12 @@
 #include "workloads/spec.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "transports/inet/inet.hpp"
 
 namespace mtperf {
 
@@ -197,10 +196,11 @@ void validate(TestSpec& s) {
       bad("flow servers", std::to_string(s.flow_servers.size()) + " addresses for " +
                               std::to_string(s.flows_total()) + " flows");
     for (const auto& a : s.flow_servers) {
-      unsigned char buf[sizeof(in6_addr)];
-      if (a.size() > 45 ||
-          (inet_pton(AF_INET, a.c_str(), buf) != 1 && inet_pton(AF_INET6, a.c_str(), buf) != 1))
+      try {
+        inet::numeric(a, 0);
+      } catch (const std::invalid_argument&) {
         bad("flow servers", "'" + a.substr(0, 64) + "' is not a numeric IP address");
+      }
     }
   }
 }
