@@ -10,7 +10,7 @@
 namespace mtperf::cli {
 
 bool is_atm_transport(const std::string& name) {
-  return name == "clip" || name == "lane";
+  return find_transport(name).emulated_line;
 }
 
 std::optional<TestHosts> atm_testbed_hosts(const std::string& name, const std::string& kind) {

@@ -13,6 +13,7 @@
 
 namespace mtperf::cli {
 
+// The transport runs over a line it emulates (its registry entry says so).
 bool is_atm_transport(const std::string& name);
 Report run_on_atm(const RunOptions& o);
 

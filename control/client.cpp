@@ -4,11 +4,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "control/flow_hello.hpp"
 #include "control/protocol.hpp"
 #include "control/routes.hpp"
 #include "control/side_json.hpp"
 #include "transports/inet/inet.hpp"
+#include "workloads/engine_config.hpp"
 
 namespace mtperf::control {
 namespace {
@@ -21,22 +21,6 @@ struct Fd {
     if (fd >= 0) ::close(fd);
   }
 };
-
-// UDP: the hello goes out until the server echoes it (a datagram may be lost).
-void udp_hello(int fd, const uint8_t* hello, uint32_t flow) {
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    if (send(fd, hello, kFlowHelloBytes, 0) < 0 && errno != ECONNREFUSED) break;
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) > 0) {
-      uint8_t ack[kFlowHelloBytes];
-      if (recv(fd, ack, sizeof ack, MSG_DONTWAIT) == ssize_t(sizeof ack) &&
-          std::memcmp(ack, hello, sizeof ack) == 0) {
-        return;
-      }
-    }
-  }
-  throw ProtocolError("flow " + std::to_string(flow) + ": the server never answered the UDP hello");
-}
 
 // Fills spec.flow_servers from the server's addresses in WELCOME: each flow goes to the server's
 // address on the subnet of its source address.
@@ -60,7 +44,8 @@ void route_flows(TestSpec& spec, const ClientOptions& opts, const nlohmann::json
   }
 }
 
-std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, const SockAddr& server,
+std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transport& transport,
+                                                  const SockAddr& server,
                                                   const nlohmann::json& ready,
                                                   const std::vector<std::string>& sources) {
   auto ports = ready.at("ports").get<std::vector<uint16_t>>();
@@ -69,6 +54,7 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, const So
     throw ProtocolError("READY lists " + std::to_string(ports.size()) + " ports for " +
                         std::to_string(spec.flows_total()) + " flows");
   }
+  int64_t deadline = now_ns() + int64_t(kSetupTimeoutMs) * 1000000;
   std::vector<std::unique_ptr<FlowSlot>> flows;
   for (uint32_t i = 0; i < spec.flows_total(); ++i) {
     auto f = std::make_unique<FlowSlot>();
@@ -76,26 +62,17 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, const So
     f->role = role_of(spec, i, Side::client);
     f->proto = spec.proto;
     if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
-    f->remote = spec.flow_servers.empty() ? server : inet::numeric(spec.flow_servers[i], 0);
-    f->remote.set_port(ports[i]);
-    SocketOptions sock = spec.sock;
+    SockAddr remote = spec.flow_servers.empty() ? server : inet::numeric(spec.flow_servers[i], 0);
+    remote.set_port(ports[i]);
+    SockAddr source;
     if (!sources.empty()) {
-      sock.source = sources[i];
-      f->source = inet::numeric(sources[i], 0);
+      source = inet::numeric(sources[i], 0);
     } else if (!spec.sock.source.empty()) {
-      f->source = inet::resolve(spec.sock.source, 0);
+      source = inet::resolve(spec.sock.source, 0);
     }
+    f->endpoint = transport.connect(remote, source, flow_setup(spec, i, cookie, transport.caps()),
+                                    deadline);
     flows.push_back(std::move(f));
-    if (spec.workload == Workload::crr) continue;
-    FlowSlot& s = *flows.back();
-    s.fd = inet::connect_to(s.remote, spec.proto, sock, kSetupTimeoutMs);
-    uint8_t hello[kFlowHelloBytes];
-    encode_hello({cookie, i}, hello);
-    if (spec.proto == Proto::udp) {
-      udp_hello(s.fd, hello, i);
-    } else if (!inet::write_all(s.fd, hello, sizeof hello, kSetupTimeoutMs)) {
-      throw ProtocolError("flow " + std::to_string(i) + ": cannot send the hello");
-    }
   }
   return flows;
 }
@@ -134,7 +111,7 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   }
   send_message(ctl.fd, {MsgType::test, test}, kSetupTimeoutMs);
   Message ready = expect(ctl.fd, MsgType::ready, kMaxRequestBody, kSetupTimeoutMs);
-  auto flows = open_flows(spec, server, ready.body, sources);
+  auto flows = open_flows(spec, *transport, server, ready.body, sources);
 
   send_message(ctl.fd, {MsgType::start, nlohmann::json::object()}, kSetupTimeoutMs);
   expect(ctl.fd, MsgType::started, kMaxRequestBody, kSetupTimeoutMs);

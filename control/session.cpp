@@ -7,11 +7,11 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "control/flow_hello.hpp"
 #include "control/protocol.hpp"
 #include "control/routes.hpp"
 #include "control/side_json.hpp"
 #include "transports/inet/inet.hpp"
+#include "workloads/engine_config.hpp"
 
 namespace mtperf::control {
 namespace {
@@ -90,15 +90,13 @@ void ServerSession::run() noexcept {
 }
 
 std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec& spec,
+                                                                 Transport& transport,
+                                                                 uint64_t cookie,
                                                                  nlohmann::json& ports) {
   SockAddr local = inet::local_address(fd_);
   local.set_port(0);
-  // The server's data sockets listen on the address the client reached it by; the client's
-  // device and source-address choices are its own.
-  SocketOptions sock = spec.sock;
-  sock.bind_device.clear();
-  sock.source.clear();
   std::vector<std::unique_ptr<FlowSlot>> flows;
+  listeners_.clear();
   for (uint32_t i = 0; i < spec.flows_total(); ++i) {
     auto f = std::make_unique<FlowSlot>();
     f->id = i;
@@ -107,57 +105,38 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
     if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
     // A multi-adapter test names each flow's address; the client matched it to one of ours.
     SockAddr where = spec.flow_servers.empty() ? local : inet::numeric(spec.flow_servers[i], 0);
-    int fd = inet::listen_on(where, spec.proto, sock, spec.workload == Workload::crr ? 1024 : 4);
-    ports.push_back(inet::local_address(fd).port());
-    (spec.proto == Proto::udp ? f->fd : f->listen_fd) = fd;
+    listeners_.push_back(
+        transport.listen(where, flow_setup(spec, i, cookie, transport.caps())));
+    ports.push_back(listeners_.back()->port());
     flows.push_back(std::move(f));
   }
   return flows;
 }
 
-void ServerSession::accept_flows(const TestSpec& spec,
-                                 std::vector<std::unique_ptr<FlowSlot>>& flows, uint64_t cookie) {
+void ServerSession::accept_flows(std::vector<std::unique_ptr<FlowSlot>>& flows) {
   int64_t deadline = now_ns() + int64_t(kSetupTimeoutMs) * 1000000;
   bool control_has_data = false;
-  for (auto& f : flows) {
-    uint8_t buf[kFlowHelloBytes];
-    if (spec.workload == Workload::crr) continue;  // connections come with each transaction
-    if (spec.proto == Proto::udp) {
-      sockaddr_storage from{};
-      socklen_t len = sizeof from;
-      ssize_t n = -1;
-      while (wait_for_flow(f->fd, fd_, deadline, control_has_data)) {
-        n = recvfrom(f->fd, buf, sizeof buf, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from),
-                     &len);
-        if (n == ssize_t(kFlowHelloBytes)) break;
-      }
-      FlowHello h = decode_hello(buf);
-      if (n != ssize_t(kFlowHelloBytes) || h.cookie != cookie || h.flow != f->id) {
-        throw ProtocolError("flow " + std::to_string(f->id) + ": no valid UDP hello in time");
-      }
-      if (connect(f->fd, reinterpret_cast<sockaddr*>(&from), len) != 0 ||
-          send(f->fd, buf, sizeof buf, 0) != ssize_t(sizeof buf)) {
-        throw ProtocolError("flow " + std::to_string(f->id) + ": cannot answer the UDP hello");
-      }
+  for (size_t i = 0; i < flows.size(); ++i) {
+    FlowListener& l = *listeners_[i];
+    if (flows[i]->role == Role::crr_server) {  // connections come with each transaction
+      flows[i]->endpoint = l.release();
       continue;
     }
-    int fd = wait_for_flow(f->listen_fd, fd_, deadline, control_has_data)
-                 ? inet::accept_within(f->listen_fd, 0)
-                 : -1;
-    if (fd < 0)
-      throw ProtocolError("flow " + std::to_string(f->id) + ": the client never connected");
-    ::close(f->listen_fd);
-    f->listen_fd = -1;
-    f->fd = fd;
-    if (!inet::read_exact(fd, buf, sizeof buf, ms_left(deadline))) {
-      throw ProtocolError("flow " + std::to_string(f->id) + ": no hello on the data connection");
+    // A connection that is not this flow's (a stranger, a wrong cookie) is dropped and counted;
+    // the flow goes on waiting for its own until the deadline.
+    while (!flows[i]->endpoint) {
+      if (!wait_for_flow(l.wait_fd(), fd_, deadline, control_has_data)) {
+        throw ProtocolError("flow " + std::to_string(i) + ": the client never connected" +
+                            (l.rejected() ? " (" + std::to_string(l.rejected()) +
+                                                " connection attempts without the test's cookie "
+                                                "were dropped)"
+                                          : ""));
+      }
+      flows[i]->endpoint = l.accept(deadline);
     }
-    FlowHello h = decode_hello(buf);
-    if (h.cookie != cookie || h.flow != f->id) {
-      throw ProtocolError("flow " + std::to_string(f->id) + ": data connection with a bad hello");
-    }
-    inet::apply_accepted_options(fd, Proto::tcp, spec.sock);
+    rejected_ += l.rejected();
   }
+  listeners_.clear();
 }
 
 void ServerSession::exchange() {
@@ -196,11 +175,11 @@ void ServerSession::exchange() {
   }
   auto transport = entry.create(spec.transport_params);
 
-  uint64_t cookie = make_cookie(random_u64());
+  uint64_t cookie = random_u64();
   nlohmann::json ports = nlohmann::json::array();
-  auto flows = open_flows(spec, ports);
+  auto flows = open_flows(spec, *transport, cookie, ports);
   send_message(fd_, {MsgType::ready, {{"ports", ports}, {"cookie", cookie}}}, kSetupTimeoutMs);
-  accept_flows(spec, flows, cookie);
+  accept_flows(flows);
   expect(fd_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
 
   Runner runner(spec, Side::server, *transport, std::move(flows), spec.server_cpus);

@@ -16,10 +16,12 @@ uint32_t buffers_per_flow(const TestSpec& spec, const Caps& caps) {
 uint32_t buffer_size(const TestSpec& spec) {
   uint32_t size = 0;
   if (spec.workload == Workload::rr || spec.workload == Workload::crr) {
-    // A TCP receive may gather several responses of a burst at once.
+    // Every send is one whole request or response from one buffer, so a buffer holds the larger
+    // of the two, whatever its size. A TCP receive may gather several responses of a burst at
+    // once: room for the burst, up to kMaxGatherBytes (a receive completes with what fits).
     uint32_t one = std::max(spec.req_size, spec.resp_size);
-    uint64_t want = spec.proto == Proto::udp ? one : uint64_t(one) * spec.burst;
-    size = uint32_t(std::min<uint64_t>(std::max<uint64_t>(want, one), 1u << 20));
+    uint64_t burst = spec.proto == Proto::udp ? one : uint64_t(one) * spec.burst;
+    size = uint32_t(std::max<uint64_t>(one, std::min<uint64_t>(burst, kMaxGatherBytes)));
   } else {
     size = spec.stream_msg_size();
     // A TCP receiver reads whatever has arrived, up to its buffer: small sends need not mean
@@ -30,9 +32,11 @@ uint32_t buffer_size(const TestSpec& spec) {
 }
 
 EngineConfig engine_config(const WorkerJob& job, const Caps& caps) {
-  const TestSpec& spec = *job.spec;
+  return engine_config(*job.spec, uint32_t(job.flows.size()), caps);
+}
+
+EngineConfig engine_config(const TestSpec& spec, uint32_t flows, const Caps& caps) {
   EngineConfig cfg;
-  uint32_t flows = uint32_t(job.flows.size());
   // crr servers hold a listener, the current connection and one closing behind it.
   uint32_t per_flow = spec.workload == Workload::crr ? 4 : 1;
   cfg.max_conns = flows * per_flow;
@@ -43,6 +47,30 @@ EngineConfig engine_config(const WorkerJob& job, const Caps& caps) {
   cfg.single_flow = flows == 1;
   cfg.sock = &spec.sock;
   return cfg;
+}
+
+uint32_t worker_count(const TestSpec& spec, uint32_t flows) {
+  return std::max<uint32_t>(1, std::min<uint32_t>(spec.threads_effective(), flows));
+}
+
+uint32_t worker_of(const TestSpec& spec, uint32_t flows, uint32_t index) {
+  return index % worker_count(spec, flows);
+}
+
+FlowSetup flow_setup(const TestSpec& spec, uint32_t index, uint64_t cookie, const Caps& caps) {
+  uint32_t flows = spec.flows_total();
+  uint32_t worker = worker_of(spec, flows, index);
+  uint32_t workers = worker_count(spec, flows);
+  FlowSetup s;
+  s.flow = index;
+  s.cookie = cookie;
+  s.proto = spec.proto;
+  s.per_transaction = spec.workload == Workload::crr;
+  s.sock = &spec.sock;
+  s.worker = worker;
+  // Flows are dealt round-robin: worker w runs every flow whose index is w modulo workers.
+  s.engine = engine_config(spec, flows / workers + (worker < flows % workers ? 1 : 0), caps);
+  return s;
 }
 
 }  // namespace mtperf

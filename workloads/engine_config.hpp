@@ -1,6 +1,7 @@
 #pragma once
 // Sizing of a worker's engine from the flows it runs: connections, queue depth and buffers are
 // all decided here, before the timed phase.
+#include "transports/api/endpoint.hpp"
 #include "transports/api/transport.hpp"
 #include "workloads/job.hpp"
 
@@ -12,8 +13,21 @@ uint32_t stream_depth(const Caps& caps);
 
 // Buffers a flow takes from the pool (sends in flight + one receive buffer).
 uint32_t buffers_per_flow(const TestSpec& spec, const Caps& caps);
+// Bytes of every pool buffer: never less than one whole message, request or response (each
+// send goes out of one buffer). rr over TCP gathers up to kMaxGatherBytes of a burst at once.
 uint32_t buffer_size(const TestSpec& spec);
+inline constexpr uint32_t kMaxGatherBytes = 1u << 20;
 
 EngineConfig engine_config(const WorkerJob& job, const Caps& caps);
+// The same for a worker that will run `flows` flows of the spec.
+EngineConfig engine_config(const TestSpec& spec, uint32_t flows, const Caps& caps);
+
+// Worker threads of one side for `flows` flows, and the worker that runs flow `index` (flows are
+// dealt round-robin; the runner and set-up agree through these).
+uint32_t worker_count(const TestSpec& spec, uint32_t flows);
+uint32_t worker_of(const TestSpec& spec, uint32_t flows, uint32_t index);
+
+// What the transport's set-up is told of flow `index` of the test (transports/api/endpoint.hpp).
+FlowSetup flow_setup(const TestSpec& spec, uint32_t index, uint64_t cookie, const Caps& caps);
 
 }  // namespace mtperf

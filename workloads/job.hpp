@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "stats/histogram.hpp"
+#include "transports/api/endpoint.hpp"
 #include "transports/api/transport.hpp"
 #include "workloads/spec.hpp"
 
@@ -74,10 +77,9 @@ struct FlowSlot {
   uint32_t id = 0;
   Role role = Role::sender;
   Proto proto = Proto::tcp;
-  int fd = -1;          // established data socket (not crr)
-  int listen_fd = -1;   // crr server
-  SockAddr remote;      // crr client
-  SockAddr source;      // crr client: local address to connect from; AF_UNSPEC = any
+  // The flow's connection from the transport's set-up (crr: the server's listener, the client's
+  // target); its worker's engine adopts it.
+  std::unique_ptr<Endpoint> endpoint;
   double rate_bps = 0;  // pacing for senders; 0 = unpaced
   FlowCounters counters;
   FlowStats stats;

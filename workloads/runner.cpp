@@ -7,6 +7,7 @@
 #include "platform/affinity.hpp"
 #include "platform/topology.hpp"
 #include "transports/inet/inet.hpp"
+#include "workloads/engine_config.hpp"
 
 namespace mtperf {
 
@@ -50,8 +51,7 @@ std::optional<T> try_read(F f) {
 Runner::Runner(const TestSpec& spec, Side side, Transport& transport,
                std::vector<std::unique_ptr<FlowSlot>> flows, std::vector<int> cpus)
     : spec_(spec), side_(side), transport_(transport), flows_(std::move(flows)) {
-  uint32_t nthreads =
-      std::max<uint32_t>(1, std::min<uint32_t>(spec_.threads_effective(), uint32_t(flows_.size())));
+  uint32_t nthreads = worker_count(spec_, uint32_t(flows_.size()));
   jobs_.resize(nthreads);
   for (uint32_t i = 0; i < nthreads; ++i) {
     jobs_[i].index = i;
@@ -61,8 +61,7 @@ Runner::Runner(const TestSpec& spec, Side side, Transport& transport,
   }
   for (size_t i = 0; i < flows_.size(); ++i) {
     jobs_[i % nthreads].flows.push_back(flows_[i].get());
-    dup_fds_.push_back(flows_[i]->fd >= 0 && flows_[i]->proto == Proto::tcp ? dup(flows_[i]->fd)
-                                                                            : -1);
+    dup_fds_.push_back(flows_[i]->endpoint ? flows_[i]->endpoint->dup_stats_fd() : -1);
   }
 }
 
@@ -74,10 +73,6 @@ Runner::~Runner() {
   }
   for (int fd : dup_fds_) {
     if (fd >= 0) ::close(fd);
-  }
-  for (auto& f : flows_) {  // sockets never handed to a worker
-    if (f->fd >= 0) ::close(f->fd);
-    if (f->listen_fd >= 0) ::close(f->listen_fd);
   }
 }
 

@@ -27,21 +27,16 @@ void Worker<E>::setup() {
       continue;
     }
     FlowSlot& s = *f.slot;
-    if (s.fd >= 0) {
-      f.conn = e_.adopt(s.fd, s.proto);
-      if (f.conn < 0) {
-        fail(f, "adopting the data socket", -f.conn);
-      } else {
-        s.fd = -1;  // the engine owns it now
-      }
+    if (!s.endpoint) {
+      fail(f, "no connection from set-up", ENOTCONN);
+      continue;
     }
-    if (s.listen_fd >= 0) {
-      f.listen = e_.listen_adopt(s.listen_fd);
-      if (f.listen < 0) {
-        fail(f, "adopting the listening socket", -f.listen);
-      } else {
-        s.listen_fd = -1;
-      }
+    if (s.role == Role::crr_server) {
+      f.listen = e_.listen_adopt(*s.endpoint);
+      if (f.listen < 0) fail(f, "adopting the listener", -f.listen);
+    } else if (s.role != Role::crr_client) {
+      f.conn = e_.adopt(*s.endpoint);
+      if (f.conn < 0) fail(f, "adopting the connection", -f.conn);
     }
     if (s.role == Role::sender && s.rate_bps > 0) {
       f.interval_ns = int64_t(double(spec_.stream_msg_size()) * 8 * 1e9 / s.rate_bps);

@@ -211,12 +211,7 @@ void Worker<E>::udp_receiver_recv(Flow& f, const Completion& c, int64_t now) {
 
 template <EngineType E>
 void Worker<E>::crr_open(Flow& f, int64_t now) {
-  ConnectSpec cs;
-  cs.remote = f.slot->remote;
-  cs.proto = Proto::tcp;
-  cs.opts = &spec_.sock;
-  cs.source = &f.slot->source;
-  int id = e_.open(cs);
+  int id = e_.open(*f.slot->endpoint);
   if (id < 0) {
     if (phase_done()) {
       finish(f);

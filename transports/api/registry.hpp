@@ -2,6 +2,9 @@
 // The transport registry: each transport is an entry {name, summary, caps, options, probe,
 // factory}. The core never asks which transport it holds; it uses the Caps it was given and
 // the Transport object the factory made.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <span>
@@ -9,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "transports/api/endpoint.hpp"
 #include "transports/api/transport.hpp"
 
 namespace mtperf {
@@ -36,17 +40,40 @@ class Transport {
  public:
   virtual ~Transport() = default;
   virtual Caps caps() const = 0;
+  // Connection set-up (endpoint.hpp). Server: a listener for one flow on `where` (port 0: any).
+  // Throws std::runtime_error naming the address and the reason.
+  virtual std::unique_ptr<FlowListener> listen(const SockAddr& where, const FlowSetup& setup) = 0;
+  // Client: connects one flow to `server` from `source` (AF_UNSPEC: any) and proves to the
+  // listener that it is the test's flow; gives up at deadline_ns (CLOCK_MONOTONIC). Throws
+  // std::runtime_error naming the flow, the address and the reason.
+  virtual std::unique_ptr<Endpoint> connect(const SockAddr& server, const SockAddr& source,
+                                            const FlowSetup& setup, int64_t deadline_ns) = 0;
   // Runs one worker's flows to the end: builds the engine, instantiates the workload over it.
   // Throws std::runtime_error when the engine cannot be set up.
   virtual void run_worker(WorkerJob& job) = 0;
   // What the transport actually uses after probing and fallbacks, for the report.
   virtual std::map<std::string, std::string> effective_settings() const { return {}; }
+  // Bytes an engine built from `cfg` holds beyond its buffer pool (cfg.buffers x
+  // cfg.buffer_size): its connection and operation tables, rings, buffers of its own. For the
+  // memory budget (workloads/memory.hpp), before anything is allocated. The default is the
+  // tables every engine keeps: two queues of queue_depth operations per connection.
+  virtual uint64_t engine_overhead_bytes(const EngineConfig& cfg) const {
+    uint64_t conns = std::max<uint32_t>(cfg.max_conns, 1);
+    uint64_t depth = std::bit_ceil(std::max<uint32_t>(cfg.queue_depth, 2));
+    return conns * (2 * depth * sizeof(WorkReq) + 128);
+  }
+  // Threads beside each worker that the transport starts with these settings (io_uring SQPOLL:
+  // a kernel thread per ring, polling a CPU). The server's policy caps them.
+  virtual uint32_t extra_threads_per_worker() const { return 0; }
 };
 
 struct TransportEntry {
   std::string_view name;
   std::string_view summary;
   bool is_default = false;
+  // Runs over a line it emulates between two namespaces of its own (the emulated ATM line: clip,
+  // lane), never over loopback or the host's adapters as they are.
+  bool emulated_line = false;
   Caps caps;
   std::vector<OptionInfo> (*options)() = nullptr;
   ProbeResult (*probe)(const std::string& root) = nullptr;  // root: "/" or a fixture tree

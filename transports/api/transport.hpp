@@ -4,17 +4,21 @@
 // Two objects per transport:
 //  - an Engine per worker thread (the epoll set, the ring, the completion queue) that owns the
 //    worker's buffers and reaps completions for every connection of that thread;
-//  - a connection per flow, adopted by the engine from an established data socket (ConnId).
+//  - a connection per flow, made by the transport's set-up path (endpoint.hpp) and adopted by
+//    the engine (ConnId).
 //
 // Engines are used through templates (see workloads/worker.hpp); there is no virtual call per
 // operation. The transport itself is chosen once, from the registry (registry.hpp), and enters
 // the data path through Transport::run_worker, which instantiates the workload over its engine.
 //
 // Engine contract (checked by the EngineType concept below):
-//   int  adopt(int fd, Proto)          take ownership of a connected socket; returns a ConnId
-//                                      or -errno. Setup path.
-//   int  open(const ConnectSpec&)      connect a new data socket (crr); ConnId or -errno.
-//   int  listen_adopt(int fd)          watch a listening socket for accept(); ListenId or -errno.
+//   int  adopt(Endpoint&)              take over a flow's connection, as the transport's set-up
+//                                      made it (endpoint.hpp); returns a ConnId or -errno.
+//                                      Setup path.
+//   int  open(const Endpoint&)         a new connection to the endpoint's target (crr client);
+//                                      ConnId or -errno.
+//   int  listen_adopt(Endpoint&)       watch a flow's listener for accept() (crr server);
+//                                      ListenId or -errno.
 //   int  accept(int listen_id)         accept one connection; ConnId, -EAGAIN when none is ready.
 //   void close(ConnId)                 close a connection; its queued work is dropped.
 //   void shutdown_send(ConnId)         half-close (end of a stream).
@@ -176,13 +180,15 @@ struct EngineConfig {
   const SocketOptions* sock = nullptr;
 };
 
+class Endpoint;  // endpoint.hpp
+
 template <class E>
-concept EngineType = requires(E e, const E ce, int id, int fd, Proto p, const ConnectSpec& cs,
+concept EngineType = requires(E e, const E ce, int id, Endpoint& ep, const Endpoint& cep,
                               std::span<const WorkReq> wr, std::span<Completion> out, Wait w,
                               int64_t t) {
-  { e.adopt(fd, p) } -> std::same_as<int>;
-  { e.open(cs) } -> std::same_as<int>;
-  { e.listen_adopt(fd) } -> std::same_as<int>;
+  { e.adopt(ep) } -> std::same_as<int>;
+  { e.open(cep) } -> std::same_as<int>;
+  { e.listen_adopt(ep) } -> std::same_as<int>;
   { e.accept(id) } -> std::same_as<int>;
   { e.close(id) } -> std::same_as<void>;
   { e.shutdown_send(id) } -> std::same_as<void>;

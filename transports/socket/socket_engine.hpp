@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "transports/api/transport.hpp"
+#include "transports/inet/endpoint.hpp"
 
 namespace mtperf {
 
@@ -27,6 +28,10 @@ class SocketEngine {
   int adopt(int fd, Proto proto);
   int open(const ConnectSpec& spec);
   int listen_adopt(int fd);
+  // The engine contract over set-up's endpoints (inet/endpoint.hpp).
+  int adopt(Endpoint& ep) { return inet::adopt_endpoint(*this, ep); }
+  int listen_adopt(Endpoint& ep) { return inet::listen_endpoint(*this, ep); }
+  int open(const Endpoint& ep) { return inet::open_endpoint(*this, ep); }
   int accept(int listen_id);
   void close(int id);
   void shutdown_send(int id);

@@ -14,7 +14,7 @@ Caps socket_caps() {
   return c;
 }
 
-class SocketTransport final : public Transport {
+class SocketTransport final : public inet::SocketSetup {
  public:
   Caps caps() const override { return socket_caps(); }
   void run_worker(WorkerJob& job) override {
@@ -45,10 +45,13 @@ std::unique_ptr<Transport> socket_create(const TransportParams&) {
 
 const TransportEntry& socket_transport_entry() {
   static const TransportEntry entry{
-      "socket",       "kernel TCP/UDP sockets: blocking per flow, epoll for many flows a thread",
-      true,           socket_caps(),
-      socket_options, socket_probe,
-      socket_create,
+      .name = "socket",
+      .summary = "kernel TCP/UDP sockets: blocking per flow, epoll for many flows a thread",
+      .is_default = true,
+      .caps = socket_caps(),
+      .options = socket_options,
+      .probe = socket_probe,
+      .create = socket_create,
   };
   return entry;
 }

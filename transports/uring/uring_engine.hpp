@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "transports/api/transport.hpp"
+#include "transports/inet/endpoint.hpp"
 
 namespace mtperf {
 
@@ -91,6 +92,10 @@ class UringEngine {
   int adopt(int fd, Proto proto);
   int open(const ConnectSpec& spec);
   int listen_adopt(int fd);
+  // The engine contract over set-up's endpoints (inet/endpoint.hpp).
+  int adopt(Endpoint& ep) { return inet::adopt_endpoint(*this, ep); }
+  int listen_adopt(Endpoint& ep) { return inet::listen_endpoint(*this, ep); }
+  int open(const Endpoint& ep) { return inet::open_endpoint(*this, ep); }
   int accept(int listen_id);
   // Shuts the socket down at once (the peer sees the end), cancels the connection's operations
   // and closes the descriptor once no operation refers to it; their completions are dropped.
@@ -101,6 +106,12 @@ class UringEngine {
   int poll(std::span<Completion> out, Wait wait, int64_t timeout_ns);
   BufferPool& pool() { return pool_; }
   Caps caps() const;
+  // Bytes an engine built from cfg and s holds beyond its pool: connection and operation tables,
+  // the SQ and CQ rings, the provided-buffer ring and its buffers (multishot). For the memory
+  // budget, before anything is allocated; the constructor sizes everything the same way.
+  static uint64_t overhead_bytes(const EngineConfig& cfg, const UringSettings& s);
+  // Provided buffers of the multishot ring (power of two).
+  static uint32_t provided_buffers(const EngineConfig& cfg, const UringSettings& s);
   // multishot: a provided receive buffer goes back to the ring (see kCompBuffer).
   void recycle(uint16_t buf_id);
 

@@ -40,7 +40,7 @@ std::string on_off(bool b) {
   return b ? "on" : "off";
 }
 
-class UringTransport final : public Transport {
+class UringTransport final : public inet::SocketSetup {
  public:
   explicit UringTransport(const UringSettings& s) : set_(s) {}
   Caps caps() const override { return uring_caps(set_); }
@@ -85,6 +85,10 @@ class UringTransport final : public Transport {
     if (!notes.empty()) m["notes"] = notes;
     return m;
   }
+  uint64_t engine_overhead_bytes(const EngineConfig& cfg) const override {
+    return UringEngine::overhead_bytes(cfg, set_);
+  }
+  uint32_t extra_threads_per_worker() const override { return set_.sqpoll ? 1 : 0; }
 
  private:
   UringSettings set_;
@@ -268,10 +272,12 @@ std::unique_ptr<Transport> uring_create(const TransportParams& params) {
 
 const TransportEntry& uring_transport_entry() {
   static const TransportEntry entry{
-      "uring",       "kernel TCP/UDP sockets through io_uring: one ring per worker thread",
-      false,         uring_caps(kDefaults),
-      uring_options, uring_probe,
-      uring_create,
+      .name = "uring",
+      .summary = "kernel TCP/UDP sockets through io_uring: one ring per worker thread",
+      .caps = uring_caps(kDefaults),
+      .options = uring_options,
+      .probe = uring_probe,
+      .create = uring_create,
   };
   return entry;
 }

@@ -49,20 +49,26 @@ std::unique_ptr<Transport> atm_create(const TransportParams& params) {
 
 const TransportEntry& clip_transport_entry() {
   static const TransportEntry entry{
-      "clip",     "kernel sockets over emulated ATM, Classical IP (RFC 2225) on OC-3c/OC-12c",
-      false,      socket_transport_entry().caps,
-      no_options, clip_probe,
-      atm_create,
+      .name = "clip",
+      .summary = "kernel sockets over emulated ATM, Classical IP (RFC 2225) on OC-3c/OC-12c",
+      .emulated_line = true,
+      .caps = socket_transport_entry().caps,
+      .options = no_options,
+      .probe = clip_probe,
+      .create = atm_create,
   };
   return entry;
 }
 
 const TransportEntry& lane_transport_entry() {
   static const TransportEntry entry{
-      "lane",     "kernel sockets over emulated ATM, LAN Emulation (LANE v1) on OC-3c/OC-12c",
-      false,      socket_transport_entry().caps,
-      no_options, lane_probe,
-      atm_create,
+      .name = "lane",
+      .summary = "kernel sockets over emulated ATM, LAN Emulation (LANE v1) on OC-3c/OC-12c",
+      .emulated_line = true,
+      .caps = socket_transport_entry().caps,
+      .options = no_options,
+      .probe = lane_probe,
+      .create = atm_create,
   };
   return entry;
 }
