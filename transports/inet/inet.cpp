@@ -104,54 +104,81 @@ SockAddr numeric(const std::string& address, uint16_t port) {
   return out;
 }
 
-int make_socket(int family, Proto proto, const SocketOptions& o) {
+namespace {
+
+// The one place a data socket is made: every option of `o` applied. Returns the descriptor, or
+// -errno with `failed` naming the step that failed. No allocation and no exception, so crr's
+// connects on the data path use it too. Only options that differ from the kernel's defaults cost
+// a system call.
+int new_socket(int family, Proto proto, const SocketOptions& o, const char*& failed) noexcept {
   int type = proto == Proto::tcp ? SOCK_STREAM : SOCK_DGRAM;
   int protocol = (proto == Proto::tcp && o.mptcp) ? IPPROTO_MPTCP : 0;
+  failed = protocol == IPPROTO_MPTCP ? "mptcp" : "socket";
   int fd = socket(family, type | SOCK_CLOEXEC, protocol);
-  if (fd < 0) {
-    if (protocol == IPPROTO_MPTCP) fail("MPTCP socket (is net.mptcp.enabled=1?)", errno);
-    fail("socket", errno);
-  }
-  if (o.sndbuf > 0) set_int(fd, SOL_SOCKET, SO_SNDBUF, o.sndbuf, "SO_SNDBUF");
-  if (o.rcvbuf > 0) set_int(fd, SOL_SOCKET, SO_RCVBUF, o.rcvbuf, "SO_RCVBUF");
-  if (o.rcvbuf == 0 && proto == Proto::udp) {
+  if (fd < 0) return -errno;
+  auto set = [fd, &failed](int level, int name, int value, const char* what) {
+    failed = what;
+    return setsockopt(fd, level, name, &value, sizeof value) == 0;
+  };
+  bool ok = true;
+  if (o.sndbuf > 0) ok = ok && set(SOL_SOCKET, SO_SNDBUF, o.sndbuf, "SO_SNDBUF");
+  if (o.rcvbuf > 0) ok = ok && set(SOL_SOCKET, SO_RCVBUF, o.rcvbuf, "SO_RCVBUF");
+  if (ok && o.rcvbuf == 0 && proto == Proto::udp) {
     // A UDP receiver has no flow control: a default buffer (about 140 full datagrams) overflows
     // whenever the receiving thread is descheduled for a few ms. Ask for 4 MiB (beyond
     // net.core.rmem_max only with CAP_NET_ADMIN; otherwise the kernel caps it silently).
-    int want = 4 << 20;
-    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof want) != 0) {
-      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof want);
-    }
+    if (!set(SOL_SOCKET, SO_RCVBUFFORCE, 4 << 20, "SO_RCVBUFFORCE"))
+      set(SOL_SOCKET, SO_RCVBUF, 4 << 20, "SO_RCVBUF");
   }
-  if (proto == Proto::tcp && o.nodelay) set_int(fd, IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY");
-  if (o.busy_poll_us > 0) set_int(fd, SOL_SOCKET, SO_BUSY_POLL, o.busy_poll_us, "SO_BUSY_POLL");
-  if (proto == Proto::tcp && !o.congestion.empty()) {
-    if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o.congestion.data(), o.congestion.size())) {
-      int err = errno;
-      close(fd);
-      fail("congestion control '" + o.congestion +
-               "' (see /proc/sys/net/ipv4/tcp_available_congestion_control)",
-           err);
-    }
+  if (proto == Proto::tcp && o.nodelay) ok = ok && set(IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY");
+  if (o.busy_poll_us > 0) ok = ok && set(SOL_SOCKET, SO_BUSY_POLL, o.busy_poll_us, "SO_BUSY_POLL");
+  if (ok && proto == Proto::tcp && !o.congestion.empty()) {
+    failed = "congestion";
+    ok = setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o.congestion.data(), o.congestion.size()) == 0;
   }
-  if (!o.bind_device.empty()) {
-    if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, o.bind_device.data(), o.bind_device.size())) {
-      int err = errno;
-      close(fd);
-      fail("bind to device '" + o.bind_device + "'", err);
-    }
+  if (ok && !o.bind_device.empty()) {
+    failed = "device";
+    ok = setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, o.bind_device.data(), o.bind_device.size()) ==
+         0;
   }
+  if (ok) return fd;
+  int err = errno;
+  close(fd);
+  return -err;
+}
+
+// What new_socket's `failed` step means, for a person.
+std::string describe_step(const char* failed, const SocketOptions& o) {
+  std::string step = failed;
+  if (step == "mptcp") return "MPTCP socket (is net.mptcp.enabled=1?)";
+  if (step == "congestion")
+    return "congestion control '" + o.congestion +
+           "' (see /proc/sys/net/ipv4/tcp_available_congestion_control)";
+  if (step == "device") return "bind to device '" + o.bind_device + "'";
+  if (step == "SO_SNDBUF") return "setsockopt SO_SNDBUF=" + std::to_string(o.sndbuf);
+  if (step == "SO_RCVBUF") return "setsockopt SO_RCVBUF=" + std::to_string(o.rcvbuf);
+  if (step == "SO_BUSY_POLL") return "setsockopt SO_BUSY_POLL=" + std::to_string(o.busy_poll_us);
+  if (step == "socket") return "socket";
+  return "setsockopt " + step;
+}
+
+}  // namespace
+
+int make_socket(int family, Proto proto, const SocketOptions& o) {
+  const char* failed = "socket";
+  int fd = new_socket(family, proto, o, failed);
+  if (fd < 0) fail(describe_step(failed, o), -fd);
+  return fd;
+}
+
+int listen_on(const SockAddr& where, Proto proto, const SocketOptions& o, int backlog) {
+  int fd = make_socket(where.family(), proto, o);
   // TCP only: a listener may rebind a port its predecessor left in TIME_WAIT. On UDP the option
   // lets the kernel hand one ephemeral port to several sockets at once (bind or connect to port
   // 0 treats a port held only by SO_REUSEADDR sockets as free), and a datagram then reaches
   // whichever of them the kernel picks: with a few hundred UDP flows, a flow's hello went to
   // another flow's socket.
   if (proto == Proto::tcp) set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
-  return fd;
-}
-
-int listen_on(const SockAddr& where, Proto proto, const SocketOptions& o, int backlog) {
-  int fd = make_socket(where.family(), proto, o);
   if (bind(fd, where.get(), where.len) != 0) {
     int err = errno;
     close(fd);
@@ -210,35 +237,31 @@ int connect_to(const SockAddr& remote, Proto proto, const SocketOptions& o, int 
 }
 
 int connect_fast(const SockAddr& remote, Proto proto, const SocketOptions& o) noexcept {
-  int type = proto == Proto::tcp ? SOCK_STREAM : SOCK_DGRAM;
-  int fd = socket(remote.family(), type | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -errno;
-  int one = 1;
-  if (proto == Proto::tcp && o.nodelay) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (connect(fd, remote.get(), remote.len) != 0) {
-    int err = errno;
-    close(fd);
-    return -err;
-  }
-  return fd;
+  ConnectSpec spec;
+  spec.remote = remote;
+  spec.proto = proto;
+  spec.opts = &o;
+  return connect_fast(spec);
 }
 
 int connect_fast(const ConnectSpec& spec) noexcept {
   static const SocketOptions kDefaults;
   const SocketOptions& o = spec.opts ? *spec.opts : kDefaults;
-  if (spec.source == nullptr || spec.source->family() == AF_UNSPEC)
-    return connect_fast(spec.remote, spec.proto, o);
-  int type = spec.proto == Proto::tcp ? SOCK_STREAM : SOCK_DGRAM;
-  int fd = socket(spec.remote.family(), type | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -errno;
-  int one = 1;
-  if (spec.proto == Proto::tcp && o.nodelay)
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  // The port is chosen at connect(), from the whole 4-tuple space, not at bind() from the ports
-  // free on that address: crr opens connections by the thousand.
-  setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
-  if (bind(fd, spec.source->get(), spec.source->len) != 0 ||
-      connect(fd, spec.remote.get(), spec.remote.len) != 0) {
+  const char* failed = nullptr;
+  int fd = new_socket(spec.remote.family(), spec.proto, o, failed);
+  if (fd < 0) return fd;
+  if (spec.source != nullptr && spec.source->family() != AF_UNSPEC) {
+    // The port is chosen at connect(), from the whole 4-tuple space, not at bind() from the
+    // ports free on that address: crr opens connections by the thousand.
+    int one = 1;
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    if (bind(fd, spec.source->get(), spec.source->len) != 0) {
+      int err = errno;
+      close(fd);
+      return -err;
+    }
+  }
+  if (connect(fd, spec.remote.get(), spec.remote.len) != 0) {
     int err = errno;
     close(fd);
     return -err;
