@@ -139,15 +139,36 @@ void UringEngine::setup_ring(const UringSettings& s) {
   }
 }
 
+uint32_t UringEngine::provided_buffers(const EngineConfig& cfg, const UringSettings& s) {
+  if (s.buf_ring_entries != 0) return s.buf_ring_entries;
+  uint32_t size = std::max<uint32_t>(cfg.buffer_size, 1);
+  // Room for a batch of receives on every connection before the worker hands buffers back.
+  uint64_t want = std::max<uint64_t>(uint64_t(std::max<uint32_t>(cfg.max_conns, 1)) * 8, 16);
+  want = std::min<uint64_t>(want, std::max<uint64_t>(kMaxProvidedBytes / size, 2));
+  return uint32_t(std::bit_floor(std::min<uint64_t>(want, 32768)));
+}
+
+uint64_t UringEngine::overhead_bytes(const EngineConfig& cfg, const UringSettings& s) {
+  uint64_t n = std::max<uint32_t>(cfg.max_conns, 1);
+  n += std::max<uint64_t>(n, 8);  // closed connections keep their slot (see the constructor)
+  uint64_t depth = std::bit_ceil(std::max<uint32_t>(cfg.queue_depth, 2));
+  uint64_t ops = n * 2 * depth;
+  uint64_t tables = n * (sizeof(Conn) + sizeof(int)) +
+                    ops * (sizeof(OpSlot) + sizeof(uint32_t) * 2 + sizeof(Completion));
+  uint64_t sq = std::clamp<uint32_t>(s.ring_size, 8, 32768);
+  uint64_t cq = std::bit_ceil(std::max<uint64_t>(sq * 4, std::min<uint64_t>(ops * 2, 65536)));
+  uint64_t rings = sq * (64 + 4) + cq * 16;  // SQEs, the SQ index array, CQEs
+  uint64_t provided = 0;
+  if (s.multishot) {
+    uint64_t entries = provided_buffers(cfg, s);
+    provided = entries * (std::max<uint32_t>(cfg.buffer_size, 1) + 16);
+  }
+  return tables + rings + provided;
+}
+
 void UringEngine::setup_buf_ring() {
   uint32_t size = std::max<uint32_t>(cfg_.buffer_size, 1);
-  uint32_t entries = set_.buf_ring_entries;
-  if (entries == 0) {
-    // Room for a batch of receives on every connection before the worker hands buffers back.
-    uint64_t want = std::max<uint64_t>(uint64_t(std::max<uint32_t>(cfg_.max_conns, 1)) * 8, 16);
-    want = std::min<uint64_t>(want, std::max<uint64_t>(kMaxProvidedBytes / size, 2));
-    entries = uint32_t(std::bit_floor(std::min<uint64_t>(want, 32768)));
-  }
+  uint32_t entries = provided_buffers(cfg_, set_);
   size_t page = size_t(sysconf(_SC_PAGESIZE));
   size_t bytes = (size_t(entries) * sizeof(io_uring_buf) + page - 1) / page * page;
   void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
