@@ -1,6 +1,7 @@
 #include "platform/topology.hpp"
 
 #include "platform/affinity.hpp"
+#include "platform/rdma_devices.hpp"
 #include "platform/root_fs.hpp"
 
 #include <arpa/inet.h>
@@ -338,6 +339,22 @@ void add_controllers(const RootFs& fs, Topology& t) {
   }
 }
 
+// Each adapter's RDMA port, and the device in its list when it is not on the same bus device
+// (rxe0 over a virtio NIC).
+void add_rdma_ports(const std::string& root, Topology& t) {
+  RdmaDevices rdma = read_rdma_devices(root);
+  for (Adapter& a : t.adapters) {
+    auto port = rdma.port_of_netdev(a.name);
+    if (!port) continue;
+    a.rdma_device = port->device;
+    a.rdma_port = port->port;
+    auto& list = a.rdma_devices;
+    if (std::find(list.begin(), list.end(), port->device) != list.end()) continue;
+    list.push_back(port->device);
+    std::sort(list.begin(), list.end());
+  }
+}
+
 void read_nodes(const RootFs& fs, Topology& t) {
   static const std::regex kNode("^node([0-9]+)$");
   for (const auto& entry : fs.list("sys/devices/system/node")) {
@@ -371,6 +388,12 @@ const Adapter* Topology::find_adapter(std::string_view name) const {
   return nullptr;
 }
 
+const Adapter* Topology::find_rdma_adapter(std::string_view device, int port) const {
+  for (const auto& a : adapters)
+    if (a.rdma_port == port && a.rdma_device == device) return &a;
+  return nullptr;
+}
+
 const PciController* Topology::find_controller(std::string_view name) const {
   for (const auto& c : controllers)
     if (c.name == name) return &c;
@@ -393,6 +416,7 @@ Topology read_topology(const std::string& root) {
   std::sort(t.adapters.begin(), t.adapters.end(), [](const Adapter& x, const Adapter& y) {
     return std::tie(x.ifindex, x.name) < std::tie(y.ifindex, y.name);
   });
+  add_rdma_ports(root, t);
   read_nodes(fs, t);
   add_controllers(fs, t);
   return t;
@@ -427,7 +451,9 @@ nlohmann::json to_json(const Topology& t) {
                         {"local_cpus", a.local_cpus},
                         {"irqs", irqs},
                         {"irq_cpus", a.irq_cpus()},
-                        {"rdma_devices", a.rdma_devices}});
+                        {"rdma_devices", a.rdma_devices},
+                        {"rdma_device", opt_str(a.rdma_device)},
+                        {"rdma_port", a.rdma_port > 0 ? json(a.rdma_port) : json(nullptr)}});
   }
   json controllers = json::array();
   for (const auto& c : t.controllers)
@@ -457,9 +483,11 @@ std::string render_text(const Topology& t) {
     std::vector<int> irq_numbers;
     for (const auto& irq : a.irqs)
       irq_numbers.push_back(irq.number);
-    std::string rdma;
+    // The port that carries the adapter ("mlx5_0/1", as `rdma link` names it), else the devices.
+    std::string rdma =
+        a.rdma_device.empty() ? "" : a.rdma_device + "/" + std::to_string(a.rdma_port);
     for (const auto& r : a.rdma_devices)
-      rdma += (rdma.empty() ? "" : ",") + r;
+      if (r != a.rdma_device) rdma += (rdma.empty() ? "" : ",") + r;
     out += fmt::format(
         "{:<14} {:>4} {:<9} {:<8} {:>5} {:>7} {:<5} {:<11} {:<13} {:<11} {:<13} {:>4} {:<12} "
         "{:<9} {}\n",

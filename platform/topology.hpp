@@ -9,6 +9,7 @@
 //                              driver,infiniband/}
 //   <root>/sys/devices/system/{node/node<N>/cpulist,cpu/online}
 //   <root>/proc/interrupts, <root>/proc/irq/<N>/{effective_affinity_list,smp_affinity_list}
+//   <root>/sys/class/infiniband/... (platform/rdma_devices.hpp: each adapter's RDMA port)
 // Symbolic links are resolved inside the root (an absolute target or a ".." past the root stays
 // in the root), so a fixture tree with relative links reads like the host it was copied from.
 //
@@ -61,7 +62,11 @@ struct Adapter {
   int numa_node = -1;                     // -1 when unknown
   std::vector<int> local_cpus;            // CPUs local to the device (local_cpulist)
   std::vector<Irq> irqs;                  // ascending by number
-  std::vector<std::string> rdma_devices;  // e.g. mlx5_0 on the same PCI function
+  std::vector<std::string> rdma_devices;  // e.g. mlx5_0 on the same PCI function; rxe0 over it
+  // The RDMA port that carries this interface (its RoCE GIDs, the soft device over it, IPoIB's
+  // dev_port; platform/rdma_devices.hpp): "" and 0 when none.
+  std::string rdma_device;
+  int rdma_port = 0;
 
   bool is_virtual() const { return type == LinkType::virtual_link || type == LinkType::loopback; }
   // CPUs that take this adapter's packet interrupts: the union of the effective CPUs of its data
@@ -88,6 +93,8 @@ struct Topology {
   std::vector<int> online_cpus;
 
   const Adapter* find_adapter(std::string_view name) const;
+  // The adapter an RDMA port carries traffic through; nullptr when none.
+  const Adapter* find_rdma_adapter(std::string_view device, int port) const;
   const PciController* find_controller(std::string_view name) const;
 };
 

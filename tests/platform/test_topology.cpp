@@ -197,6 +197,49 @@ TEST_CASE("json and text renderings carry the facts") {
   CHECK(text.find("pci0000:c0") != std::string::npos);
 }
 
+TEST_CASE("adapters carry their RDMA device and port, and ports lead back to adapters") {
+  const std::string rdma = std::string(MTPERF_FIXTURES) + "/rdma/";
+  // Soft-RoCE over a virtio NIC: the device is not on the NIC's bus, the GID table names it.
+  auto vm = mtperf::read_topology(rdma + "rxe-active");
+  const auto& eth0 = *vm.find_adapter("eth0");
+  CHECK(eth0.rdma_device == "rxe0");
+  CHECK(eth0.rdma_port == 1);
+  CHECK(eth0.rdma_devices == std::vector<std::string>{"rxe0"});
+  CHECK(eth0.irq_cpus() == std::vector<int>{1, 0});  // placement by IRQ CPU, as for sockets
+  CHECK(vm.find_adapter("lo")->rdma_device.empty());
+  CHECK(vm.find_adapter("lo")->rdma_port == 0);
+  CHECK(vm.find_rdma_adapter("rxe0", 1) == &eth0);
+  CHECK(vm.find_rdma_adapter("rxe0", 2) == nullptr);
+
+  // Two ports of one PCI function: RoCE on ens2f0, InfiniBand (IPoIB) on ib0.
+  auto t = mtperf::read_topology(rdma + "mlx5x2");
+  const auto& ens2f0 = *t.find_adapter("ens2f0");
+  const auto& ib0 = *t.find_adapter("ib0");
+  CHECK(ens2f0.rdma_device == "mlx5_0");
+  CHECK(ens2f0.rdma_port == 1);
+  CHECK(ib0.type == LinkType::infiniband);
+  CHECK(ib0.rdma_device == "mlx5_0");
+  CHECK(ib0.rdma_port == 2);
+  CHECK(ib0.rdma_devices == std::vector<std::string>{"mlx5_0"});
+  CHECK(ens2f0.controller == "pci0000:40");
+  CHECK(mtperf::format_cpu_list(ens2f0.irq_cpus()) == "8-11");
+  CHECK(t.find_rdma_adapter("mlx5_0", 2) == &ib0);
+
+  auto j = mtperf::to_json(t);
+  CHECK(j["adapters"][1]["name"] == "ens2f0");
+  CHECK(j["adapters"][1]["rdma_device"] == "mlx5_0");
+  CHECK(j["adapters"][1]["rdma_port"] == 1);
+  CHECK(j["adapters"][0]["rdma_device"].is_null());
+  CHECK(j["adapters"][0]["rdma_port"].is_null());
+  std::string text = mtperf::render_text(t);
+  CHECK(text.find("mlx5_0/1") != std::string::npos);
+  CHECK(text.find("mlx5_0/2") != std::string::npos);
+
+  // A host without RDMA: nothing mapped.
+  auto plain = mtperf::read_topology(rdma + "no-rdma");
+  CHECK(plain.find_adapter("eth0")->rdma_device.empty());
+}
+
 TEST_CASE("links resolve inside the root and emulated adapters name their controller") {
   TempRoot root;
   // An absolute link and a ".." past the root must both stay inside the root.
