@@ -126,13 +126,14 @@ std::vector<CounterValues> Runner::snapshot() const {
 
 void Runner::clock_main() {
   auto edge = [this](std::optional<CpuSnapshot>& cpu, std::optional<InterruptSnapshot>& irq,
-                     ProcessCpu& proc) {
+                     ProcessCpu& proc, std::vector<RdmaPortCounters>& rdma) {
     cpu = try_read<CpuSnapshot>([] { return read_cpu_snapshot(); });
     irq = try_read<InterruptSnapshot>([] { return read_interrupt_snapshot(); });
     proc = try_read<ProcessCpu>([] { return read_process_cpu(); }).value_or(ProcessCpu{});
+    rdma = read_rdma_counters();  // one listing when the host has no RDMA device
   };
   bool ok = sleep_until(clock_.start_ns + int64_t(spec_.warmup_s * 1e9));
-  if (spec_.measure) edge(cpu0_, irq0_, proc0_);
+  if (spec_.measure) edge(cpu0_, irq0_, proc0_, rdma0_);
   at_start_ = snapshot();
   window_start_ns_ = now_ns();
   clock_.phase.store(Phase::measure);
@@ -159,7 +160,7 @@ void Runner::clock_main() {
   if (ok) sleep_until(end);
   at_end_ = snapshot();
   window_end_ns_ = now_ns();
-  if (spec_.measure) edge(cpu1_, irq1_, proc1_);
+  if (spec_.measure) edge(cpu1_, irq1_, proc1_, rdma1_);
   clock_.phase.store(Phase::done);
   sleep_until(window_end_ns_ + int64_t(kLingerS * 1e9));
   clock_.finish.store(true);
@@ -226,6 +227,7 @@ SideResult Runner::join() {
     }
   }
   r.process = process_cpu_delta(proc0_, proc1_);
+  r.rdma_ports = rdma_counter_deltas(rdma0_, rdma1_);
   return r;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Runs one side of a test: worker threads over the transport, one clock thread that drives the
-// phases (warm-up -> measured window -> done) and reads every flow's counters, CPU and
-// interrupt counters at the edges of the measured window (and at interval boundaries).
+// phases (warm-up -> measured window -> done) and reads every flow's counters, CPU, interrupt
+// and RDMA port counters at the edges of the measured window (and at interval boundaries).
 //
 // Thread safety: start() and join() from one thread; clock() may be used from any thread
 // (its fields are atomics) — the control session sets finish/abort through it.
@@ -15,6 +15,7 @@
 
 #include "platform/cpu_stat.hpp"
 #include "platform/interrupts.hpp"
+#include "platform/rdma_devices.hpp"
 #include "platform/rusage.hpp"
 #include "transports/api/registry.hpp"
 #include "workloads/job.hpp"
@@ -44,6 +45,9 @@ struct SideResult {
   std::optional<CpuUtilization> cpu;         // host CPU over the window
   std::optional<InterruptRates> interrupts;  // host interrupts over the window
   ProcessCpu process;                        // mtperf's own CPU over the window
+  // Every RDMA port's counter deltas over the window (counters/ and hw_counters/), the device's
+  // witness beside the application's bytes; empty on a host without RDMA devices.
+  std::vector<RdmaPortCounters> rdma_ports;
   std::vector<std::string> errors;
 };
 
@@ -95,6 +99,7 @@ class Runner {
   std::optional<CpuSnapshot> cpu0_, cpu1_;
   std::optional<InterruptSnapshot> irq0_, irq1_;
   ProcessCpu proc0_, proc1_;
+  std::vector<RdmaPortCounters> rdma0_, rdma1_;
 };
 
 }  // namespace mtperf
