@@ -1,12 +1,14 @@
 #include "workloads/spec.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "transports/inet/inet.hpp"
+#include "workloads/json_field.hpp"
 
 namespace mtperf {
 
@@ -163,6 +165,44 @@ void validate_udp(const TestSpec& s) {
   }
 }
 
+void validate_pacing(const TestSpec& s) {
+  check_range("rate", s.rate_bps, 0.0, kLimits.max_rate_bps);
+  if (s.rate_bps == 0) return;
+  uint32_t senders = s.workload == Workload::rr || s.workload == Workload::crr ? 0 : s.flows;
+  if (senders > 0 && s.rate_bps / senders < kLimits.min_rate_per_flow_bps) {
+    bad("rate", std::to_string(s.rate_bps) + " bit/s over " + std::to_string(senders) +
+                    " flows is below " + std::to_string(kLimits.min_rate_per_flow_bps) +
+                    " bit/s per flow");
+  }
+}
+
+void validate_interval(const TestSpec& s) {
+  if (s.interval_s == 0) return;
+  check_range("interval", s.interval_s, kLimits.min_interval_s, kLimits.max_duration_s);
+  if (s.duration_s / s.interval_s > kLimits.max_intervals) {
+    bad("interval", std::to_string(s.interval_s) + " s over a " + std::to_string(s.duration_s) +
+                        " s test makes more than " + std::to_string(kLimits.max_intervals) +
+                        " interim reports; choose a longer interval");
+  }
+}
+
+void validate_names(const TestSpec& s) {
+  if (s.sock.congestion.size() > 15) bad("congestion", "name longer than 15 characters");
+  for (char c : s.sock.congestion) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
+      bad("congestion", "name with a character other than a letter, digit, '_' or '-'");
+  }
+  if (s.sock.bind_device.size() > 15) bad("bind device", "name longer than 15 characters");
+  if (s.sock.source.size() > 255) bad("source", "longer than 255 characters");
+  if (s.transport.empty() || s.transport.size() > 32) bad("transport", "bad name");
+  if (s.transport_params.size() > 64) bad("transport options", "more than 64");
+  for (const auto& [k, v] : s.transport_params) {
+    if (k.empty() || k.size() > kLimits.max_option_chars || v.size() > kLimits.max_option_chars)
+      bad("transport options",
+          "a key or value longer than " + std::to_string(kLimits.max_option_chars) + " characters");
+  }
+}
+
 }  // namespace
 
 void validate(TestSpec& s) {
@@ -174,19 +214,16 @@ void validate(TestSpec& s) {
   check_range("request size", s.req_size, 1u, kLimits.max_msg_size);
   check_range("response size", s.resp_size, 1u, kLimits.max_msg_size);
   check_range("burst", s.burst, 1u, kLimits.max_burst);
-  check_range("rate", s.rate_bps, 0.0, kLimits.max_rate_bps);
-  check_range("interval", s.interval_s, 0.0, kLimits.max_duration_s);
+  validate_pacing(s);
+  validate_interval(s);
   check_range("udp timeout", s.udp_timeout_s, 0.001, 10.0);
   check_range("socket send buffer", s.sock.sndbuf, 0, 1 << 30);
   check_range("socket receive buffer", s.sock.rcvbuf, 0, 1 << 30);
   check_range("busy poll", s.sock.busy_poll_us, 0, 1000000);
-  if (s.sock.congestion.size() > 15) bad("congestion", "name longer than 15 characters");
-  if (s.sock.bind_device.size() > 15) bad("bind device", "name longer than 15 characters");
-  if (s.transport.empty() || s.transport.size() > 32) bad("transport", "bad name");
+  validate_names(s);
   if (s.wait == Wait::none) bad("wait", "must be spin or block");
   if (s.proto == Proto::udp) validate_udp(s);
   if (s.proto == Proto::udp && s.sock.mptcp) bad("mptcp", "MPTCP is a TCP option");
-  if (s.transport_params.size() > 64) bad("transport options", "more than 64");
   if (s.server_cpus.size() > kLimits.max_threads)
     bad("server cpus", "more than " + std::to_string(kLimits.max_threads));
   for (int cpu : s.server_cpus)
@@ -238,22 +275,11 @@ void to_json(nlohmann::json& j, const TestSpec& s) {
 
 namespace {
 
-template <class T>
-void get_field(const nlohmann::json& j, const char* key, T& out) {
-  auto it = j.find(key);
-  if (it == j.end()) return;  // absent: keep the default
-  try {
-    out = it->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    bad(std::string("test.") + key, "wrong type: " + std::string(it->type_name()));
-  }
-}
-
 void check_keys(const nlohmann::json& j, std::initializer_list<std::string_view> known,
                 const char* where) {
   for (auto& [k, v] : j.items()) {
     if (std::find(known.begin(), known.end(), k) == known.end()) {
-      bad(std::string(where) + "." + k, "unknown field");
+      bad(std::string(where) + "." + k.substr(0, 64), "unknown field");
     }
   }
 }
@@ -261,6 +287,7 @@ void check_keys(const nlohmann::json& j, std::initializer_list<std::string_view>
 }  // namespace
 
 void from_json(const nlohmann::json& j, TestSpec& s) {
+  namespace jf = json_field;
   if (!j.is_object()) bad("test", "must be an object");
   check_keys(j, {"workload",     "protocol",     "transport",     "transport_options",
                  "duration_s",   "warmup_s",     "flows",         "threads",
@@ -268,40 +295,41 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
                  "rate_bps",     "wait",         "interval_s",    "udp_timeout_s",
                  "socket",       "flow_servers", "measure",       "server_cpus"},
              "test");
+  const std::string t = "test";
   std::string w = "stream", p = "tcp", wait = "block";
-  get_field(j, "workload", w);
-  get_field(j, "protocol", p);
-  get_field(j, "wait", wait);
-  s.workload = parse_workload(w);
-  s.proto = parse_proto(p);
-  s.wait = parse_wait(wait);
-  get_field(j, "transport", s.transport);
-  get_field(j, "transport_options", s.transport_params);
-  get_field(j, "duration_s", s.duration_s);
-  get_field(j, "warmup_s", s.warmup_s);
-  get_field(j, "flows", s.flows);
-  get_field(j, "threads", s.threads);
-  get_field(j, "message_size", s.msg_size);
-  get_field(j, "request_size", s.req_size);
-  get_field(j, "response_size", s.resp_size);
-  get_field(j, "burst", s.burst);
-  get_field(j, "rate_bps", s.rate_bps);
-  get_field(j, "interval_s", s.interval_s);
-  get_field(j, "udp_timeout_s", s.udp_timeout_s);
-  get_field(j, "flow_servers", s.flow_servers);
-  get_field(j, "measure", s.measure);
-  get_field(j, "server_cpus", s.server_cpus);
-  if (s.flow_servers.size() > kLimits.max_flows) bad("test.flow_servers", "more than max flows");
+  jf::optional(j, t, "workload", w);
+  jf::optional(j, t, "protocol", p);
+  jf::optional(j, t, "wait", wait);
+  s.workload = parse_workload(w.substr(0, 64));
+  s.proto = parse_proto(p.substr(0, 64));
+  s.wait = parse_wait(wait.substr(0, 64));
+  jf::optional(j, t, "transport", s.transport);
+  jf::optional(j, t, "transport_options", s.transport_params);
+  jf::optional(j, t, "duration_s", s.duration_s);
+  jf::optional(j, t, "warmup_s", s.warmup_s);
+  jf::optional(j, t, "flows", s.flows);
+  jf::optional(j, t, "threads", s.threads);
+  jf::optional(j, t, "message_size", s.msg_size);
+  jf::optional(j, t, "request_size", s.req_size);
+  jf::optional(j, t, "response_size", s.resp_size);
+  jf::optional(j, t, "burst", s.burst);
+  jf::optional(j, t, "rate_bps", s.rate_bps);
+  jf::optional(j, t, "interval_s", s.interval_s);
+  jf::optional(j, t, "udp_timeout_s", s.udp_timeout_s);
+  jf::optional(j, t, "flow_servers", s.flow_servers);
+  jf::optional(j, t, "measure", s.measure);
+  jf::optional(j, t, "server_cpus", s.server_cpus);
   if (auto it = j.find("socket"); it != j.end()) {
     if (!it->is_object()) bad("test.socket", "must be an object");
     check_keys(*it, {"sndbuf", "rcvbuf", "nodelay", "congestion", "mptcp", "busy_poll_us"},
                "test.socket");
-    get_field(*it, "sndbuf", s.sock.sndbuf);
-    get_field(*it, "rcvbuf", s.sock.rcvbuf);
-    get_field(*it, "nodelay", s.sock.nodelay);
-    get_field(*it, "congestion", s.sock.congestion);
-    get_field(*it, "mptcp", s.sock.mptcp);
-    get_field(*it, "busy_poll_us", s.sock.busy_poll_us);
+    const std::string so = "test.socket";
+    jf::optional(*it, so, "sndbuf", s.sock.sndbuf);
+    jf::optional(*it, so, "rcvbuf", s.sock.rcvbuf);
+    jf::optional(*it, so, "nodelay", s.sock.nodelay);
+    jf::optional(*it, so, "congestion", s.sock.congestion);
+    jf::optional(*it, so, "mptcp", s.sock.mptcp);
+    jf::optional(*it, so, "busy_poll_us", s.sock.busy_poll_us);
   }
 }
 

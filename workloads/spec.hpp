@@ -37,6 +37,14 @@ struct Limits {
   double max_warmup_s = 600;
   double max_rate_bps = 1e13;
   uint32_t max_iterations = 100;
+  // Interim reports: none (0) or at least this far apart, and at most max_intervals of them, so
+  // the clock thread neither spins nor grows its list without bound.
+  double min_interval_s = 0.05;
+  uint32_t max_intervals = 10000;
+  // A paced stream's rate per sending flow, when paced: below it the gap between two sends of
+  // the largest message would not fit the worker's nanosecond clock arithmetic.
+  double min_rate_per_flow_bps = 1000;
+  size_t max_option_chars = 256;  // transport option keys and values
 };
 inline constexpr Limits kLimits{};
 inline constexpr uint32_t kUdpHeaderBytes = 16;  // sequence number + send timestamp

@@ -122,17 +122,85 @@ TEST_CASE("from_json rejects wrong types, naming the field", "[spec]") {
   CHECK_THROWS_WITH(from({{"workload", 3}}), Catch::Contains("test.workload"));
   CHECK_THROWS_WITH(from({{"transport_options", {1, 2}}}),
                     Catch::Contains("test.transport_options"));
-  CHECK_THROWS_WITH(from({{"socket", {{"nodelay", "yes"}}}}), Catch::Contains("test.nodelay"));
+  CHECK_THROWS_WITH(from({{"socket", {{"nodelay", "yes"}}}}),
+                    Catch::Contains("test.socket.nodelay"));
   CHECK_THROWS_WITH(from({{"workload", "flood"}}), Catch::Contains("flood"));
   CHECK_THROWS_AS(from({{"flows", "four"}}), std::invalid_argument);
 }
 
-TEST_CASE("a negative count does not slip past the bounds", "[spec]") {
-  // JSON integers convert to unsigned fields modulo 2^32; validate() still catches them.
-  TestSpec s = from({{"flows", -1}});
-  rejects(s, "flows");
-  s = from({{"burst", -5}});
-  rejects(s, "burst");
+TEST_CASE("a negative count is refused as it is read", "[spec]") {
+  CHECK_THROWS_WITH(from({{"flows", -1}}), Catch::StartsWith("test.flows:"));
+  CHECK_THROWS_WITH(from({{"burst", -5}}), Catch::StartsWith("test.burst:"));
+}
+
+TEST_CASE("integers are read without narrowing", "[spec]") {
+  // 2^32 + 1 used to become 1 flow.
+  CHECK_THROWS_WITH(from({{"flows", (uint64_t(1) << 32) + 1}}),
+                    Catch::StartsWith("test.flows:") && Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(from({{"request_size", uint64_t(1) << 40}}),
+                    Catch::StartsWith("test.request_size:"));
+  CHECK_THROWS_WITH(from({{"socket", {{"sndbuf", int64_t(1) << 33}}}}),
+                    Catch::StartsWith("test.socket.sndbuf:"));
+  CHECK_THROWS_WITH(from({{"server_cpus", {0, int64_t(1) << 31}}}),
+                    Catch::StartsWith("test.server_cpus[1]:"));
+  // A fraction where an integer belongs is refused, not truncated.
+  CHECK_THROWS_WITH(from({{"threads", 2.5}}),
+                    Catch::StartsWith("test.threads:") && Catch::Contains("integer"));
+  CHECK_THROWS_WITH(from({{"burst", 1.0}}), Catch::StartsWith("test.burst:"));
+  CHECK_THROWS_AS(from({{"flows", (uint64_t(1) << 32) + 1}}), std::invalid_argument);
+  // In range, every integer type reads exactly.
+  CHECK(from({{"flows", 4000000000u}}).flows == 4000000000u);
+  CHECK(from({{"socket", {{"busy_poll_us", -3}}}}).sock.busy_poll_us == -3);
+}
+
+TEST_CASE("a number out of a double's range is refused", "[spec]") {
+  // The parser refuses 1e999; a JSON value built otherwise may still hold an infinity.
+  CHECK_THROWS(nlohmann::json::parse(R"({"duration_s": 1e999})"));
+  nlohmann::json j = {{"duration_s", std::numeric_limits<double>::infinity()}};
+  CHECK_THROWS_WITH(from(j), Catch::StartsWith("test.duration_s:") && Catch::Contains("finite"));
+  CHECK_THROWS_WITH(from({{"rate_bps", true}}), Catch::StartsWith("test.rate_bps:"));
+}
+
+TEST_CASE("strings and lists from the network are bounded", "[spec]") {
+  CHECK_THROWS_WITH(from({{"transport", std::string(5000, 'x')}}),
+                    Catch::StartsWith("test.transport:"));
+  CHECK_THROWS_WITH(from({{"flow_servers", std::vector<std::string>(5000, "10.0.0.1")}}),
+                    Catch::StartsWith("test.flow_servers:"));
+  TestSpec s;
+  s.transport_params = {{"k", std::string(300, 'v')}};
+  rejects(s, "transport options");
+  s = {};
+  s.sock.congestion = "cubic;rm";
+  rejects(s, "congestion");
+}
+
+TEST_CASE("interim reports have a lower bound and a bounded count", "[spec]") {
+  TestSpec s;
+  s.interval_s = 1e-6;  // used to spin the clock thread and grow the list without bound
+  rejects(s, "interval");
+  s.interval_s = kLimits.min_interval_s;
+  s.duration_s = kLimits.max_duration_s;
+  rejects(s, "interval");
+  s.duration_s = 10;
+  CHECK_NOTHROW(validate(s));
+  s.interval_s = 0;
+  CHECK_NOTHROW(validate(s));
+}
+
+TEST_CASE("a tiny positive rate is refused before any conversion", "[spec]") {
+  TestSpec s;
+  s.rate_bps = 1e-300;  // the gap between sends would overflow the worker's nanoseconds
+  rejects(s, "rate");
+  s.rate_bps = 500;
+  rejects(s, "rate");
+  s.flows = 4;
+  s.rate_bps = 4 * kLimits.min_rate_per_flow_bps;
+  CHECK_NOTHROW(validate(s));
+  s.rate_bps = 4 * kLimits.min_rate_per_flow_bps - 1;
+  rejects(s, "rate");
+  // rr paces nothing: its rate is not looked at beyond the range.
+  s.workload = Workload::rr;
+  CHECK_NOTHROW(validate(s));
 }
 
 TEST_CASE("validate accepts the defaults and each workload", "[spec]") {
