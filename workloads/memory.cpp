@@ -1,0 +1,147 @@
+#include "workloads/memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "stats/histogram.hpp"
+#include "workloads/engine_config.hpp"
+#include "workloads/job.hpp"
+#include "workloads/runner.hpp"
+
+namespace mtperf {
+namespace {
+
+// A worker thread's own cost beyond its engine: the part of its stack it touches and the
+// bookkeeping of the worker loop. Threads reserve 8 MiB of address space but touch little.
+constexpr uint64_t kThreadBytes = 128 * 1024;
+// Per-flow state of the worker loop besides the rr rings (Worker<E>::Flow).
+constexpr uint64_t kWorkerFlowBytes = 128;
+
+// One worker running `n` flows.
+struct WorkerCost {
+  uint64_t buffers = 0, engine = 0, flow_state = 0;
+  EngineConfig cfg;
+};
+
+WorkerCost worker_cost(const TestSpec& spec, uint32_t n, const Transport& transport) {
+  WorkerJob job;
+  job.spec = &spec;
+  job.flows.assign(n, nullptr);  // engine_config counts them; it never looks inside
+  WorkerCost c;
+  c.cfg = engine_config(job, transport.caps());
+  c.buffers = uint64_t(c.cfg.buffers) * c.cfg.buffer_size;
+  c.engine = transport.engine_overhead_bytes(c.cfg);
+  // rr: a send timestamp and a sequence number per transaction in flight (Worker::ring_, seqs_).
+  c.flow_state = uint64_t(n) * (kWorkerFlowBytes + uint64_t(spec.burst) * 16);
+  return c;
+}
+
+}  // namespace
+
+MemoryFigure test_memory(const TestSpec& spec, const Transport& transport) {
+  uint32_t flows = spec.flows_total();
+  // As the runner deals them: round-robin over max(1, min(threads, flows)) workers.
+  uint32_t workers = std::max<uint32_t>(1, std::min(spec.threads_effective(), flows));
+  uint32_t base = flows / workers, extra = flows % workers;
+  MemoryFigure m;
+  for (auto [n, count] : {std::pair{base + 1, extra}, std::pair{base, workers - extra}}) {
+    if (count == 0 || n == 0) continue;
+    WorkerCost c = worker_cost(spec, n, transport);
+    m.buffers += c.buffers * count;
+    m.engines += c.engine * count;
+    m.flow_state += c.flow_state * count;
+  }
+  // Every flow's slot with its latency histogram (allocated whole), and the runner's counter
+  // snapshots; the interim reports the clock thread keeps.
+  uint64_t per_flow = sizeof(FlowSlot) + Histogram::kBucketCount * sizeof(uint64_t) +
+                      3 * sizeof(CounterValues) + sizeof(FlowResult);
+  m.flow_state += uint64_t(flows) * per_flow;
+  if (spec.interval_s > 0) {
+    m.flow_state += uint64_t(std::ceil(spec.duration_s / spec.interval_s) + 1) *
+                    (sizeof(IntervalSample) + uint64_t(flows) * sizeof(CounterValues));
+  }
+  m.threads = uint64_t(workers + 1) * kThreadBytes;  // the workers and the clock thread
+  return m;
+}
+
+std::string MemoryFigure::describe(const TestSpec& spec, const Caps& caps) const {
+  WorkerJob job;
+  job.spec = &spec;
+  job.flows.assign(1, nullptr);
+  EngineConfig one = engine_config(job, caps);
+  return format_bytes(total()) + " (buffers " + format_bytes(buffers) + ": " +
+         std::to_string(spec.flows_total()) + " flows x " + std::to_string(one.buffers) + " x " +
+         format_bytes(one.buffer_size) + "; engines " + format_bytes(engines) + "; flow state " +
+         format_bytes(flow_state) + "; threads " + format_bytes(threads) + ")";
+}
+
+void check_memory(const MemoryFigure& figure, uint64_t limit_bytes, const TestSpec& spec,
+                  const Caps& caps, const std::string& where, const std::string& how_to_raise) {
+  if (figure.total() <= limit_bytes) return;
+  throw std::runtime_error("the test needs " + figure.describe(spec, caps) + " of memory " + where +
+                           ", over its limit of " + format_bytes(limit_bytes) + " (" +
+                           how_to_raise + ")");
+}
+
+uint64_t default_test_memory(uint64_t mem_total_bytes) {
+  uint64_t quarter = mem_total_bytes / 4;
+  return std::min<uint64_t>(uint64_t(1) << 30, quarter > 0 ? quarter : uint64_t(1) << 30);
+}
+
+uint64_t default_total_memory(uint64_t mem_total_bytes) {
+  uint64_t half = mem_total_bytes / 2;
+  uint64_t total = std::min<uint64_t>(uint64_t(2) << 30, half > 0 ? half : uint64_t(2) << 30);
+  return std::max(total, default_test_memory(mem_total_bytes));
+}
+
+std::string format_bytes(uint64_t bytes) {
+  static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " bytes";
+  double v = double(bytes) / 1024;
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  if (v == std::floor(v)) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  }
+  return buf;
+}
+
+uint64_t parse_bytes(const std::string& text) {
+  auto bad = [&] {
+    throw std::invalid_argument("'" + text.substr(0, 64) +
+                                "' is not a size (a number with an optional K, M, G or T)");
+  };
+  if (text.empty() || text.size() > 32) bad();
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    bad();
+  }
+  std::string unit = text.substr(used);
+  double scale = 1;
+  if (unit == "K" || unit == "k" || unit == "KiB") {
+    scale = 1024.0;
+  } else if (unit == "M" || unit == "MiB") {
+    scale = 1024.0 * 1024;
+  } else if (unit == "G" || unit == "GiB") {
+    scale = 1024.0 * 1024 * 1024;
+  } else if (unit == "T" || unit == "TiB") {
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  } else if (!unit.empty()) {
+    bad();
+  }
+  double bytes = v * scale;
+  if (!std::isfinite(bytes) || bytes < 0 || bytes > 1e18) bad();
+  return uint64_t(bytes);
+}
+
+}  // namespace mtperf
