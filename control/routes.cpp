@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "workloads/json_field.hpp"
+
 namespace mtperf::control {
 namespace {
 
@@ -39,12 +41,18 @@ std::vector<InterfaceAddress> addresses_from_json(const nlohmann::json& j) {
   for (const auto& e : j) {
     InterfaceAddress a;
     try {
-      a.interface = e.at("interface").get<std::string>();
-      a.address = e.at("address").get<std::string>();
-      a.prefix_length = e.at("prefix_length").get<int>();
-    } catch (const nlohmann::json::exception&) {
-      throw std::invalid_argument("addresses: malformed entry " + e.dump().substr(0, 120));
+      if (!e.is_object()) throw std::invalid_argument("not an object");
+      a.interface = json_field::required<std::string>(e, "addresses", "interface");
+      a.address = json_field::required<std::string>(e, "addresses", "address");
+      a.prefix_length = json_field::required<int>(e, "addresses", "prefix_length");
+    } catch (const std::invalid_argument& why) {
+      throw std::invalid_argument("addresses: malformed entry " + e.dump().substr(0, 120) + " (" +
+                                  why.what() + ")");
     }
+    // IFNAMSIZ, and the longest numeric IPv6 address text.
+    if (a.interface.size() > 15 || a.address.size() > 45)
+      throw std::invalid_argument("addresses: malformed entry " + e.dump().substr(0, 120) +
+                                  " (name or address too long)");
     auto bytes = bytes_of(a.address);
     if (bytes.empty() || a.prefix_length < 0 || a.prefix_length > int(bytes.size() * 8))
       throw std::invalid_argument("addresses: bad address " + a.address + "/" +

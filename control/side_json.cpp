@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "workloads/json_field.hpp"
+
 namespace mtperf {
 namespace {
 
@@ -11,15 +13,37 @@ nlohmann::json counters_json(const CounterValues& c) {
           {"transactions", c.transactions}, {"errors", c.errors}};
 }
 
+// The RESULT comes from the network: every value strictly of its field's type and range
+// (json_field.hpp), every list bounded.
 template <class T>
 T field(const nlohmann::json& j, const char* key) {
+  return json_field::required<T>(j, "result", key);
+}
+
+// j[key], an object.
+const nlohmann::json& object(const nlohmann::json& j, const char* key) {
+  if (!j.is_object())
+    throw std::invalid_argument(std::string("result: not an object around ") + key);
   auto it = j.find(key);
-  if (it == j.end()) throw std::invalid_argument(std::string("result: missing field ") + key);
-  try {
-    return it->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw std::invalid_argument(std::string("result: field ") + key + " has the wrong type");
-  }
+  if (it == j.end()) throw std::invalid_argument(std::string("result.") + key + ": missing");
+  if (!it->is_object())
+    throw std::invalid_argument(std::string("result.") + key + ": wrong type, not an object");
+  return *it;
+}
+
+// j[key], a list of at most `max` entries.
+const nlohmann::json& list(const nlohmann::json& j, const char* key,
+                           size_t max = json_field::kMaxList) {
+  if (!j.is_object())
+    throw std::invalid_argument(std::string("result: not an object around ") + key);
+  auto it = j.find(key);
+  if (it == j.end()) throw std::invalid_argument(std::string("result.") + key + ": missing");
+  if (!it->is_array())
+    throw std::invalid_argument(std::string("result.") + key + ": wrong type, not a list");
+  if (it->size() > max)
+    throw std::invalid_argument(std::string("result.") + key + ": more than " +
+                                std::to_string(max) + " entries");
+  return *it;
 }
 
 CounterValues counters_from(const nlohmann::json& j) {
@@ -79,7 +103,7 @@ CpuUtilization cpu_from_json(const nlohmann::json& j) {
   CpuUtilization c;
   c.total = usage_from(j);
   c.cpus = field<int>(j, "cpus");
-  for (auto& e : field<nlohmann::json>(j, "per_cpu")) {
+  for (auto& e : list(j, "per_cpu")) {
     c.per_cpu.emplace_back(field<int>(e, "cpu"), usage_from(e));
   }
   return c;
@@ -110,7 +134,7 @@ nlohmann::json interrupts_to_json(const InterruptRates& r) {
 InterruptRates interrupts_from_json(const nlohmann::json& j) {
   InterruptRates r;
   SoftirqRate rx{"NET_RX", {}, 0}, tx{"NET_TX", {}, 0};
-  for (auto& e : field<nlohmann::json>(j, "per_cpu")) {
+  for (auto& e : list(j, "per_cpu")) {
     int cpu = field<int>(e, "cpu");
     r.cpu_ids.push_back(cpu);
     r.softirq_cpu_ids.push_back(cpu);
@@ -122,8 +146,8 @@ InterruptRates interrupts_from_json(const nlohmann::json& j) {
     tx.total += tx.per_cpu.back();
   }
   r.softirqs = {rx, tx};
-  if (auto it = j.find("adapters"); it != j.end()) {
-    for (auto& e : *it) {
+  if (j.contains("adapters")) {
+    for (auto& e : list(j, "adapters")) {
       AdapterIrqRate a;
       a.adapter = field<std::string>(e, "adapter");
       a.irqs = field<std::vector<int>>(e, "irqs");
@@ -172,36 +196,38 @@ SideResult side_from_json(const nlohmann::json& j) {
   SideResult r;
   r.side = field<std::string>(j, "side") == "server" ? Side::server : Side::client;
   r.window_s = field<double>(j, "window_s");
-  for (auto& jf : field<nlohmann::json>(j, "flows")) {
+  for (auto& jf : list(j, "flows", kLimits.max_flows)) {
     FlowResult f;
     f.id = field<uint32_t>(jf, "id");
     f.role = role_from(field<std::string>(jf, "role"));
     f.cpu = field<int>(jf, "cpu");
-    f.total = counters_from(field<nlohmann::json>(jf, "total"));
-    f.window = counters_from(field<nlohmann::json>(jf, "window"));
+    f.total = counters_from(object(jf, "total"));
+    f.window = counters_from(object(jf, "window"));
     f.stats.error = field<std::string>(jf, "error");
-    auto u = field<nlohmann::json>(jf, "udp");
+    const auto& u = object(jf, "udp");
     f.stats.udp.received = field<uint64_t>(u, "received");
     f.stats.udp.lost = field<uint64_t>(u, "lost");
     f.stats.udp.reordered = field<uint64_t>(u, "reordered");
     f.stats.udp.duplicates = field<uint64_t>(u, "duplicates");
     f.stats.udp.jitter_ns = field<double>(u, "jitter_us") * 1e3;
-    if (auto t = jf.find("tcp_info"); t != jf.end()) {
+    if (jf.contains("tcp_info")) {
+      const auto& t = object(jf, "tcp_info");
       f.stats.tcp_info_valid = true;
-      f.stats.tcp_retransmits = field<uint32_t>(*t, "retransmits");
-      f.stats.tcp_rtt_us = field<uint32_t>(*t, "rtt_us");
-      f.stats.tcp_cwnd = field<uint32_t>(*t, "cwnd");
-      f.stats.congestion = field<std::string>(*t, "congestion");
+      f.stats.tcp_retransmits = field<uint32_t>(t, "retransmits");
+      f.stats.tcp_rtt_us = field<uint32_t>(t, "rtt_us");
+      f.stats.tcp_cwnd = field<uint32_t>(t, "cwnd");
+      f.stats.congestion = field<std::string>(t, "congestion");
     }
     r.flows.push_back(std::move(f));
   }
   r.errors = field<std::vector<std::string>>(j, "errors");
-  auto p = field<nlohmann::json>(j, "process_cpu");
+  const auto& p = object(j, "process_cpu");
   r.process.user_s = field<double>(p, "user_s");
   r.process.sys_s = field<double>(p, "sys_s");
-  if (auto c = j.find("cpu"); c != j.end() && !c->is_null()) r.cpu = cpu_from_json(*c);
+  if (auto c = j.find("cpu"); c != j.end() && !c->is_null())
+    r.cpu = cpu_from_json(object(j, "cpu"));
   if (auto i = j.find("interrupts"); i != j.end() && !i->is_null()) {
-    r.interrupts = interrupts_from_json(*i);
+    r.interrupts = interrupts_from_json(object(j, "interrupts"));
   }
   return r;
 }

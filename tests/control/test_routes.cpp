@@ -59,6 +59,21 @@ TEST_CASE("the server's address list survives JSON and is checked", "[routes]") 
   CHECK_THROWS(addresses_from_json(nlohmann::json::object()));
 }
 
+TEST_CASE("an address list's numbers are read without narrowing", "[routes]") {
+  // 2^32 + 24 used to become prefix length 24.
+  nlohmann::json j = nlohmann::json::array({{{"interface", "eth0"},
+                                             {"address", "10.0.0.1"},
+                                             {"prefix_length", (int64_t(1) << 32) + 24}}});
+  CHECK_THROWS_WITH(addresses_from_json(j),
+                    Catch::Contains("prefix_length") && Catch::Contains("out of range"));
+  j[0]["prefix_length"] = 24.5;
+  CHECK_THROWS_WITH(addresses_from_json(j), Catch::Contains("prefix_length"));
+  j[0]["prefix_length"] = 24;
+  j[0]["interface"] = std::string(300, 'e');
+  CHECK_THROWS_WITH(addresses_from_json(j), Catch::Contains("too long"));
+  CHECK_THROWS(addresses_from_json(nlohmann::json::array({42})));
+}
+
 TEST_CASE("find_local names the address this host lacks", "[routes]") {
   std::vector<InterfaceAddress> local = {{"eth0", AF_INET, "192.0.2.7", 24}};
   CHECK(find_local("192.0.2.7", local).interface == "eth0");

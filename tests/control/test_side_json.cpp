@@ -123,3 +123,33 @@ TEST_CASE("a malformed result names the field", "[side_json]") {
   CHECK_THROWS_WITH(side_from_json(role), Catch::Contains("juggler"));
   CHECK_THROWS_AS(side_from_json(role), std::invalid_argument);
 }
+
+TEST_CASE("a RESULT's integers are read without narrowing", "[side_json]") {
+  nlohmann::json j = side_to_json(a_result());
+  nlohmann::json big = j;
+  big["flows"][0]["id"] = (uint64_t(1) << 32) + 1;  // used to become flow 1
+  CHECK_THROWS_WITH(side_from_json(big),
+                    Catch::Contains("result.id") && Catch::Contains("out of range"));
+  nlohmann::json negative = j;
+  negative["flows"][0]["window"]["bytes_sent"] = -1;  // used to become 2^64 - 1
+  CHECK_THROWS_WITH(side_from_json(negative), Catch::Contains("result.bytes_sent"));
+  nlohmann::json fraction = j;
+  fraction["flows"][1]["tcp_info"]["cwnd"] = 10.5;
+  CHECK_THROWS_WITH(side_from_json(fraction), Catch::Contains("result.cwnd"));
+  nlohmann::json cpus = j;
+  cpus["cpu"]["cpus"] = int64_t(1) << 40;
+  CHECK_THROWS_WITH(side_from_json(cpus), Catch::Contains("result.cpus"));
+}
+
+TEST_CASE("a RESULT's lists are bounded", "[side_json]") {
+  nlohmann::json j = side_to_json(a_result());
+  nlohmann::json many = j;
+  many["flows"] = nlohmann::json::array();
+  for (int i = 0; i < 5000; ++i)
+    many["flows"].push_back(j["flows"][0]);
+  CHECK_THROWS_WITH(side_from_json(many),
+                    Catch::Contains("result.flows") && Catch::Contains("more than"));
+  nlohmann::json not_list = j;
+  not_list["flows"] = nlohmann::json::object();
+  CHECK_THROWS_WITH(side_from_json(not_list), Catch::Contains("result.flows"));
+}
