@@ -19,4 +19,11 @@ CpuUtilization cpu_from_json(const nlohmann::json& j);
 nlohmann::json interrupts_to_json(const InterruptRates& r);
 InterruptRates interrupts_from_json(const nlohmann::json& j);
 
+// RDMA port counter deltas: [{"device": "mlx5_0", "port": 1, "counters": {name: count}}].
+// Parsing is bounded as the reader is (platform/rdma_devices.hpp): at most kMaxRdmaPorts ports of
+// kMaxRdmaCounters counters, names of at most kMaxRdmaCounterName characters, counts unsigned.
+nlohmann::json rdma_ports_to_json(const std::vector<RdmaPortCounters>& ports);
+// Throws std::invalid_argument naming the entry and the field.
+std::vector<RdmaPortCounters> rdma_ports_from_json(const nlohmann::json& j);
+
 }  // namespace mtperf

@@ -84,6 +84,27 @@ nlohmann::json groups_json(const std::vector<GroupFigures>& groups) {
   return out;
 }
 
+// Each port's counter deltas with what they say in plain units: bytes (port_xmit_data and
+// port_rcv_data count 4-byte words), packets, and the error counters that moved.
+nlohmann::json rdma_ports_json(const std::vector<RdmaPortCounters>& ports) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : ports) {
+    RdmaTraffic t = rdma_traffic(p);
+    nlohmann::json errors = nlohmann::json::object();
+    for (const auto& [name, value] : t.errors)
+      errors[name] = value;
+    out.push_back({{"device", p.device},
+                   {"port", p.port},
+                   {"bytes_sent", opt(t.bytes_sent)},
+                   {"bytes_received", opt(t.bytes_received)},
+                   {"packets_sent", opt(t.packets_sent)},
+                   {"packets_received", opt(t.packets_received)},
+                   {"errors", errors},
+                   {"counters", p.counters}});
+  }
+  return out;
+}
+
 nlohmann::json summary_json(const Summary& s) {
   nlohmann::json flows = nlohmann::json::array();
   for (auto& f : s.flows)
@@ -119,6 +140,8 @@ nlohmann::json summary_json(const Summary& s) {
           {"local_process_cpu_percent", num(s.local_process_cpu_percent)},
           {"remote_process_cpu_percent", num(s.remote_process_cpu_percent)},
           {"udp_loss_percent", opt(s.udp_loss_percent)},
+          {"local_rdma_ports", rdma_ports_json(s.local_rdma_ports)},
+          {"remote_rdma_ports", rdma_ports_json(s.remote_rdma_ports)},
           {"flows", flows},
           {"adapters", groups_json(s.adapters)},
           {"controllers", groups_json(s.controllers)},

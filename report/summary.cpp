@@ -207,6 +207,8 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   if (o.server) s.remote_cpu = cpu_figures(spec, o.server, s);
   s.local_interrupts = o.client.interrupts;
   if (o.server) s.remote_interrupts = o.server->interrupts;
+  s.local_rdma_ports = o.client.rdma_ports;
+  if (o.server) s.remote_rdma_ports = o.server->rdma_ports;
   s.local_process_cpu_percent = process_cpu_percent(o.client.process, o.client.window_s);
   if (o.server) {
     s.remote_process_cpu_percent = process_cpu_percent(o.server->process, o.server->window_s);

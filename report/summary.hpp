@@ -77,6 +77,9 @@ struct Summary {
   double min_max_ratio = 1;
   std::optional<CpuFigures> local_cpu, remote_cpu;
   std::optional<InterruptRates> local_interrupts, remote_interrupts;
+  // Each host's RDMA port counter deltas over the window: the devices' witness that the
+  // application's bytes crossed them. Empty without RDMA devices.
+  std::vector<RdmaPortCounters> local_rdma_ports, remote_rdma_ports;
   double local_process_cpu_percent = 0, remote_process_cpu_percent = 0;
   std::optional<double> udp_loss_percent;
   std::vector<FlowFigures> flows;

@@ -37,6 +37,43 @@ std::string sd_cell(const std::optional<CpuFigures>& c) {
   return fmt::format("{:.3f} {}", c->service_demand, c->service_demand_unit);
 }
 
+// One line per RDMA port that counted anything in the window: bytes (the counters count 4-byte
+// words) with their rate, packets, and the error counters that moved.
+std::string rdma_lines(const char* label, const std::vector<RdmaPortCounters>& ports,
+                       double window_s) {
+  std::string out;
+  size_t idle = 0;
+  auto direction = [&](const char* what, const std::optional<uint64_t>& bytes,
+                       const std::optional<uint64_t>& packets) {
+    std::string s = what;
+    if (bytes) {
+      s += fmt::format(" {} bytes", *bytes);
+      if (window_s > 0) s += fmt::format(" ({:.2f} Mbit/s)", double(*bytes) * 8 / window_s / 1e6);
+    }
+    if (packets) s += fmt::format(" {} packets", *packets);
+    return s;
+  };
+  for (const auto& p : ports) {
+    bool moved = false;
+    for (const auto& [name, value] : p.counters)
+      moved |= value != 0;
+    if (!moved) {
+      ++idle;
+      continue;
+    }
+    RdmaTraffic t = rdma_traffic(p);
+    std::string errors;
+    for (const auto& [name, value] : t.errors)
+      errors += fmt::format("{} {} {}", errors.empty() ? "; errors" : ",", name, value);
+    out += fmt::format("  {:<18} {}/{}: {}, {}{}\n", label, p.device, p.port,
+                       direction("sent", t.bytes_sent, t.packets_sent),
+                       direction("received", t.bytes_received, t.packets_received), errors);
+  }
+  if (idle > 0)
+    out += fmt::format("  {:<18} {} port(s) counted nothing in the window\n", label, idle);
+  return out;
+}
+
 void flows_table(std::string& out, const TestSpec& spec, const Summary& s) {
   bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
   out += rr ? fmt::format("  {:>5} {:>5} {:>14} {:>12} {:>10} {:>5}\n", "flow", "dir",
@@ -120,6 +157,8 @@ std::string report_text(const Report& r) {
                      sd_cell(s.remote_cpu));
   out += fmt::format("  local interrupts   {}\n", irq_cell(s.local_interrupts));
   out += fmt::format("  remote interrupts  {}\n", irq_cell(s.remote_interrupts));
+  out += rdma_lines("local rdma", s.local_rdma_ports, s.window_s);
+  out += rdma_lines("remote rdma", s.remote_rdma_ports, s.window_s);
   out += fmt::format("  mtperf itself      local {:.1f}% remote {:.1f}% of one CPU\n",
                      s.local_process_cpu_percent, s.remote_process_cpu_percent);
   if (s.flows.size() > 1) {
