@@ -159,6 +159,57 @@ InterruptRates interrupts_from_json(const nlohmann::json& j) {
   return r;
 }
 
+nlohmann::json rdma_ports_to_json(const std::vector<RdmaPortCounters>& ports) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : ports)
+    out.push_back({{"device", p.device}, {"port", p.port}, {"counters", p.counters}});
+  return out;
+}
+
+namespace {
+
+RdmaPortCounters rdma_port_from(const nlohmann::json& e, size_t index) {
+  std::string at = "result.rdma_ports[" + std::to_string(index) + "]";
+  auto bad = [&](const std::string& what) { throw std::invalid_argument(at + what); };
+  if (!e.is_object()) bad(": wrong type, not an object");
+  RdmaPortCounters p;
+  auto device = e.find("device");
+  if (device == e.end() || !device->is_string()) bad(".device: missing or not a string");
+  p.device = device->get<std::string>();
+  if (p.device.empty() || p.device.size() > kMaxRdmaDeviceName) bad(".device: empty or too long");
+  auto port = e.find("port");
+  if (port == e.end() || !port->is_number_integer()) bad(".port: missing or not a whole number");
+  int64_t number = port->get<int64_t>();
+  if (number < 1 || number > 255) bad(".port: out of range 1..255");
+  p.port = static_cast<int>(number);
+  auto counters = e.find("counters");
+  if (counters == e.end() || !counters->is_object()) bad(".counters: missing or not an object");
+  if (counters->size() > kMaxRdmaCounters)
+    bad(".counters: more than " + std::to_string(kMaxRdmaCounters) + " entries");
+  for (const auto& [name, value] : counters->items()) {
+    if (name.empty() || name.size() > kMaxRdmaCounterName)
+      bad(".counters: a name empty or too long");
+    // Built here, a count may be a signed JSON integer; read from text, a positive one is unsigned.
+    if (!value.is_number_integer() || (!value.is_number_unsigned() && value.get<int64_t>() < 0))
+      bad(".counters." + name + ": not an unsigned count");
+    p.counters.emplace(name, value.get<uint64_t>());
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<RdmaPortCounters> rdma_ports_from_json(const nlohmann::json& j) {
+  if (!j.is_array()) throw std::invalid_argument("result.rdma_ports: wrong type, not a list");
+  if (j.size() > kMaxRdmaPorts)
+    throw std::invalid_argument("result.rdma_ports: more than " + std::to_string(kMaxRdmaPorts) +
+                                " entries");
+  std::vector<RdmaPortCounters> out;
+  for (size_t i = 0; i < j.size(); ++i)
+    out.push_back(rdma_port_from(j[i], i));
+  return out;
+}
+
 nlohmann::json side_to_json(const SideResult& r) {
   nlohmann::json flows = nlohmann::json::array();
   for (auto& f : r.flows) {
@@ -189,6 +240,7 @@ nlohmann::json side_to_json(const SideResult& r) {
                       {"process_cpu", {{"user_s", r.process.user_s}, {"sys_s", r.process.sys_s}}}};
   j["cpu"] = r.cpu ? cpu_to_json(*r.cpu) : nlohmann::json(nullptr);
   j["interrupts"] = r.interrupts ? interrupts_to_json(*r.interrupts) : nlohmann::json(nullptr);
+  j["rdma_ports"] = rdma_ports_to_json(r.rdma_ports);
   return j;
 }
 
@@ -229,6 +281,8 @@ SideResult side_from_json(const nlohmann::json& j) {
   if (auto i = j.find("interrupts"); i != j.end() && !i->is_null()) {
     r.interrupts = interrupts_from_json(object(j, "interrupts"));
   }
+  // Absent from a peer that predates it.
+  if (auto p = j.find("rdma_ports"); p != j.end()) r.rdma_ports = rdma_ports_from_json(*p);
   return r;
 }
 
