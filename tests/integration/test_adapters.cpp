@@ -22,15 +22,11 @@
 #include "platform/affinity.hpp"
 #include "platform/netns.hpp"
 #include "report/render.hpp"
-#include "tests/support/skip.hpp"
+#include "tests/support/namespaces.hpp"
+
+MTPERF_TEST_REQUIRES(mtperf::test::why_no_namespaces("multi-adapter testbeds"));
 
 namespace {
-
-void require_namespaces(const char* what) {
-  mtperf::test::require_root(what);
-  std::string why;
-  if (!mtperf::can_create_namespaces(&why)) mtperf::test::skip(std::string(what) + ": " + why);
-}
 
 std::map<std::string, mtperf::LinkCounters> counters_in(const std::string& ns) {
   std::map<std::string, mtperf::LinkCounters> out;
@@ -60,7 +56,6 @@ std::string capture(const std::string& command, int* rc) {
 }  // namespace
 
 TEST_CASE("stream -P 2 over four testbed adapters uses every link and adds up") {
-  require_namespaces("a 4-adapter testbed");
   std::vector<int> cpus = mtperf::online_cpus();
   REQUIRE(!cpus.empty());
   std::string near, far;
@@ -131,7 +126,6 @@ TEST_CASE("stream -P 2 over four testbed adapters uses every link and adds up") 
 }
 
 TEST_CASE("a flow's source must be on a subnet the server has") {
-  require_namespaces("a 1-adapter testbed");
   mtperf::TestbedOptions options;
   options.adapters = 1;
   options.tag = "route";
@@ -146,7 +140,6 @@ TEST_CASE("a flow's source must be on a subnet the server has") {
 }
 
 TEST_CASE("mtperf sweep --adapters 1..2 on a testbed prints the scalability table") {
-  require_namespaces("a sweep testbed");
   int rc = -1;
   std::string out = capture(std::string(MTPERF_BINARY) +
                                 " sweep --adapters 1..2 --testbed itsweep -w outbound -w tcp-rr"

@@ -52,10 +52,11 @@ bool namespace_exists(const std::string& ns) {
   return std::filesystem::exists("/run/netns/" + ns);
 }
 
-void require_tun() {
-  mtperf::test::require_root("the emulated ATM link");
+std::string why_no_tun() {
+  std::string why = mtperf::test::why_not_root("the emulated ATM link");
   struct stat st;
-  if (::stat("/dev/net/tun", &st) != 0) mtperf::test::skip("no /dev/net/tun (modprobe tun)");
+  if (why.empty() && ::stat("/dev/net/tun", &st) != 0) why = "no /dev/net/tun (modprobe tun)";
+  return why;
 }
 
 double stream_goodput_bps(const std::string& args) {
@@ -124,18 +125,17 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
 
 }  // namespace
 
+MTPERF_TEST_REQUIRES(why_no_tun());
+
 TEST_CASE("atm up/down: a two-adapter CLIP testbed carries stream and rr, leaves nothing") {
-  require_tun();
   testbed_round_trip("clip", 134.34e6);
 }
 
 TEST_CASE("atm up/down: a two-adapter LANE testbed carries stream and rr, leaves nothing") {
-  require_tun();
   testbed_round_trip("lane", 127.86e6);  // 1516-byte frames: 32 cells per 1500-byte packet
 }
 
 TEST_CASE("run -T clip and -T lane build a one-adapter testbed for the run and remove it") {
-  require_tun();
   // Other tests make and remove namespaces meanwhile (ctest -j): count only those of in-process
   // ATM testbeds ("mtperf-<pid>-atm<n>-near|far").
   auto atm_namespaces = [] {
@@ -159,7 +159,6 @@ TEST_CASE("run -T clip and -T lane build a one-adapter testbed for the run and r
 }
 
 TEST_CASE("sweep -T clip runs each count over its own emulated adapters") {
-  require_tun();
   const Result r = mtperf_cmd(
       "sweep -T clip --atm-rate oc3 --adapters 1..2 -w outbound -l 1 --warmup 0.3 --format json");
   REQUIRE(r.rc == 0);

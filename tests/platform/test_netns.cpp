@@ -15,18 +15,14 @@
 #include "platform/exec.hpp"
 #include "platform/netns.hpp"
 #include "platform/topology.hpp"
-#include "tests/support/skip.hpp"
+#include "tests/support/namespaces.hpp"
+
+MTPERF_TEST_REQUIRES(mtperf::test::why_no_namespaces("netns tests"));
 
 namespace {
 
 std::string own_prefix() {
   return std::string(mtperf::kTestbedPrefix) + std::to_string(::getpid()) + "-";
-}
-
-void require_namespaces(const char* what) {
-  mtperf::test::require_root(what);
-  std::string why;
-  if (!mtperf::can_create_namespaces(&why)) mtperf::test::skip(std::string(what) + ": " + why);
 }
 
 // A socket that closes itself.
@@ -96,7 +92,6 @@ void check_nothing_left(const std::string& prefix) {
 }  // namespace
 
 TEST_CASE("rates parse in bits per second") {
-  mtperf::test::require_root("netns tests");
   CHECK(mtperf::parse_rate("155.52mbit") == 155'520'000);
   CHECK(mtperf::parse_rate("1g") == 1'000'000'000);
   CHECK(mtperf::parse_rate("622080000") == 622'080'000);
@@ -105,7 +100,6 @@ TEST_CASE("rates parse in bits per second") {
 }
 
 TEST_CASE("a 2-adapter testbed: addresses, TCP over each subnet, clean teardown") {
-  require_namespaces("netns testbed");
   {
     mtperf::TestbedOptions options;
     options.adapters = 2;
@@ -144,7 +138,6 @@ TEST_CASE("a 2-adapter testbed: addresses, TCP over each subnet, clean teardown"
 }
 
 TEST_CASE("shaping, exec_in, and release plus state-file removal") {
-  require_namespaces("netns testbed");
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("mtperf-state-" + std::to_string(::getpid()));
   {
@@ -171,7 +164,6 @@ TEST_CASE("shaping, exec_in, and release plus state-file removal") {
 }
 
 TEST_CASE("a failed build removes exactly what it made") {
-  require_namespaces("netns testbed");
   mtperf::TestbedOptions options;
   options.adapters = 2;
   options.mtu = 70000;  // rejected before anything is made

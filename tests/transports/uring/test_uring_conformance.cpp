@@ -9,9 +9,12 @@
 #include "control/server.hpp"
 #include "report/summary.hpp"
 #include "tests/support/skip.hpp"
+#include "tests/transports/uring/uring_test_support.hpp"
 #include "transports/uring/register.hpp"
 
 using namespace mtperf;
+
+MTPERF_TEST_REQUIRES(mtperf::test::why_no_uring({"multishot_recv", "link_cqe_skip"}));
 
 namespace {
 
@@ -71,21 +74,11 @@ const Case kCases[] = {
 };
 
 void every_workload(const TransportParams& params) {
-  ProbeResult p = uring_transport_entry().probe("/");
-  if (!p.usable) test::skip("io_uring is not usable here: " + p.why);
   control::LocalServer server;
   for (const Case& c : kCases) {
     SECTION(c.name) {
       run_case(c, server.address(), params);
     }
-  }
-}
-
-void require_feature(const char* name) {
-  ProbeResult p = uring_transport_entry().probe("/");
-  if (!p.usable) test::skip("io_uring is not usable here: " + p.why);
-  if (std::find(p.features.begin(), p.features.end(), name) == p.features.end()) {
-    test::skip(std::string("this kernel's io_uring lacks ") + name);
   }
 }
 
@@ -96,8 +89,6 @@ TEST_CASE("every workload runs over -T uring (its defaults)") {
 }
 
 TEST_CASE("every workload with multishot receive and linked send->recv") {
-  require_feature("multishot_recv");
-  require_feature("link_cqe_skip");
   every_workload({{"multishot", "1"}, {"link", "1"}});
 }
 
@@ -106,33 +97,26 @@ TEST_CASE("every workload with plain single receives, nothing linked") {
 }
 
 TEST_CASE("every workload with single receives and linked send->recv") {
-  require_feature("link_cqe_skip");
   every_workload({{"multishot", "0"}, {"link", "1"}});
 }
 
 TEST_CASE("every workload with multishot receive, sends signaled (cqe_skip off)") {
-  require_feature("multishot_recv");
   every_workload({{"multishot", "1"}, {"cqe_skip", "0"}});
 }
 
 TEST_CASE("every workload with unsignaled sends over single receives, nothing linked") {
-  require_feature("link_cqe_skip");
   every_workload({{"multishot", "0"}, {"link", "0"}, {"cqe_skip", "1"}});
 }
 
 TEST_CASE("every workload with unsignaled sends and linked send->recv, single receives") {
-  require_feature("link_cqe_skip");
   every_workload({{"multishot", "0"}, {"link", "1"}, {"cqe_skip", "1"}});
 }
 
 TEST_CASE("every workload with a two-buffer multishot ring: receives keep running dry") {
-  require_feature("multishot_recv");
   every_workload({{"multishot", "1"}, {"buf_ring", "2"}, {"link", "0"}});
 }
 
 TEST_CASE("options: zero-copy, fixed files and buffers, no single issuer") {
-  ProbeResult p = uring_transport_entry().probe("/");
-  if (!p.usable) test::skip("io_uring is not usable here: " + p.why);
   control::LocalServer server;
   TransportParams params{
       {"zerocopy", "1"}, {"fixed_buffers", "1"}, {"fixed_files", "1"}, {"single_issuer", "0"}};

@@ -13,6 +13,8 @@
 using namespace mtperf;
 using namespace mtperf::test;
 
+MTPERF_TEST_REQUIRES(mtperf::test::why_no_uring({"multishot_recv", "link_cqe_skip"}));
+
 namespace {
 
 void post_send(UringEngine& e, int conn, Buf b, uint64_t cookie, bool signal) {
@@ -53,7 +55,6 @@ UringSettings skip_settings(bool multishot) {
 }  // namespace
 
 TEST_CASE("cqe_skip: an unsignaled send has no CQE; the next send on it lets go of its slot") {
-  require_uring_feature("link_cqe_skip");
   TcpPair p;
   tcp_pair(p);
   UringEngine e(engine_config_for_test(2, 4096), skip_settings(false));
@@ -81,8 +82,6 @@ TEST_CASE("cqe_skip: an unsignaled send has no CQE; the next send on it lets go 
 }
 
 TEST_CASE("cqe_skip with a multishot receive armed: one CQE per transaction instead of two") {
-  require_uring_feature("multishot_recv");
-  require_uring_feature("link_cqe_skip");
   for (bool skip : {false, true}) {
     INFO("cqe_skip " << skip);
     TcpPair p;
@@ -131,7 +130,6 @@ TEST_CASE("cqe_skip with a multishot receive armed: one CQE per transaction inst
 }
 
 TEST_CASE("cqe_skip: a failed unsignaled send still completes, with its error") {
-  require_uring_feature("link_cqe_skip");
   TcpPair p;
   tcp_pair(p);
   UringEngine e(engine_config_for_test(2, 4096), skip_settings(false));
@@ -154,7 +152,6 @@ TEST_CASE("cqe_skip: a failed unsignaled send still completes, with its error") 
 TEST_CASE(
     "cqe_skip: close lets go of an unsignaled send still in the kernel; its late CQE never "
     "surfaces, not even on the slot's next operation") {
-  require_uring_feature("link_cqe_skip");
   TcpPair p;
   tcp_pair(p, 4096);  // small buffers, and the peer does not read: the send cannot finish
   int small = 4096;

@@ -19,10 +19,11 @@
 
 using namespace mtperf;
 
+MTPERF_TEST_REQUIRES(mtperf::test::why_no_uring());
+
 namespace {
 
 using test::post_one;
-using test::require_uring;
 using test::tcp_pair;
 using test::TcpPair;
 
@@ -49,7 +50,6 @@ TEST_CASE("probe: io_uring_disabled=2 in the fixture root is not usable, and say
 }
 
 TEST_CASE("probe: features by name where io_uring works") {
-  require_uring();
   ProbeResult p = uring_transport_entry().probe("/");
   CHECK(p.usable);
   CHECK(test::has_feature(p, "tcp"));
@@ -77,7 +77,6 @@ TEST_CASE("options: invalid values name the key") {
 }
 
 TEST_CASE("a large send completes whole, however the kernel splits it; receives are partial") {
-  require_uring();
   TcpPair p;
   tcp_pair(p, 4096);  // a small send buffer: the kernel takes the data in pieces
   for (bool fixed_files : {false, true}) {
@@ -129,7 +128,6 @@ TEST_CASE("a large send completes whole, however the kernel splits it; receives 
 }
 
 TEST_CASE("a peer closing mid-stream: the data, then 0") {
-  require_uring();
   TcpPair p;
   tcp_pair(p);
   UringEngine e(config(2, 4096), UringSettings{});
@@ -156,7 +154,6 @@ TEST_CASE("a peer closing mid-stream: the data, then 0") {
 }
 
 TEST_CASE("close drops in-flight receives and the peer sees the end at once") {
-  require_uring();
   TcpPair p;
   tcp_pair(p);
   UringEngine e(config(2, 4096), UringSettings{});
@@ -176,7 +173,6 @@ TEST_CASE("close drops in-flight receives and the peer sees the end at once") {
 }
 
 TEST_CASE("accept through the engine: the completion carries the new ConnId") {
-  require_uring();
   UringEngine e(config(2, 4096), UringSettings{});
   SocketOptions o;
   int l = inet::listen_on(inet::resolve("127.0.0.1", 0), Proto::tcp, o);
@@ -196,57 +192,4 @@ TEST_CASE("accept through the engine: the completion carries the new ConnId") {
   CHECK(r.cookie == 12);
   CHECK(r.bytes == 1);
   ::close(cli);
-}
-
-TEST_CASE("zero-copy: one completion per send, after its notification, data intact") {
-  require_uring();
-  if (uring_transport_entry().probe("/").features.end() ==
-      std::find_if(uring_transport_entry().probe("/").features.begin(),
-                   uring_transport_entry().probe("/").features.end(),
-                   [](auto& f) { return f == "send_zc"; })) {
-    test::skip("no IORING_OP_SEND_ZC on this kernel");
-  }
-  TcpPair p;
-  tcp_pair(p);
-  for (bool fixed : {false, true}) {
-    UringSettings s;
-    s.zerocopy = true;
-    s.fixed_buffers = fixed;
-    UringEngine e(config(4, 256 * 1024), s);
-    CHECK(e.effective().zerocopy);
-    int c = e.adopt(dup(p.a), Proto::tcp);
-    constexpr int kSends = 3;
-    for (int i = 0; i < kSends; ++i) {
-      Buf b = e.pool().get(uint32_t(i));
-      std::memset(b.data, 'a' + i, b.len);
-      post_one(e, c, Op::send, b, uint64_t(100 + i));
-    }
-    e.flush();
-    std::vector<char> sink(size_t(kSends) * 256 * 1024);
-    size_t got = 0;
-    int completions = 0;
-    std::array<Completion, 8> out;
-    while (got < sink.size() || completions < kSends) {
-      if (got < sink.size()) {
-        ssize_t n = ::recv(p.b, sink.data() + got, sink.size() - got, MSG_DONTWAIT);
-        if (n > 0) got += size_t(n);
-      }
-      int n = e.poll(out, Wait::block, 1'000'000);
-      REQUIRE(n >= 0);
-      for (int i = 0; i < n; ++i) {
-        CHECK(out[i].bytes == 256 * 1024);
-        CHECK((out[i].cookie >= 100 && out[i].cookie < 100 + kSends));
-      }
-      completions += n;
-      // Every send reported is one whose buffer the kernel gave back: nothing is left open.
-      if (completions == kSends) CHECK(e.outstanding(c) == 0);
-    }
-    CHECK(completions == kSends);
-    for (size_t i = 0; i < sink.size(); ++i) {
-      if (sink[i] != char('a' + i / (256 * 1024))) FAIL("data differs at byte " << i);
-    }
-    std::array<Completion, 8> extra;
-    CHECK(e.poll(extra, Wait::block, 20'000'000) == 0);  // no late report from a notification
-    e.close(c);
-  }
 }

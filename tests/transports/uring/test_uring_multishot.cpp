@@ -14,6 +14,8 @@
 using namespace mtperf;
 using namespace mtperf::test;
 
+MTPERF_TEST_REQUIRES(mtperf::test::why_no_uring({"multishot_recv", "link_cqe_skip"}));
+
 namespace {
 
 UringSettings multishot_settings(uint32_t entries = 0) {
@@ -68,7 +70,6 @@ struct UdpPair {
 TEST_CASE(
     "multishot: a tiny buffer ring runs dry (ENOBUFS); the receive is re-armed when "
     "buffers come back, and no byte is lost") {
-  require_uring_feature("multishot_recv");
   TcpPair p;
   tcp_pair(p);
   UringEngine e(engine_config_for_test(2, 16), multishot_settings(2));  // two 16-byte buffers
@@ -118,7 +119,6 @@ TEST_CASE(
 TEST_CASE(
     "multishot: partial TCP receives add up to the stream; UDP completions are whole "
     "datagrams") {
-  require_uring_feature("multishot_recv");
   SECTION("tcp: 64-byte buffers, 500 bytes in five sends") {
     TcpPair p;
     tcp_pair(p);
@@ -163,7 +163,6 @@ TEST_CASE(
 }
 
 TEST_CASE("multishot: a peer closing mid-stream gives its data, then 0 without kCompMore") {
-  require_uring_feature("multishot_recv");
   TcpPair p;
   tcp_pair(p);
   UringEngine e(engine_config_for_test(2, 4), multishot_settings(4));  // 4-byte buffers
@@ -191,7 +190,6 @@ TEST_CASE("multishot: a peer closing mid-stream gives its data, then 0 without k
 }
 
 TEST_CASE("multishot: closing a connection whose receive waits for a buffer ends it") {
-  require_uring_feature("multishot_recv");
   TcpPair p;
   tcp_pair(p);
   UringEngine e(engine_config_for_test(2, 8), multishot_settings(1));
@@ -214,7 +212,6 @@ TEST_CASE("multishot: closing a connection whose receive waits for a buffer ends
 TEST_CASE(
     "link: a request's send and its receive, one CQE: nothing is reported before the "
     "answer, then the send and the receive") {
-  require_uring_feature("link_cqe_skip");
   TcpPair p;
   tcp_pair(p);
   UringSettings s;
@@ -249,7 +246,6 @@ TEST_CASE(
 }
 
 TEST_CASE("link: a linked send with no receive after it stands alone") {
-  require_uring_feature("link_cqe_skip");
   TcpPair p;
   tcp_pair(p);
   UringSettings s;
@@ -267,7 +263,6 @@ TEST_CASE("link: a linked send with no receive after it stands alone") {
 }
 
 TEST_CASE("link: a send that fails ends the chain; its receive still reports") {
-  require_uring_feature("link_cqe_skip");
   TcpPair p;
   tcp_pair(p);
   UringSettings s;

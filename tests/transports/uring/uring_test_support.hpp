@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <initializer_list>
 #include <string>
 
 #include "tests/support/skip.hpp"
@@ -24,15 +25,13 @@ inline bool has_feature(const ProbeResult& p, const std::string& name) {
   return std::find(p.features.begin(), p.features.end(), name) != p.features.end();
 }
 
-inline void require_uring() {
+// The requirement of a uring test binary (skip.hpp): io_uring usable, with every feature named.
+inline std::string why_no_uring(std::initializer_list<const char*> features = {}) {
   ProbeResult p = uring_probe_here();
-  if (!p.usable) skip("io_uring is not usable here: " + p.why);
-}
-
-inline void require_uring_feature(const char* feature) {
-  ProbeResult p = uring_probe_here();
-  if (!p.usable) skip("io_uring is not usable here: " + p.why);
-  if (!has_feature(p, feature)) skip(std::string("this kernel's io_uring lacks ") + feature);
+  if (!p.usable) return "io_uring is not usable here: " + p.why;
+  for (const char* f : features)
+    if (!has_feature(p, f)) return std::string("this kernel's io_uring lacks ") + f;
+  return "";
 }
 
 struct TcpPair {
