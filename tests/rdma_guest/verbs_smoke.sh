@@ -21,17 +21,18 @@ grep -q 'state:.*PORT_ACTIVE' <<<"$info" || { echo "$info"; fail "$dev port is n
 grep -E 'state|link_layer|active_mtu' <<<"$info"
 
 # -n, not -D: under emulation perftest's timed mode sometimes ends with the server unable to
-# report and the client waiting forever. Its clock calibration can fail there too ("r^2 < 0.9",
-# no report, exit 1) after the data moved: that alone is tried again.
+# report and the client waiting forever. It can still fail there after the data moved (its clock
+# calibration, "r^2 < 0.9", or a pair that hangs at the end): this checks soft-RoCE, not
+# perftest, so a failed pair is tried again, three times at most.
 echo "== ib_send_bw -R -n 200 over $addr"
 for try in 1 2 3; do
   ok=1
   out=$(rdma_cm_pair 18515 "ib_send_bw -d $dev -R -n 200" "ib_send_bw -d $dev -R -n 200 $addr" \
-    90 2>"$scratch/err") || ok=0
+    60 2>"$scratch/err") || ok=0
   cat "$scratch/err" >&2
   [ $ok = 1 ] && break
-  if [ $try -eq 3 ] || ! grep -q 'r^2' "$scratch/err"; then fail "ib_send_bw failed"; fi
-  echo "ib_send_bw: perftest's clock calibration failed; again"
+  [ $try -lt 3 ] || fail "ib_send_bw failed three times"
+  echo "ib_send_bw: try $try failed; again"
 done
 echo "$out" | sed -n '/#bytes/,+1p'
 # The iterations, not the bandwidth: perftest's clock calibration can fail under emulation.
