@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/hints.hpp"
 #include "cli/testbed_cmd.hpp"
 #include "cli/topology_cmd.hpp"
 #ifdef MTPERF_HAVE_ATM
@@ -24,7 +25,7 @@ const char* kUsage =
     "  topology    adapters, PCI controllers, NUMA nodes, interrupt CPUs\n"
     "  testbed     test hosts in network namespaces joined by veth pairs (root)\n"
     "  atm         emulated ATM: up, down, status (root); cells, decode\n"
-    "'mtperf COMMAND --help' for a command's options.\n";
+    "'mtperf COMMAND --help' for a command's options; 'mtperf --version'.\n";
 
 }  // namespace
 
@@ -65,6 +66,15 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  std::fprintf(stderr, "mtperf: unknown command '%s'\n%s", cmd.c_str(), kUsage);
+  if (cmd == "-V" || cmd == "--version" || cmd == "version") {
+    std::printf("mtperf %s\n", MTPERF_VERSION);
+    return 0;
+  }
+  std::string near = closest_option(
+      cmd, {"run", "serve", "suite", "sweep", "transports", "topology", "testbed", "atm"});
+  std::string hint = habit_hint(args);
+  if (!near.empty()) hint = "did you mean 'mtperf " + near + "'?";
+  std::fprintf(stderr, "mtperf: unknown command '%s'%s%s\n%s", cmd.c_str(),
+               hint.empty() ? "" : "; ", hint.c_str(), kUsage);
   return 2;
 }

@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/hints.hpp"
 #include "platform/affinity.hpp"
 
 #include <cmath>
@@ -78,6 +79,14 @@ po::options_description run_description() {
       "frame is the smallest of 1516/4544/9234/18190 that carries it")(
       "quiet,q", po::bool_switch(), "no progress or interim lines");
   return d;
+}
+
+std::vector<std::string> long_names() {
+  std::vector<std::string> out;
+  const po::options_description d = run_description();
+  for (const auto& o : d.options())
+    out.push_back(o->long_name());
+  return out;
 }
 
 std::pair<std::string, std::string> split2(const std::string& option, const std::string& text) {
@@ -271,8 +280,10 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     po::positional_options_description none;
     po::store(po::command_line_parser(args).options(run_description()).positional(none).run(), vm);
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    throw UsageError(e.what() + usage_hint(args, e.get_option_name(), long_names()));
   } catch (const po::error& e) {
-    throw UsageError(e.what());
+    throw UsageError(e.what() + usage_hint(args, "", long_names()));
   }
   if (vm.count("help")) {
     o.help = true;
