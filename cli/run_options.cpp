@@ -26,14 +26,14 @@ po::options_description run_description() {
       "protocol,p", po::value<std::string>()->default_value("tcp"), "tcp | udp")(
       "length,l", po::value<double>()->default_value(10), "measured window, seconds")(
       "warmup", po::value<double>()->default_value(0.5), "warm-up before the window, seconds")(
-      "flows,P", po::value<uint32_t>()->default_value(1),
+      "flows,P", po::value<int64_t>()->default_value(1),
       "parallel flows (per direction for bidir)")(
-      "threads", po::value<uint32_t>()->default_value(0),
+      "threads", po::value<int64_t>()->default_value(0),
       "worker threads per side (0: one per flow, up to 64)")(
       "message-size,m", po::value<std::string>(),
       "stream send size, bytes (K/M suffixes; default 64K TCP, 1472 UDP)")(
       "rr-size,r", po::value<std::string>()->default_value("1,1"),
-      "REQUEST,RESPONSE sizes in bytes")("burst", po::value<uint32_t>()->default_value(1),
+      "REQUEST,RESPONSE sizes in bytes")("burst", po::value<int64_t>()->default_value(1),
                                          "rr transactions in flight per flow")(
       "rate", po::value<std::string>(),
       "stream pacing over all flows, bits/s (k/M/G; UDP default 1G)")(
@@ -87,6 +87,29 @@ std::vector<std::string> long_names() {
   for (const auto& o : d.options())
     out.push_back(o->long_name());
   return out;
+}
+
+// A whole number option, checked against its bounds with the name the user typed.
+uint32_t count_option(const po::variables_map& vm, const char* name, const char* typed, int64_t lo,
+                      int64_t hi) {
+  int64_t v = vm[name].as<int64_t>();
+  if (v < lo || v > hi) {
+    throw UsageError("option " + std::string(typed) + ": " + std::to_string(v) + " is outside " +
+                     std::to_string(lo) + ".." + std::to_string(hi));
+  }
+  return uint32_t(v);
+}
+
+// Seconds, checked against their bounds with the name the user typed.
+double seconds_option(const po::variables_map& vm, const char* name, const char* typed, double lo,
+                      double hi) {
+  double v = vm[name].as<double>();
+  if (!(v >= lo && v <= hi)) {
+    std::ostringstream m;
+    m << "option " << typed << ": " << v << " s is outside " << lo << ".." << hi << " s";
+    throw UsageError(m.str());
+  }
+  return v;
 }
 
 std::pair<std::string, std::string> split2(const std::string& option, const std::string& text) {
@@ -187,26 +210,27 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
       s.transport_params[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
   }
-  s.duration_s = get<double>(vm, "length");
-  s.warmup_s = get<double>(vm, "warmup");
-  s.flows = get<uint32_t>(vm, "flows");
+  s.duration_s = seconds_option(vm, "length", "-l/--length", 0.05, kLimits.max_duration_s);
+  s.warmup_s = seconds_option(vm, "warmup", "--warmup", 0, kLimits.max_warmup_s);
+  s.flows = count_option(vm, "flows", "-P/--flows", 1, kLimits.max_flows);
   if (o.placement) {
     o.placement->flows_per_adapter = int(std::min<uint32_t>(s.flows, kMaxFlowsPerAdapter));
     size_t adapters = o.placement->adapters.empty() ? size_t(o.placement->auto_count)
                                                     : o.placement->adapters.size();
     s.flows = uint32_t(std::min<uint64_t>(uint64_t(s.flows) * adapters, UINT32_MAX));
   }
-  s.threads = get<uint32_t>(vm, "threads");
+  s.threads = count_option(vm, "threads", "--threads", 0, kLimits.max_threads);
   if (vm.count("message-size")) {
     s.msg_size = uint32_t(std::min<uint64_t>(
         parse_size("message-size", get<std::string>(vm, "message-size")), UINT32_MAX));
+    if (s.msg_size == 0) throw UsageError("option -m/--message-size: 0 bytes; at least 1");
   }
   auto [req, resp] = split2("rr-size", get<std::string>(vm, "rr-size"));
   s.req_size = uint32_t(std::min<uint64_t>(parse_size("rr-size", req), UINT32_MAX));
   s.resp_size = resp.empty()
                     ? s.req_size
                     : uint32_t(std::min<uint64_t>(parse_size("rr-size", resp), UINT32_MAX));
-  s.burst = get<uint32_t>(vm, "burst");
+  s.burst = count_option(vm, "burst", "--burst", 1, kLimits.max_burst);
   if (vm.count("rate")) s.rate_bps = parse_rate("rate", get<std::string>(vm, "rate"));
   if (vm.count("sndbuf"))
     s.sock.sndbuf =

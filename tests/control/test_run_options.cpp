@@ -116,9 +116,17 @@ TEST_CASE("a test the server would refuse is refused here first", "[options]") {
   CHECK_THROWS_WITH(parse({"-P", "100000"}), Catch::Contains("flows"));
   CHECK_THROWS_WITH(parse({"-w", "crr", "-p", "udp"}), Catch::Contains("crr"));
   CHECK_THROWS_WITH(parse({"-w", "rr", "-p", "udp", "-r", "8,8"}), Catch::Contains("size"));
-  CHECK_THROWS_WITH(parse({"-l", "0"}), Catch::Contains("duration"));
+  CHECK_THROWS_WITH(parse({"-l", "0"}), Catch::Contains("-l/--length"));
   CHECK_THROWS_WITH(parse({"--burst", "0"}), Catch::Contains("burst"));
   CHECK_THROWS_AS(parse({"-P", "0"}), UsageError);
+}
+
+TEST_CASE("errors name the option as typed, with the value as typed", "[options]") {
+  CHECK_THROWS_WITH(parse({"-l", "-1"}), "option -l/--length: -1 s is outside 0.05..3600 s");
+  CHECK_THROWS_WITH(parse({"--threads", "-1"}), "option --threads: -1 is outside 0..256");
+  CHECK_THROWS_WITH(parse({"-P", "-2"}), "option -P/--flows: -2 is outside 1..4096");
+  CHECK_THROWS_WITH(parse({"--warmup", "-1"}), Catch::Contains("option --warmup: -1 s"));
+  CHECK_THROWS_WITH(parse({"-m", "0"}), Catch::Contains("option -m/--message-size: 0 bytes"));
 }
 
 TEST_CASE("-i MAX,MIN and -I LEVEL,WIDTH", "[options]") {
