@@ -1,10 +1,13 @@
 #pragma once
 // The subcommands of mtperf. Each returns the process exit status: 0 ok, 1 the test or the
-// set-up failed, 2 bad usage.
+// set-up failed, 2 bad usage, 130 interrupted (SIGINT/SIGTERM: a partial result, everything the
+// run created removed).
 #include <string>
 #include <vector>
 
 namespace mtperf::cli {
+
+inline constexpr int kExitInterrupted = 130;
 
 int run_command(const std::vector<std::string>& args);
 int serve_command(const std::vector<std::string>& args);

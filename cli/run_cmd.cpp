@@ -12,6 +12,7 @@
 #include "cli/hosts_run.hpp"
 #include "cli/run_options.hpp"
 #include "control/local_server.hpp"
+#include "platform/interrupt.hpp"
 #include "report/render.hpp"
 
 namespace mtperf::cli {
@@ -72,7 +73,7 @@ Report run_iterations(const RunOptions& o, const control::ClientOptions& client,
     auto outcome = control::run_test(o.spec, client, interim_printer(o));
     r.iterations.push_back(summarize(o.spec, outcome, placement));
     samples.push_back(headline(o.spec, r.iterations.back()));
-    if (iterations_done(samples, o.rule)) break;
+    if (iterations_done(samples, o.rule) || interrupts() > 0) break;
   }
   if (progress) std::fprintf(stderr, "\r%60s\r", "");
   finish_report(r);
@@ -91,6 +92,7 @@ int run_command(const std::vector<std::string>& args) {
     std::fputs(run_usage().c_str(), stdout);
     return 0;
   }
+  catch_interrupts();
   try {
     Report r;
     if (is_atm_transport(o.spec.transport) && (o.testbed || o.embedded)) {
@@ -114,10 +116,14 @@ int run_command(const std::vector<std::string>& args) {
       if (!(out << text)) throw std::runtime_error("cannot write " + o.output);
     }
     if (!o.histogram.empty()) write_histogram(o.histogram, r.summary.latency_histogram);
+    if (interrupts() > 0) {
+      std::fprintf(stderr, "mtperf run: interrupted; the report is a partial result\n");
+      return kExitInterrupted;
+    }
     return r.summary.errors.empty() ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mtperf run: %s\n", e.what());
-    return 1;
+    return interrupts() > 0 ? kExitInterrupted : 1;
   }
 }
 

@@ -147,7 +147,8 @@ nlohmann::json summary_json(const Summary& s) {
           {"controllers", groups_json(s.controllers)},
           {"intervals", intervals},
           {"transport_settings", s.transport_settings},
-          {"errors", s.errors}};
+          {"errors", s.errors},
+          {"interrupted", s.interrupted}};
 }
 
 // netperf omni selector names, for scripts that read netperf's output.

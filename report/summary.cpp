@@ -182,6 +182,7 @@ void attribute(Summary& s, const control::TestOutcome& o, const Placement& p) {
 Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Placement* placement) {
   Summary s;
   s.window_s = o.client.window_s;
+  s.interrupted = o.client.interrupted;
   std::vector<double> per_flow;
   uint64_t udp_sent = 0, udp_lost = 0;
   for (const FlowResult& c : o.client.flows) {
@@ -243,6 +244,8 @@ double mean_of(const std::vector<Summary>& it, double (*get)(const Summary&)) {
 void finish_report(Report& r) {
   if (r.iterations.empty()) return;
   Summary m = r.iterations.back();  // flows, CPU split and intervals of the last iteration
+  for (const Summary& s : r.iterations)
+    m.interrupted = m.interrupted || s.interrupted;
   auto& it = r.iterations;
   m.throughput_bps = mean_of(it, [](const Summary& s) { return s.throughput_bps; });
   m.throughput_c2s_bps = mean_of(it, [](const Summary& s) { return s.throughput_c2s_bps; });

@@ -67,6 +67,7 @@ struct CpuFigures {
 
 struct Summary {
   double window_s = 0;
+  bool interrupted = false;   // SIGINT/SIGTERM ended the window early: a partial result
   double throughput_bps = 0;  // all directions together
   double throughput_c2s_bps = 0, throughput_s2c_bps = 0;
   uint64_t transactions = 0;

@@ -199,6 +199,8 @@ std::string report_text(const Report& r) {
   flows_table(out, spec, s);
   for (auto& e : s.errors)
     out += "  error: " + e + "\n";
+  if (s.interrupted)
+    out += fmt::format("  INTERRUPTED: a partial result, measured over {:.2f} s\n", s.window_s);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "platform/affinity.hpp"
+#include "platform/interrupt.hpp"
 #include "platform/topology.hpp"
 #include "transports/inet/inet.hpp"
 #include "workloads/engine_config.hpp"
@@ -110,9 +111,15 @@ bool Runner::sleep_until(int64_t t_ns) {
   std::unique_lock lock(mu_);
   for (;;) {
     if (clock_.abort.load() || workers_left_ == 0) return false;
+    // A signal cannot wake the condition variable: look at the interrupt count every 50 ms.
+    if (int n = interrupts(); n > 0) {
+      interrupted_ = true;  // the first ends the window now; a second one aborts
+      if (n > 1) clock_.abort.store(true);
+      return false;
+    }
     int64_t left = t_ns - now_ns();
     if (left <= 0) return true;
-    cv_.wait_for(lock, std::chrono::nanoseconds(left));
+    cv_.wait_for(lock, std::chrono::nanoseconds(std::min<int64_t>(left, 50'000'000)));
   }
 }
 
@@ -178,6 +185,7 @@ SideResult Runner::join() {
   SideResult r;
   r.side = side_;
   r.window_s = std::max<double>(0, double(window_end_ns_ - window_start_ns_) / 1e9);
+  r.interrupted = interrupted_;
   r.intervals = intervals_;
   for (size_t i = 0; i < flows_.size(); ++i) {
     FlowSlot& f = *flows_[i];

@@ -49,6 +49,9 @@ struct SideResult {
   // witness beside the application's bytes; empty on a host without RDMA devices.
   std::vector<RdmaPortCounters> rdma_ports;
   std::vector<std::string> errors;
+  // SIGINT/SIGTERM ended the measured window early (platform/interrupt.hpp): the figures are
+  // what was measured until then.
+  bool interrupted = false;
 };
 
 // Called by the clock thread at each interval boundary (interim reports). May be empty.
@@ -96,6 +99,7 @@ class Runner {
   std::vector<CounterValues> at_start_, at_end_;
   std::vector<IntervalSample> intervals_;
   int64_t window_start_ns_ = 0, window_end_ns_ = 0;
+  bool interrupted_ = false;  // written by the clock thread, read after join
   std::optional<CpuSnapshot> cpu0_, cpu1_;
   std::optional<InterruptSnapshot> irq0_, irq1_;
   ProcessCpu proc0_, proc1_;
