@@ -49,7 +49,7 @@ FlowTotals totals_of(const FlowResult& r) {
 }
 
 FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowResult* s,
-                         double window_s) {
+                         double window_s, bool one_sided) {
   FlowFigures f;
   f.id = c.id;
   f.client_total = totals_of(c);
@@ -66,6 +66,9 @@ FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowRe
   } else {
     const FlowResult* receiver = c.role == Role::receiver ? &c : s;
     f.bytes = receiver ? receiver->window.bytes_recv : c.window.bytes_sent;
+    // A one-sided transfer (RDMA WRITE) leaves its receiver nothing to count: the sender's bytes.
+    const FlowResult* writer = c.role == Role::sender ? &c : s;
+    if (one_sided) f.bytes = writer ? writer->window.bytes_sent : 0;
   }
   f.throughput_bps = window_s > 0 ? double(f.bytes) * 8 / window_s : 0;
   const FlowResult* sender = c.role == Role::sender ? &c : s;
@@ -186,7 +189,8 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   std::vector<double> per_flow;
   uint64_t udp_sent = 0, udp_lost = 0;
   for (const FlowResult& c : o.client.flows) {
-    FlowFigures f = flow_figures(spec, c, find_flow(o.server, c.id), s.window_s);
+    FlowFigures f =
+        flow_figures(spec, c, find_flow(o.server, c.id), s.window_s, o.client.one_sided);
     s.throughput_bps += f.throughput_bps;
     (f.direction == "s2c" ? s.throughput_s2c_bps : s.throughput_c2s_bps) += f.throughput_bps;
     s.transactions += f.transactions;

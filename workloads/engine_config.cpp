@@ -66,6 +66,7 @@ FlowSetup flow_setup(const TestSpec& spec, uint32_t index, uint64_t cookie, cons
   s.cookie = cookie;
   s.proto = spec.proto;
   s.per_transaction = spec.workload == Workload::crr;
+  s.request_response = spec.workload == Workload::rr || spec.workload == Workload::crr;
   s.sock = &spec.sock;
   s.worker = worker;
   // Flows are dealt round-robin: worker w runs every flow whose index is w modulo workers.

@@ -184,6 +184,7 @@ SideResult Runner::join() {
   if (clock_thread_.joinable()) clock_thread_.join();
   SideResult r;
   r.side = side_;
+  r.one_sided = transport_.caps().one_sided;
   r.window_s = std::max<double>(0, double(window_end_ns_ - window_start_ns_) / 1e9);
   r.interrupted = interrupted_;
   r.intervals = intervals_;

@@ -52,6 +52,9 @@ struct SideResult {
   // SIGINT/SIGTERM ended the measured window early (platform/interrupt.hpp): the figures are
   // what was measured until then.
   bool interrupted = false;
+  // The transport's receivers count nothing of a stream (Caps::one_sided, RDMA WRITE): the
+  // report takes the stream's bytes from its sender.
+  bool one_sided = false;
 };
 
 // Called by the clock thread at each interval boundary (interim reports). May be empty.

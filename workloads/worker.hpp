@@ -40,7 +40,8 @@ class Worker {
         link_(engine.caps().linked_ops && spec_.burst == 1 &&
               (spec_.workload == Workload::rr || spec_.workload == Workload::crr)),
         quiet_(engine.caps().unsignaled_sends && spec_.burst == 1 &&
-               (spec_.workload == Workload::rr || spec_.workload == Workload::crr)) {}
+               (spec_.workload == Workload::rr || spec_.workload == Workload::crr)),
+        passive_(engine.caps().passive_sender) {}
 
   void run();
 
@@ -154,6 +155,9 @@ class Worker {
   // close) comes early. A UDP request given up on after udp_timeout_s is rewritten as it would be
   // with signaled sends. A failed send still completes, with kQuiet.
   const bool quiet_;
+  // Stream senders post nothing: the receiver pulls the data (Caps::passive_sender). A sender
+  // waits for the end of the phase, then half-closes.
+  const bool passive_;
   int armed_conn_ = -1;  // while dispatching a receive that stays armed (kCompMore): its conn
 };
 
@@ -162,6 +166,11 @@ void Worker<E>::fail(Flow& f, const char* what, int err) {
   FlowCounters::add(f.slot->counters.errors, 1);
   if (f.slot->stats.error.empty()) {
     f.slot->stats.error = std::string(what) + ": " + std::strerror(err);
+    // An engine that knows more than an errno (the verb and the completion's status) says it.
+    if constexpr (requires { e_.error_text(f.conn); }) {
+      const char* text = f.conn >= 0 ? e_.error_text(f.conn) : nullptr;
+      if (text) f.slot->stats.error = std::string(what) + ": " + text;
+    }
   }
   finish(f);
 }

@@ -38,7 +38,7 @@ void Worker<E>::setup() {
       f.conn = e_.adopt(*s.endpoint);
       if (f.conn < 0) fail(f, "adopting the connection", -f.conn);
     }
-    if (s.role == Role::sender && s.rate_bps > 0) {
+    if (s.role == Role::sender && s.rate_bps > 0 && !passive_) {
       f.interval_ns = int64_t(double(spec_.stream_msg_size()) * 8 * 1e9 / s.rate_bps);
       f.interval_ns = std::max<int64_t>(f.interval_ns, 1);
     }

@@ -11,6 +11,7 @@ void Worker<E>::pump_sender(Flow& f, int64_t now) {
     if (f.sends_out == 0) finish_sender(f);
     return;
   }
+  if (passive_) return;
   uint32_t depth = f.nbufs - 1;
   uint32_t size = spec_.stream_msg_size();
   bool udp = f.slot->proto == Proto::udp;

@@ -30,6 +30,9 @@ struct FlowSetup {
   // crr: a connection per transaction. Set-up yields the listener itself (server) or the
   // target to connect to (client); the engine opens and accepts connections on the data path.
   bool per_transaction = false;
+  // rr and crr: each message is answered (a transport that must poll for the request, or that
+  // cannot carry request/response on some setting, learns it here, before it connects).
+  bool request_response = false;
   const SocketOptions* sock = nullptr;  // the test's socket options; never null
   // The worker thread of this side that will run the flow, and that worker's engine as it will
   // be built (workloads/engine_config.hpp). Transports that must publish memory to the peer at

@@ -58,7 +58,9 @@ namespace mtperf {
 struct Buf {
   std::byte* data = nullptr;
   uint32_t len = 0;
-  uint32_t key = 0;  // MR lkey | fixed-buffer index | 0
+  // The engine's local key for the buffer, where it needs one: BufferPool::get gives the buffer's
+  // index (io_uring's fixed-buffer index); an RDMA engine uses its memory region's lkey itself.
+  uint32_t key = 0;
 };
 
 // write/read: one-sided, RDMA only. accept: on a listener; the completion carries the new ConnId.
@@ -103,7 +105,12 @@ enum class Proto : uint8_t { tcp, udp };
 
 struct Caps {
   bool message_boundaries = false;
+  // A stream's receiver sees nothing of what it is sent (RDMA WRITE): its side counts no bytes,
+  // and the report takes the stream's throughput from the sender.
   bool one_sided = false;
+  // A stream's receiver pulls the data itself (RDMA READ): the sender posts nothing, waits for
+  // the end of the phase and then half-closes; its side counts no bytes.
+  bool passive_sender = false;
   bool inline_send = false;
   bool zero_copy = false;
   uint32_t max_inline = 0;
