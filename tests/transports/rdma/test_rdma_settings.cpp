@@ -1,0 +1,64 @@
+// The rdma transport's options: verbs, their validation, the capabilities they give.
+#include <catch2/catch.hpp>
+
+#include "transports/rdma/settings.hpp"
+
+using namespace mtperf;
+using namespace mtperf::rdma;
+
+TEST_CASE("verb: every choice parses and prints back") {
+  for (auto v : {Verb::send, Verb::write, Verb::write_imm, Verb::read}) {
+    CHECK(parse_verb(to_string(v)) == v);
+  }
+  CHECK(parse_rdma_settings({}).verb == Verb::send);
+  CHECK(parse_rdma_settings({{"verb", "write_imm"}}).verb == Verb::write_imm);
+}
+
+TEST_CASE("verb: an unknown one is refused, listing the choices") {
+  try {
+    parse_rdma_settings({{"verb", "atomic"}});
+    FAIL("no error");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()) ==
+          "rdma option verb: expected send, write, write_imm or read, got 'atomic'");
+  }
+}
+
+TEST_CASE("options: numbers are bounded, unknown keys named") {
+  CHECK(parse_rdma_settings({{"inline", "64"}}).inline_cap == 64);
+  CHECK(parse_rdma_settings({{"inline", "device"}}).inline_cap == kInlineDevice);
+  CHECK(parse_rdma_settings({{"signal", "1"}}).signal_every == 1);
+  CHECK(parse_rdma_settings({{"srq", "on"}}).srq == SrqMode::on);
+  CHECK(parse_rdma_settings({{"recv_depth", "64"}}).recv_depth == 64);
+  CHECK_THROWS_WITH(parse_rdma_settings({{"signal", "0"}}),
+                    Catch::Contains("rdma option signal") && Catch::Contains("1..1024"));
+  CHECK_THROWS_WITH(parse_rdma_settings({{"inline", "-1"}}), Catch::Contains("got '-1'"));
+  CHECK_THROWS_WITH(parse_rdma_settings({{"inline", "12x"}}), Catch::Contains("got '12x'"));
+  CHECK_THROWS_WITH(parse_rdma_settings({{"recv_depth", "1"}}), Catch::Contains("recv_depth"));
+  CHECK_THROWS_WITH(parse_rdma_settings({{"srq", "maybe"}}), Catch::Contains("auto, on or off"));
+  CHECK_THROWS_WITH(parse_rdma_settings({{"qp", "ud"}}), Catch::Contains("no option 'qp'"));
+  for (auto& o : rdma_options())
+    CHECK_NOTHROW(parse_rdma_settings({{o.key, o.default_value}}));
+}
+
+TEST_CASE("caps: write is one-sided, read has a passive sender") {
+  auto caps = [](const char* v) { return rdma_caps(parse_rdma_settings({{"verb", v}})); };
+  CHECK(caps("send").provides_recv_buffers);
+  CHECK_FALSE(caps("send").one_sided);
+  CHECK(caps("write").one_sided);
+  CHECK_FALSE(caps("write_imm").one_sided);
+  CHECK(caps("read").passive_sender);
+  CHECK_FALSE(caps("write").passive_sender);
+  CHECK(caps("send").unsignaled_sends);
+  CHECK_FALSE(caps("send").linked_ops);
+}
+
+TEST_CASE("verbs refused where they cannot carry the workload") {
+  CHECK(verb_refusal(Verb::send, false, false).empty());
+  CHECK(verb_refusal(Verb::read, false, false).empty());
+  CHECK(verb_refusal(Verb::write, true, false).empty());
+  CHECK(verb_refusal(Verb::write_imm, true, false).empty());
+  CHECK_THAT(verb_refusal(Verb::read, true, false), Catch::Contains("RDMA READ"));
+  CHECK_THAT(verb_refusal(Verb::write, true, true), Catch::Contains("verb=send"));
+  CHECK(verb_refusal(Verb::send, true, true).empty());
+}

@@ -1,0 +1,104 @@
+#pragma once
+// The arithmetic of the rdma engine, apart from any device so that it is unit-tested on hosts
+// without RDMA: receive credits, selective signalling, the landing slots a request/response
+// over RDMA WRITE is polled in, and how deep each queue is.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+
+namespace mtperf::rdma {
+
+// ---- credits -------------------------------------------------------------------------------
+// A SEND (or a WRITE with immediate) consumes one receive the peer posted; one that finds none
+// is NAKed (RNR) and retried, which costs a round trip at best. So a sender never has more of
+// them in flight than the peer has receives posted for it: the peer grants `granted` at
+// connection time and tells how many it has posted again since, as a cumulative count (in the
+// immediate of its own SENDs, or written into our credit word). Counts wrap modulo 2^32.
+
+// Messages the peer can still take: granted - (sent - reposted), never negative.
+constexpr uint32_t credits_left(uint32_t granted, uint32_t sent, uint32_t reposted) {
+  uint32_t in_use = sent - reposted;
+  return in_use >= granted ? 0 : granted - in_use;
+}
+
+// The later of two cumulative counts (modulo 2^32, within 2^31 of each other): the peer's
+// count arrives by two paths and either may be older.
+constexpr uint32_t later_count(uint32_t a, uint32_t b) {
+  return int32_t(a - b) > 0 ? a : b;
+}
+
+// Receiver: re-posted receives are told to the sender by a write of their count once this many
+// have gathered since the last word it was sent (a SEND going that way carries it for free).
+// Below `granted`, so the sender always learns of its last credits.
+constexpr uint32_t credit_batch(uint32_t granted) {
+  return std::max<uint32_t>(1, granted / 4);
+}
+constexpr bool credit_update_due(uint32_t reposted, uint32_t announced, uint32_t granted) {
+  return reposted - announced >= credit_batch(granted);
+}
+
+// ---- selective signalling ------------------------------------------------------------------
+// Send-queue work requests complete in order, so one signalled completion says every earlier
+// one is done too. A work request is signalled when
+//  - the workload wants its completion and it is the last such of this batch on its queue
+//    pair (whoever waits for completions gets one), or the run of unsignaled requests before it
+//    has reached `every` - 1;
+//  - or, wanted or not, the unsignaled run has reached `bound` - 1: the send queue holds the
+//    slots of unsignaled requests until a later signalled one completes.
+constexpr bool signal_wr(bool wanted, bool last_wanted, uint32_t unsignaled_run, uint32_t every,
+                         uint32_t bound) {
+  if (unsignaled_run + 1 >= bound) return true;
+  return wanted && (last_wanted || unsignaled_run + 1 >= every);
+}
+
+// ---- landing slots (request/response over RDMA WRITE) -----------------------------------------
+// Message n of a connection lands in slot n % slots of the peer's landing area, right-aligned
+// against an 8-byte trailer {length (big-endian u32), 3 reserved bytes, stamp} at the slot's end.
+// The receiver polls the stamp of the slot it expects next: the stamp changes on every lap and
+// is never 0 (fresh memory), so a stamp equal to the lap's says the message is there. Like
+// ib_write_lat, this relies on the device placing a write's bytes in order, the last one last.
+inline constexpr uint32_t kTrailerBytes = 8;
+
+constexpr uint32_t slot_of(uint64_t seq, uint32_t slots) {
+  return uint32_t(seq % slots);
+}
+constexpr uint8_t slot_stamp(uint64_t seq, uint32_t slots) {
+  return uint8_t(1 + (seq / slots) % 255);
+}
+inline void encode_trailer(uint8_t* t, uint32_t len, uint8_t stamp) {
+  t[0] = uint8_t(len >> 24);
+  t[1] = uint8_t(len >> 16);
+  t[2] = uint8_t(len >> 8);
+  t[3] = uint8_t(len);
+  t[4] = t[5] = t[6] = 0;
+  t[7] = stamp;
+}
+constexpr uint32_t trailer_length(const uint8_t* t) {
+  return uint32_t(t[0]) << 24 | uint32_t(t[1]) << 16 | uint32_t(t[2]) << 8 | t[3];
+}
+
+// Bytes per landing slot for buffers of buffer_size bytes: the trailer beside, cache-line aligned.
+constexpr uint32_t slot_bytes(uint32_t buffer_size) {
+  return (buffer_size + kTrailerBytes + 63) / 64 * 64;
+}
+
+// ---- depths ----------------------------------------------------------------------------------
+// Receives (and landing slots) per connection: twice the workload's queue depth, so a sender
+// that keeps queue_depth messages in flight is never held up by credits that are on their way
+// back; crr connections carry one transaction each.
+constexpr uint32_t recv_depth(uint32_t queue_depth, bool per_transaction, uint32_t asked) {
+  if (asked != 0) return asked;
+  if (per_transaction) return 4;
+  return std::clamp<uint32_t>(std::bit_ceil(std::max<uint32_t>(queue_depth, 2) * 2), 4, 256);
+}
+// Receives granted to the peer: all but one, kept for its end-of-stream SEND.
+constexpr uint32_t granted_credits(uint32_t depth) {
+  return depth > 1 ? depth - 1 : 0;
+}
+// With a shared receive queue each connection is granted half its own depth (at least 2):
+// the queue is sized for all of them, but holds half the buffers separate queues would.
+constexpr uint32_t srq_share(uint32_t depth) {
+  return std::max<uint32_t>(2, depth / 2);
+}
+
+}  // namespace mtperf::rdma

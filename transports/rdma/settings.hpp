@@ -1,0 +1,54 @@
+#pragma once
+// The rdma transport's options (-O key=value) and the capabilities they give. No verbs header:
+// pure, unit-tested on hosts without RDMA.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transports/api/registry.hpp"
+
+namespace mtperf::rdma {
+
+// What a workload's send becomes on the wire.
+//   send       SEND into a receive the peer posted (ib_send_bw / ib_send_lat)
+//   write      RDMA WRITE into the peer's memory; the receiver sees nothing (ib_write_bw), or,
+//              for request/response, polls the last byte of its memory (ib_write_lat)
+//   write_imm  RDMA WRITE with immediate: the data lands in the peer's memory and consumes one
+//              of its receives, so the receiver counts it
+//   read       the receiver pulls: RDMA READ from the sender's memory (ib_read_bw); streams only
+enum class Verb : uint8_t { send, write, write_imm, read };
+
+std::string_view to_string(Verb v);
+// Throws std::invalid_argument listing the choices.
+Verb parse_verb(std::string_view s);
+
+enum class SrqMode : uint8_t { automatic, on, off };
+std::string_view to_string(SrqMode m);
+
+inline constexpr uint32_t kInlineDevice = UINT32_MAX;  // inline up to the device's maximum
+// A worker with more connections than this shares one receive queue (SRQ) among them.
+inline constexpr uint32_t kSrqAbove = 4;
+
+struct RdmaSettings {
+  Verb verb = Verb::send;
+  uint32_t inline_cap = kInlineDevice;  // bytes; 0 = never inline
+  uint32_t signal_every = 16;           // streams: one signalled send per N (1..1024)
+  SrqMode srq = SrqMode::automatic;
+  uint32_t recv_depth = 0;  // receives (and landing slots) per connection; 0 = sized from the test
+};
+
+// Validates every key (unknown keys and bad values throw std::invalid_argument naming the key,
+// the value and what it takes).
+RdmaSettings parse_rdma_settings(const TransportParams& params);
+std::vector<OptionInfo> rdma_options();
+
+// The capabilities of a transport with these settings (transport.hpp). max_inline is the cap
+// asked for; the device's own limit is known only once a queue pair exists.
+Caps rdma_caps(const RdmaSettings& s);
+
+// Why a verb cannot carry a workload, or "" when it can. `request_response`: rr or crr;
+// `per_transaction`: crr.
+std::string verb_refusal(Verb v, bool request_response, bool per_transaction);
+
+}  // namespace mtperf::rdma
