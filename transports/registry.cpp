@@ -6,6 +6,9 @@
 #ifdef MTPERF_HAVE_URING
 #include "transports/uring/register.hpp"
 #endif
+#ifdef MTPERF_HAVE_RDMA
+#include "transports/rdma/register.hpp"
+#endif
 #ifdef MTPERF_HAVE_ATM
 #include "transports/atm/emu/register.hpp"
 #endif
@@ -17,6 +20,9 @@ std::span<const TransportEntry> transports() {
     std::vector<TransportEntry> v{socket_transport_entry()};
 #ifdef MTPERF_HAVE_URING
     v.push_back(uring_transport_entry());
+#endif
+#ifdef MTPERF_HAVE_RDMA
+    v.push_back(rdma_transport_entry());
 #endif
 #ifdef MTPERF_HAVE_ATM
     v.push_back(clip_transport_entry());
@@ -34,7 +40,11 @@ std::vector<std::pair<std::string, std::string>> transports_not_compiled() {
                    "not compiled in: liburing >= 2.3 was not found (apt-get install "
                    "liburing-dev) or MTPERF_TRANSPORT_URING=OFF");
 #endif
-  out.emplace_back("rdma", "not compiled in: no RDMA transport in this build");
+#ifndef MTPERF_HAVE_RDMA
+  out.emplace_back("rdma",
+                   "not compiled in: libibverbs and librdmacm were not found (apt-get install "
+                   "libibverbs-dev librdmacm-dev) or MTPERF_TRANSPORT_RDMA=OFF");
+#endif
 #ifndef MTPERF_HAVE_ATM
   out.emplace_back("clip", "not compiled in: transports/atm is missing from this source tree");
   out.emplace_back("lane", "not compiled in: transports/atm is missing from this source tree");

@@ -1,0 +1,38 @@
+#pragma once
+// rdma_cm helpers shared by set-up (control thread, blocking with a deadline) and the engine
+// (crr: connections made and accepted on the data path, driven by events).
+#include <rdma/rdma_cma.h>
+
+#include <cstdint>
+#include <string>
+
+#include "transports/api/transport.hpp"
+#include "transports/rdma/private_data.hpp"
+#include "transports/rdma/resources.hpp"
+
+namespace mtperf::rdma {
+
+// An event channel whose descriptor never blocks (so that it can be polled with others).
+// Throws naming the call, with the hint for a kernel without rdma_cm.
+rdma_event_channel* make_channel();
+// Destroys an rdma_cm id and its queue pair, if any (null is fine).
+void destroy_id(rdma_cm_id* id);
+
+// The next event on ch, waiting at most until deadline_ns (CLOCK_MONOTONIC); nullptr when none
+// came. The caller acknowledges it.
+rdma_cm_event* next_event(rdma_event_channel* ch, int64_t deadline_ns);
+// Waits for `want` on id's channel; any other event, or none by the deadline, throws naming
+// `what`, the event and its status. Returns the event, which the caller acknowledges.
+rdma_cm_event* expect_event(rdma_event_channel* ch, rdma_cm_event_type want, int64_t deadline_ns,
+                            const std::string& what);
+
+// Connection parameters: our private data, read depths within the device's, RNR and transport
+// retries (an RNR NAK is retried without end; a dead peer ends in a retry error).
+rdma_conn_param conn_param(const DeviceRes& d, const uint8_t* pd);
+// A connection's private data, checked against what this flow expects: "" or why not.
+std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb, ConnInfo& out);
+
+int64_t monotonic_ns();
+int ms_until(int64_t deadline_ns);
+
+}  // namespace mtperf::rdma

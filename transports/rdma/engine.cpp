@@ -1,0 +1,355 @@
+// The rdma engine: construction, connections, posting and receive buffers (engine.hpp).
+#include "transports/rdma/engine.hpp"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+
+#include "transports/rdma/cm.hpp"
+#include "transports/rdma/flow_math.hpp"
+
+namespace mtperf::rdma {
+
+namespace {
+constexpr size_t kWcBatch = 32;
+}
+
+RdmaEngine::RdmaEngine(std::shared_ptr<WorkerRes> res, const EngineMode& mode)
+    : res_(std::move(res)),
+      lay_(res_->layout()),
+      mode_(mode),
+      verb_(lay_.verb),
+      consumes_(verb_ == Verb::send || verb_ == Verb::write_imm),
+      signal_every_(res_->settings().signal_every) {
+  cm_ch_ = make_channel();
+  uint32_t n = lay_.conns;
+  conns_.resize(n);
+  free_ring_.resize(n);
+  for (uint32_t i = res_->setup_conns(); i < n; ++i)
+    free_ring_[free_count_++] = int(i);
+  sq_cap_ = lay_.sq_depth;
+  uint32_t sq_ring = std::bit_ceil(sq_cap_);
+  sq_mask_ = sq_ring - 1;
+  uint32_t pend_ring = std::bit_ceil(2 * (res_->config().queue_depth + lay_.depth) + 8);
+  pend_mask_ = pend_ring - 1;
+  uint32_t arr_ring = std::bit_ceil(lay_.depth + 2);
+  arr_mask_ = arr_ring - 1;
+  sq_.resize(size_t(n) * sq_ring);
+  pend_.resize(size_t(n) * pend_ring);
+  arr_.resize(size_t(n) * arr_ring);
+  slot_posted_.assign(lay_.recv_buffers && !lay_.srq ? lay_.slots : 0, 0);
+  slot_owner_.assign(lay_.recv_buffers && lay_.srq ? lay_.slots : 0, 0);
+  dirty_.reserve(n * 2);
+  polled_.reserve(n * 2);
+  starved_.reserve(n * 2);
+  ready_.reserve(std::min<size_t>(size_t(n) * (sq_ring + arr_ring) + 256, 1u << 20));
+  wrs_.resize(sq_ring + 1);
+  sges_.resize(2 * (sq_ring + 1));
+  wcs_.resize(kWcBatch);
+}
+
+RdmaEngine::~RdmaEngine() {
+  flush();
+  finish_fins();
+  for (size_t i = 0; i < conns_.size(); ++i)
+    close(int(i));
+  rdma_destroy_event_channel(cm_ch_);
+}
+
+Caps RdmaEngine::caps() const {
+  Caps c = rdma_caps(res_->settings());
+  uint32_t inl = UINT32_MAX;
+  for (auto& d : const_cast<WorkerRes&>(*res_).devices())
+    inl = std::min(inl, d->max_inline);
+  c.max_inline = inl == UINT32_MAX ? 0 : inl;
+  c.inline_send = c.max_inline > 0;
+  c.max_outstanding = std::max<uint32_t>(c.max_outstanding, 8);
+  return c;
+}
+
+const char* RdmaEngine::error_text(int id) const {
+  if (id < 0 || size_t(id) >= conns_.size() || conns_[id].err.empty()) return nullptr;
+  return conns_[id].err.c_str();
+}
+
+int RdmaEngine::take_conn() {
+  if (free_count_ == 0) return -ENOSPC;
+  int id = free_ring_[free_head_];
+  free_head_ = (free_head_ + 1) % uint32_t(free_ring_.size());
+  --free_count_;
+  return id;
+}
+
+void RdmaEngine::free_conn(int id) {
+  Conn& c = conns_[id];
+  uint16_t gen = uint16_t((c.gen + 1) & 0x7fff);
+  std::vector<int> backlog = std::move(c.backlog);
+  backlog.clear();
+  c = Conn{};
+  c.gen = gen;
+  c.backlog = std::move(backlog);  // its capacity, for the next listener here
+  if (!slot_posted_.empty()) {
+    for (uint32_t i = 0; i < lay_.slots_per_conn; ++i)
+      slot_posted_[id * lay_.slots_per_conn + i] = 0;
+  }
+  free_ring_[(free_head_ + free_count_) % free_ring_.size()] = id;
+  ++free_count_;
+}
+
+void RdmaEngine::tag(int id) {
+  Conn& c = conns_[id];
+  c.id->context = reinterpret_cast<void*>(uintptr_t(uint64_t(c.gen) << 32 | uint32_t(id)));
+  if (lay_.srq && c.qp) qpn_[c.qp->qp_num] = id;
+  if (c.qp && !slot_posted_.empty()) {
+    for (uint32_t i = 0; i < lay_.recv_per_qp; ++i)
+      slot_posted_[id * lay_.slots_per_conn + i] = 1;
+  }
+}
+
+int RdmaEngine::adopt(Endpoint& ep) {
+  auto& e = static_cast<RdmaEndpoint&>(ep);
+  if (e.kind != RdmaEndpoint::Kind::conn || !e.id || e.res != res_) return -EINVAL;
+  int id = int(e.conn);
+  bool landing = verb_ != Verb::send;
+  if (landing && (e.peer.slots == 0 || e.peer.slot_size < lay_.slot_size)) return -EPROTO;
+  rdma_event_channel* old = e.ch;
+  if (rdma_migrate_id(e.id, cm_ch_) != 0) return -errno;
+  Conn& c = conns_[id];
+  c = Conn{};
+  c.id = e.id;
+  c.qp = e.id->qp;
+  c.dev = e.dev;
+  c.peer = e.peer;
+  c.st = St::up;
+  e.release();
+  rdma_destroy_event_channel(old);
+  tag(id);
+  return id;
+}
+
+int RdmaEngine::listen_adopt(Endpoint& ep) {
+  auto& e = static_cast<RdmaEndpoint&>(ep);
+  if (e.kind != RdmaEndpoint::Kind::listener || !e.id) return -EINVAL;
+  int id = take_conn();
+  if (id < 0) return id;
+  rdma_event_channel* old = e.ch;
+  if (rdma_migrate_id(e.id, cm_ch_) != 0) {
+    int err = errno;
+    free_conn(id);
+    return -err;
+  }
+  Conn& c = conns_[id];
+  c.id = e.id;
+  c.st = St::listener;
+  c.target = &e;
+  e.release();
+  e.id = nullptr;
+  rdma_destroy_event_channel(old);
+  tag(id);
+  // The listener's id went to the engine; the endpoint keeps the proof (setup) for the requests.
+  return id;
+}
+
+int RdmaEngine::open(const Endpoint& ep) {
+  const auto& e = static_cast<const RdmaEndpoint&>(ep);
+  if (e.kind != RdmaEndpoint::Kind::target) return -EINVAL;
+  int id = take_conn();
+  if (id < 0) return id;
+  Conn& c = conns_[id];
+  c.target = &e;
+  c.st = St::resolving;
+  if (rdma_create_id(cm_ch_, &c.id, nullptr, RDMA_PS_TCP) != 0) {
+    int err = errno;
+    free_conn(id);
+    return -err;
+  }
+  tag(id);
+  sockaddr* src = e.source.family() == AF_UNSPEC ? nullptr : const_cast<sockaddr*>(e.source.get());
+  if (rdma_resolve_addr(c.id, src, const_cast<sockaddr*>(e.remote.get()), 2000) != 0) {
+    int err = errno;
+    destroy_id(c.id);
+    free_conn(id);
+    return -err;
+  }
+  return id;
+}
+
+int RdmaEngine::accept(int listen_id) {
+  Conn& l = conns_[listen_id];
+  if (l.st != St::listener || l.backlog.empty()) return -EAGAIN;
+  int id = l.backlog.front();
+  l.backlog.erase(l.backlog.begin());
+  return id;
+}
+
+void RdmaEngine::close(int id) {
+  Conn& c = conns_[id];
+  if (c.st == St::free) return;
+  if (c.id) {
+    if (c.qp && lay_.srq) qpn_.erase(c.qp->qp_num);
+    if (c.st != St::listener && c.st != St::resolving) rdma_disconnect(c.id);
+    destroy_id(c.id);
+  }
+  free_conn(id);
+}
+
+void RdmaEngine::shutdown_send(int id) {
+  Conn& c = conns_[id];
+  if (c.st == St::free || c.st == St::listener || c.fin_sent) return;
+  c.fin_sent = true;
+  if (c.st == St::failed) return;
+  Pending p;
+  p.kind = kSqFin;
+  push_pending(c, id, p);
+}
+
+bool RdmaEngine::push_pending(Conn& c, int id, const Pending& p) {
+  if (c.pend_tail - c.pend_head > pend_mask_) return false;
+  pend_[size_t(id) * (pend_mask_ + 1) + (c.pend_tail++ & pend_mask_)] = p;
+  mark_dirty(id);
+  return true;
+}
+
+int RdmaEngine::post(int id, std::span<const WorkReq> reqs) {
+  Conn& c = conns_[id];
+  if (c.st == St::free) return -EBADF;
+  int n = 0;
+  for (const WorkReq& r : reqs) {
+    if (r.op == Op::recv) {
+      arm(id, r.cookie);
+    } else if (r.op == Op::accept) {
+      if (c.st != St::listener) return n > 0 ? n : -EINVAL;
+      if (!c.backlog.empty()) {
+        push_ready({r.cookie, accept(id), 0, 0, nullptr});
+      } else {
+        c.accept_armed = true;
+        c.accept_cookie = r.cookie;
+      }
+    } else if (r.op == Op::send) {
+      if (verb_ == Verb::read) return n > 0 ? n : -EOPNOTSUPP;  // a passive sender posts none
+      if (c.st == St::failed) {
+        push_ready({r.cookie, c.error, kCompError, 0, nullptr});
+      } else {
+        Pending p;
+        p.cookie = r.cookie;
+        p.buf = r.buf;
+        p.kind = r.signal ? kSqSend : kSqQuiet;
+        if (!push_pending(c, id, p)) return n;
+      }
+    } else {
+      return n > 0 ? n : -EOPNOTSUPP;
+    }
+    ++n;
+  }
+  return n;
+}
+
+void RdmaEngine::arm(int id, uint64_t cookie) {
+  Conn& c = conns_[id];
+  c.recv_cookie = cookie;
+  c.armed = true;
+  while (c.arr_head != c.arr_tail && c.armed) {
+    Arrival a = arr_[size_t(id) * (arr_mask_ + 1) + (c.arr_head++ & arr_mask_)];
+    deliver(c, id, a.slot, a.bytes, slot_ptr(a.slot));
+  }
+  if (c.eof_owed) {
+    deliver_end(c, 0);
+  } else if (c.error_owed) {
+    deliver_end(c, c.error);
+  }
+  if (!c.armed) return;
+  if (verb_ == Verb::read && !c.reads_started && c.st == St::up) {
+    c.reads_started = true;
+    for (uint32_t i = 0; i < lay_.slots_per_conn; ++i) {
+      Pending p;
+      p.kind = kSqRead;
+      p.slot = id * lay_.slots_per_conn + i;
+      push_pending(c, id, p);
+    }
+  }
+  if (mode_.memory_poll && !c.polled) {
+    c.polled = true;
+    polled_.push_back(id);
+  }
+}
+
+void RdmaEngine::deliver(Conn& c, int id, uint32_t slot, int32_t bytes, const std::byte* data) {
+  if (c.armed) {
+    push_ready({c.recv_cookie, bytes, uint16_t(kCompBuffer | kCompMore), uint16_t(slot), data});
+    return;
+  }
+  if (c.arr_tail - c.arr_head > arr_mask_) return;  // cannot happen: one per posted receive
+  arr_[size_t(id) * (arr_mask_ + 1) + (c.arr_tail++ & arr_mask_)] = {slot, bytes};
+}
+
+void RdmaEngine::deliver_end(Conn& c, int32_t bytes) {
+  if (bytes < 0) c.error_told = true;
+  if (!c.armed) {
+    (bytes == 0 ? c.eof_owed : c.error_owed) = true;
+    return;
+  }
+  push_ready({c.recv_cookie, bytes, uint16_t(bytes < 0 ? kCompError : 0), 0, nullptr});
+  c.armed = false;
+  c.polled = false;
+  c.eof_owed = c.error_owed = false;
+}
+
+void RdmaEngine::fail_conn(int id, int err, const std::string& why) {
+  Conn& c = conns_[id];
+  if (c.st == St::free || c.st == St::failed) return;
+  if (c.err.empty()) c.err = why;
+  c.error = -err;
+  bool listener = c.st == St::listener;
+  c.st = St::failed;
+  if (listener) return;
+  while (c.pend_head != c.pend_tail) {
+    Pending& p = pend_[size_t(id) * (pend_mask_ + 1) + (c.pend_head++ & pend_mask_)];
+    if (p.kind == kSqSend || p.kind == kSqQuiet) {
+      push_ready({p.cookie, -err, kCompError, 0, nullptr});
+    }
+  }
+  if (!c.error_told && !c.fin_seen) deliver_end(c, -err);
+}
+
+void RdmaEngine::recycle(uint16_t buf_id) {
+  uint32_t slot = buf_id;
+  if (verb_ == Verb::write) return;  // a polled landing slot: nothing to give back
+  auto active = [](const Conn& c) { return c.st == St::up || c.st == St::accepting; };
+  if (lay_.srq) {
+    DeviceRes& d = *res_->devices().front();
+    int id = verb_ == Verb::send ? slot_owner_[slot] : int(lay_.conn_of_slot(slot));
+    res_->repost(d, nullptr, kSrqConn, 0, verb_ == Verb::send ? slot : 0);
+    Conn& c = conns_[id];
+    if (active(c)) {
+      ++c.reposted;
+      if (credit_update_due(c.reposted, c.announced, lay_.granted)) mark_dirty(id);
+    }
+    return;
+  }
+  int id = int(lay_.conn_of_slot(slot));
+  Conn& c = conns_[id];
+  if (verb_ == Verb::read) {
+    if (c.armed && c.st == St::up && !c.fin_seen) {
+      Pending p;
+      p.kind = kSqRead;
+      p.slot = slot;
+      push_pending(c, id, p);
+    }
+    return;
+  }
+  if (!active(c) || !c.qp) return;
+  if (!slot_posted_.empty()) {
+    if (slot_posted_[slot]) return;  // the slot of a connection closed and opened again
+    slot_posted_[slot] = 1;
+  }
+  if (res_->repost(*c.dev, c.qp, uint32_t(id), c.gen, verb_ == Verb::send ? slot : 0) != 0) {
+    return;  // the queue pair is in error: its failure is on its way through the CQ
+  }
+  ++c.reposted;
+  if (credit_update_due(c.reposted, c.announced, lay_.granted)) mark_dirty(id);
+}
+
+}  // namespace mtperf::rdma

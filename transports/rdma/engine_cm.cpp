@@ -1,0 +1,224 @@
+// The rdma engine's rdma_cm side: crr's connections made and accepted on the data path, and
+// the events that end connections (a peer's disconnect, a device's removal) (engine.hpp).
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "transports/rdma/cm.hpp"
+#include "transports/rdma/engine.hpp"
+
+namespace mtperf::rdma {
+
+namespace {
+
+constexpr int kResolveMs = 2000;
+constexpr int64_t kFinWaitNs = 1'000'000'000;  // how long teardown lets FINs complete
+
+std::string event_text(const rdma_cm_event* ev) {
+  std::string s = rdma_event_str(ev->event);
+  if (ev->status < 0) {
+    s += std::string(" (") + std::strerror(-ev->status) + ")";
+  } else if (ev->status > 0) {
+    s += " (status " + std::to_string(ev->status) + ")";
+  }
+  return s;
+}
+
+}  // namespace
+
+void RdmaEngine::cm_events() {
+  rdma_cm_event* ev = nullptr;
+  while (rdma_get_cm_event(cm_ch_, &ev) == 0)
+    on_cm_event(ev);
+}
+
+void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
+  rdma_cm_id* owner = ev->event == RDMA_CM_EVENT_CONNECT_REQUEST ? ev->listen_id : ev->id;
+  auto tagv = uint64_t(uintptr_t(owner ? owner->context : nullptr));
+  uint32_t id = uint32_t(tagv);
+  if (id >= conns_.size() || conns_[id].gen != uint16_t(tagv >> 32) || conns_[id].st == St::free) {
+    if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+      rdma_cm_id* cm = ev->id;
+      rdma_ack_cm_event(ev);
+      rdma_reject(cm, nullptr, 0);
+      rdma_destroy_id(cm);
+    } else {
+      rdma_ack_cm_event(ev);
+    }
+    return;
+  }
+  Conn& c = conns_[id];
+  switch (ev->event) {
+    case RDMA_CM_EVENT_CONNECT_REQUEST:
+      on_connect_request(int(id), ev);
+      return;
+    case RDMA_CM_EVENT_ADDR_RESOLVED:
+      rdma_ack_cm_event(ev);
+      if (rdma_resolve_route(c.id, kResolveMs) != 0) {
+        fail_conn(int(id), errno, std::string("rdma_resolve_route: ") + std::strerror(errno));
+      }
+      return;
+    case RDMA_CM_EVENT_ROUTE_RESOLVED:
+      rdma_ack_cm_event(ev);
+      on_route_resolved(int(id));
+      return;
+    case RDMA_CM_EVENT_ESTABLISHED:
+      on_established(int(id), ev);
+      return;
+    case RDMA_CM_EVENT_DISCONNECTED:
+      rdma_ack_cm_event(ev);
+      on_disconnected(int(id), "the peer disconnected (RDMA_CM_EVENT_DISCONNECTED)", ECONNRESET);
+      return;
+    case RDMA_CM_EVENT_DEVICE_REMOVAL: {
+      rdma_ack_cm_event(ev);
+      DeviceRes* dev = c.dev;
+      for (size_t i = 0; i < conns_.size(); ++i) {
+        if (conns_[i].dev == dev || i == id) {
+          on_disconnected(int(i), "the RDMA device was removed (RDMA_CM_EVENT_DEVICE_REMOVAL)",
+                          ENODEV);
+        }
+      }
+      return;
+    }
+    case RDMA_CM_EVENT_ADDR_ERROR:
+    case RDMA_CM_EVENT_ROUTE_ERROR:
+    case RDMA_CM_EVENT_CONNECT_ERROR:
+    case RDMA_CM_EVENT_UNREACHABLE:
+    case RDMA_CM_EVENT_REJECTED: {
+      std::string why = "connecting: " + event_text(ev);
+      rdma_ack_cm_event(ev);
+      fail_conn(int(id), ECONNREFUSED, why);
+      return;
+    }
+    default:
+      rdma_ack_cm_event(ev);
+      return;
+  }
+}
+
+void RdmaEngine::on_route_resolved(int id) {
+  Conn& c = conns_[id];
+  std::array<uint8_t, kPdBytes> mine{};
+  try {
+    c.dev = &res_->device(c.id->verbs);
+    c.qp = res_->create_qp(c.id, *c.dev);
+    encode_conn_info(res_->local_info(uint32_t(id), *c.dev, c.target->setup), mine.data());
+  } catch (const std::exception& e) {
+    fail_conn(id, EIO, e.what());
+    return;
+  }
+  tag(id);
+  int rc = res_->post_receives(*c.dev, c.qp, uint32_t(id), c.gen);
+  if (rc != 0) {
+    fail_conn(id, rc, std::string("posting receives: ") + std::strerror(rc));
+    return;
+  }
+  rdma_conn_param p = conn_param(*c.dev, mine.data());
+  if (rdma_connect(c.id, &p) != 0) {
+    fail_conn(id, errno, std::string("rdma_connect: ") + std::strerror(errno));
+    return;
+  }
+  c.st = St::connecting;
+}
+
+void RdmaEngine::on_established(int id, rdma_cm_event* ev) {
+  Conn& c = conns_[id];
+  if (c.st != St::connecting) {  // the passive side: up since rdma_accept
+    rdma_ack_cm_event(ev);
+    return;
+  }
+  std::string why = check_peer(ev->param.conn.private_data, ev->param.conn.private_data_len,
+                               c.target->setup, verb_, c.peer);
+  rdma_ack_cm_event(ev);
+  if (!why.empty()) {
+    fail_conn(id, EPROTO, "the server's answer is not ours: " + why);
+    return;
+  }
+  c.st = St::up;
+  mark_dirty(id);
+}
+
+void RdmaEngine::on_connect_request(int listener, rdma_cm_event* ev) {
+  rdma_cm_id* cm = ev->id;
+  std::array<uint8_t, kPdBytes> pd{};
+  size_t len = std::min<size_t>(ev->param.conn.private_data_len, kPdBytes);
+  if (ev->param.conn.private_data) std::memcpy(pd.data(), ev->param.conn.private_data, len);
+  rdma_ack_cm_event(ev);
+  Conn& l = conns_[listener];
+  ConnInfo peer;
+  int id = -1;
+  if (l.st == St::listener && check_peer(pd.data(), len, l.target->setup, verb_, peer).empty()) {
+    id = take_conn();
+  }
+  if (id < 0) {  // a stranger, or no room: refused
+    rdma_reject(cm, nullptr, 0);
+    rdma_destroy_id(cm);
+    return;
+  }
+  Conn& c = conns_[id];
+  c.id = cm;
+  c.peer = peer;
+  c.listener = listener;
+  std::array<uint8_t, kPdBytes> mine{};
+  try {
+    c.dev = &res_->device(cm->verbs);
+    c.qp = res_->create_qp(cm, *c.dev);
+    encode_conn_info(res_->local_info(uint32_t(id), *c.dev, l.target->setup), mine.data());
+  } catch (const std::exception&) {
+    rdma_reject(cm, nullptr, 0);
+    destroy_id(cm);
+    free_conn(id);
+    return;
+  }
+  tag(id);
+  rdma_conn_param p = conn_param(*c.dev, mine.data());
+  if (res_->post_receives(*c.dev, c.qp, uint32_t(id), c.gen) != 0 || rdma_accept(cm, &p) != 0) {
+    close(id);
+    return;
+  }
+  // rdma_accept took the queue pair to RTS: it may answer as soon as the request is in.
+  c.st = St::up;
+  if (l.accept_armed) {
+    l.accept_armed = false;
+    push_ready({l.accept_cookie, id, 0, 0, nullptr});
+  } else {
+    l.backlog.push_back(id);
+  }
+}
+
+void RdmaEngine::on_disconnected(int id, const char* why, int err) {
+  Conn& c = conns_[id];
+  if (c.st == St::free || c.st == St::listener) return;
+  // The peer's FIN completed before it disconnected, but the event channel may be read before
+  // the completion queue: whatever the queue holds goes first.
+  if (err == ECONNRESET) {
+    for (size_t i = 0; i < res_->devices().size(); ++i)
+      while (reap(*res_->devices()[i]) > 0) {
+      }
+  }
+  if (c.st == St::free) return;
+  // The queue pair goes to the error state (rdma_cm leaves it as it was): what it holds
+  // completes with a flush error, so nothing waits on a connection that is gone.
+  if (c.id) rdma_disconnect(c.id);
+  if (c.fin_seen && err == ECONNRESET) return;  // the end of the stream came first: normal
+  fail_conn(id, err, std::string(verb_name()) + ": " + why);
+}
+
+void RdmaEngine::finish_fins() {
+  int64_t until = monotonic_ns() + kFinWaitNs;
+  auto pending = [this] {
+    for (const Conn& c : conns_) {
+      if (c.st == St::up && c.fin_sent && c.sq_head != c.sq_tail) return true;
+    }
+    return false;
+  };
+  while (pending() && monotonic_ns() < until) {
+    for (size_t i = 0; i < res_->devices().size(); ++i)
+      reap(*res_->devices()[i]);
+    cm_events();
+    ready_.clear();
+    ready_head_ = 0;
+  }
+}
+
+}  // namespace mtperf::rdma

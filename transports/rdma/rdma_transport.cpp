@@ -1,0 +1,173 @@
+// The rdma transport: registry entry, set-up, the worker's engine, what the report shows.
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "platform/rdma_devices.hpp"
+#include "transports/rdma/engine.hpp"
+#include "transports/rdma/probe.hpp"
+#include "transports/rdma/register.hpp"
+#include "transports/rdma/settings.hpp"
+#include "transports/rdma/setup.hpp"
+#include "workloads/engine_config.hpp"
+#include "workloads/worker.hpp"
+
+namespace mtperf {
+namespace rdma {
+namespace {
+
+// Receive-not-ready and retry counters of the devices (hw_counters), for the report: a SEND
+// that met no receive shows here, whatever the credits promised.
+uint64_t rnr_count(const std::vector<RdmaPortCounters>& ports) {
+  uint64_t n = 0;
+  for (auto& p : ports) {
+    for (auto& [name, v] : p.counters) {
+      if (name.find("rnr") != std::string::npos) n += v;
+    }
+  }
+  return n;
+}
+
+class RdmaTransport final : public Transport {
+ public:
+  explicit RdmaTransport(const RdmaSettings& s) : set_(s) {}
+  ~RdmaTransport() override {
+    workers_.clear();  // every PD, CQ and MR before the devices' last reference
+    if (devices_) rdma_free_devices(devices_);
+  }
+  Caps caps() const override { return rdma_caps(set_); }
+
+  std::unique_ptr<FlowListener> listen(const SockAddr& where, const FlowSetup& setup) override {
+    check(setup);
+    return rdma_listen(where, setup, resources(setup));
+  }
+  std::unique_ptr<Endpoint> connect(const SockAddr& server, const SockAddr& source,
+                                    const FlowSetup& setup, int64_t deadline_ns) override {
+    check(setup);
+    return rdma_connect(server, source, setup, resources(setup), deadline_ns);
+  }
+
+  void run_worker(WorkerJob& job) override {
+    std::shared_ptr<WorkerRes> res;
+    {
+      std::lock_guard lock(mu_);
+      auto it = workers_.find(job.index);
+      if (it != workers_.end()) res = it->second;
+    }
+    if (!res) throw std::runtime_error("rdma: no connection was set up for this worker");
+    EngineConfig cfg = engine_config(job, caps());
+    if (cfg.buffers != res->pool().count() || cfg.buffer_size != res->pool().size()) {
+      throw std::runtime_error("rdma: the worker's flows differ from those set up for it");
+    }
+    const TestSpec& spec = *job.spec;
+    bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
+    EngineMode mode;
+    mode.read_size = spec.stream_msg_size();
+    mode.memory_poll = set_.verb == Verb::write && rr;
+    RdmaEngine engine(res, mode);
+    Worker<RdmaEngine>(engine, job).run();
+    std::lock_guard lock(mu_);
+    const EngineCounters& c = engine.counters();
+    ctr_.signalled += c.signalled;
+    ctr_.unsignaled += c.unsignaled;
+    ctr_.chains += c.chains;
+    ctr_.credit_waits += c.credit_waits;
+    ctr_.credit_writes += c.credit_writes;
+    Caps ec = engine.caps();
+    inline_ = inline_ < 0 ? int64_t(ec.max_inline) : std::min<int64_t>(inline_, ec.max_inline);
+    memory_poll_ |= mode.memory_poll;
+  }
+
+  std::map<std::string, std::string> effective_settings() const override;
+
+  uint64_t engine_overhead_bytes(const EngineConfig& cfg) const override {
+    Layout l = make_layout(cfg, set_, false);
+    uint64_t tables = uint64_t(l.conns) * (2 * l.sq_depth * 32 + l.depth * 16 + 256);
+    return l.area_bytes() + tables;
+  }
+
+ private:
+  void check(const FlowSetup& s) const {
+    if (s.proto == Proto::udp) {
+      throw std::runtime_error("rdma carries RC connections: -p udp makes no sense; use -p tcp");
+    }
+    std::string why = verb_refusal(set_.verb, s.request_response, s.per_transaction);
+    if (!why.empty()) throw std::runtime_error(why);
+  }
+  std::shared_ptr<WorkerRes> resources(const FlowSetup& s) {
+    std::lock_guard lock(mu_);
+    if (!devices_) {
+      // Holds librdmacm's device contexts open for as long as our PDs and CQs live on them.
+      devices_ = rdma_get_devices(nullptr);
+      before_ = read_rdma_counters("/");
+    }
+    auto& w = workers_[s.worker];
+    if (!w) w = std::make_shared<WorkerRes>(s.engine, set_, s.per_transaction);
+    return w;
+  }
+
+  RdmaSettings set_;
+  mutable std::mutex mu_;
+  std::map<uint32_t, std::shared_ptr<WorkerRes>> workers_;
+  ibv_context** devices_ = nullptr;
+  std::vector<RdmaPortCounters> before_;
+  EngineCounters ctr_;
+  int64_t inline_ = -1;
+  bool memory_poll_ = false;
+};
+
+std::map<std::string, std::string> RdmaTransport::effective_settings() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, std::string> m;
+  m["verb"] = std::string(to_string(set_.verb));
+  m["signal"] = std::to_string(set_.signal_every);
+  m["inline"] = inline_ >= 0                       ? std::to_string(inline_)
+                : set_.inline_cap == kInlineDevice ? "device"
+                                                   : std::to_string(set_.inline_cap);
+  if (!workers_.empty()) {
+    const Layout& l = workers_.begin()->second->layout();
+    m["srq"] = l.srq ? "on" : "off";
+    m["recv_depth"] = std::to_string(l.depth);
+    m["credits"] = std::to_string(l.granted);
+    std::string devs;
+    for (auto& d : workers_.begin()->second->devices())
+      devs += (devs.empty() ? "" : ",") + d->name();
+    if (!devs.empty()) m["devices"] = devs;
+  }
+  if (memory_poll_) m["wait"] = "spin (request/response over RDMA WRITE polls memory)";
+  if (ctr_.chains > 0) {
+    m["signalled"] = std::to_string(ctr_.signalled) + " of " +
+                     std::to_string(ctr_.signalled + ctr_.unsignaled) + " requests in " +
+                     std::to_string(ctr_.chains) + " chains";
+  }
+  m["credit_waits"] = std::to_string(ctr_.credit_waits);
+  if (ctr_.credit_writes) m["credit_writes"] = std::to_string(ctr_.credit_writes);
+  if (devices_) {
+    uint64_t rnr = rnr_count(rdma_counter_deltas(before_, read_rdma_counters("/")));
+    m["rnr_counters"] = std::to_string(rnr);
+  }
+  return m;
+}
+
+std::unique_ptr<Transport> rdma_create(const TransportParams& params) {
+  return std::make_unique<RdmaTransport>(parse_rdma_settings(params));
+}
+
+}  // namespace
+}  // namespace rdma
+
+const TransportEntry& rdma_transport_entry() {
+  static const TransportEntry entry{
+      .name = "rdma",
+      .summary =
+          "RDMA verbs over RC queue pairs connected by rdma_cm: SEND, WRITE (with "
+          "immediate) and READ",
+      .caps = rdma::rdma_caps(rdma::RdmaSettings{}),
+      .options = rdma::rdma_options,
+      .probe = rdma_probe,
+      .create = rdma::rdma_create,
+  };
+  return entry;
+}
+
+}  // namespace mtperf

@@ -1,0 +1,120 @@
+#pragma once
+// One worker's RDMA resources, made by the transport's set-up (it must publish the landing
+// slots' address and rkey in each connection's private data) and handed to the worker's engine
+// in run_worker:
+//   per worker          the pool and the area (layout.hpp), one allocation each, and the
+//                       connection table's set-up half
+//   per worker, device  a protection domain, a completion channel and one completion queue, the
+//                       pool and the area registered (one memory region each), and the shared
+//                       receive queue when the layout has one (filled at once)
+// Destruction releases everything in the reverse order; queue pairs and rdma_cm ids belong to
+// endpoints and engines, which hold a shared_ptr to these, so the PD and CQ outlive them.
+// Set-up path (control thread), then the worker thread only: not thread-safe.
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "transports/api/endpoint.hpp"
+#include "transports/rdma/layout.hpp"
+#include "transports/rdma/private_data.hpp"
+
+namespace mtperf::rdma {
+
+// [[noreturn]] a std::runtime_error "what: strerror(errno)" (with a hint for the usual causes).
+[[noreturn]] void throw_errno(const std::string& what, int err);
+
+struct DeviceRes {
+  ibv_context* ctx = nullptr;
+  ibv_device_attr attr{};
+  ibv_pd* pd = nullptr;
+  ibv_comp_channel* channel = nullptr;
+  ibv_cq* cq = nullptr;
+  ibv_mr* pool_mr = nullptr;
+  ibv_mr* area_mr = nullptr;
+  ibv_srq* srq = nullptr;
+  uint32_t max_inline = UINT32_MAX;  // learnt from the first queue pair (UINT32_MAX: not yet)
+  uint32_t cq_events = 0;            // completion events not yet acknowledged
+
+  DeviceRes() = default;
+  DeviceRes(const DeviceRes&) = delete;
+  DeviceRes& operator=(const DeviceRes&) = delete;
+  ~DeviceRes();
+  std::string name() const;
+  uint32_t pool_lkey() const { return pool_mr ? pool_mr->lkey : 0; }
+};
+
+// wr_id of a work request: its connection and the connection's generation (so that a
+// completion of a closed connection is never taken for the next one in its place), whether it
+// is a receive, and the send queue's sequence number or the receive's slot.
+inline constexpr uint32_t kSrqConn = 0xffff;
+constexpr uint64_t make_wr_id(uint32_t conn, uint32_t gen, bool recv, uint32_t index) {
+  return uint64_t(conn & 0xffff) << 48 | uint64_t(gen & 0x7fff) << 33 | uint64_t(recv) << 32 |
+         index;
+}
+constexpr uint32_t wr_conn(uint64_t id) {
+  return uint32_t(id >> 48);
+}
+constexpr uint32_t wr_gen(uint64_t id) {
+  return uint32_t(id >> 33) & 0x7fff;
+}
+constexpr bool wr_recv(uint64_t id) {
+  return (id >> 32) & 1;
+}
+constexpr uint32_t wr_index(uint64_t id) {
+  return uint32_t(id);
+}
+
+class WorkerRes {
+ public:
+  WorkerRes(const EngineConfig& cfg, const RdmaSettings& s, bool per_transaction);
+  ~WorkerRes();
+  WorkerRes(const WorkerRes&) = delete;
+  WorkerRes& operator=(const WorkerRes&) = delete;
+
+  const Layout& layout() const { return layout_; }
+  const RdmaSettings& settings() const { return settings_; }
+  const EngineConfig& config() const { return cfg_; }
+  BufferPool& pool() { return pool_; }
+  std::byte* slot(uint32_t index) const { return area_ + size_t(index) * layout_.slot_size; }
+  std::byte* conn_slot(uint32_t conn, uint32_t i) const {
+    return slot(conn * layout_.slots_per_conn + i);
+  }
+  std::byte* ctrl(uint32_t conn) const {
+    return area_ + layout_.slots_bytes() + size_t(conn) * layout_.ctrl_stride;
+  }
+  // The device's resources, made on first use. Throws std::runtime_error naming the call.
+  DeviceRes& device(ibv_context* ctx);
+  std::vector<std::unique_ptr<DeviceRes>>& devices() { return devices_; }
+  // Set-up: the next entry of the connection table. Throws when set-up has used its half.
+  uint32_t take_setup_conn();
+  uint32_t setup_conns() const { return setup_conns_; }
+
+  // What this side tells the peer of connection `conn` on device d.
+  ConnInfo local_info(uint32_t conn, const DeviceRes& d, const FlowSetup& s) const;
+  // Creates the queue pair of `id` on d (RC, this layout's depths, inline up to what the device
+  // takes and the options allow); throws naming the call.
+  ibv_qp* create_qp(rdma_cm_id* id, DeviceRes& d);
+  // Posts a connection's receives (none with an SRQ); 0 or an errno.
+  int post_receives(DeviceRes& d, ibv_qp* qp, uint32_t conn, uint32_t gen);
+  // Re-posts one receive for slot `index` (with its buffer when the layout has them).
+  int repost(DeviceRes& d, ibv_qp* qp, uint32_t conn, uint32_t gen, uint32_t index);
+
+ private:
+  void fill_srq(DeviceRes& d);
+
+  EngineConfig cfg_;
+  RdmaSettings settings_;
+  Layout layout_;
+  BufferPool pool_;
+  std::byte* area_ = nullptr;
+  size_t area_bytes_ = 0;
+  uint32_t setup_conns_ = 0;
+  uint32_t setup_limit_ = 0;
+  std::vector<std::unique_ptr<DeviceRes>> devices_;
+};
+
+}  // namespace mtperf::rdma

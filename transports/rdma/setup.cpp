@@ -1,0 +1,201 @@
+#include "transports/rdma/setup.hpp"
+
+#include <arpa/inet.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "transports/rdma/cm.hpp"
+
+namespace mtperf::rdma {
+
+namespace {
+
+std::string flow_name(const FlowSetup& s) {
+  return "flow " + std::to_string(s.flow);
+}
+
+// How long one rdma_cm resolution step may take, whatever the set-up deadline.
+constexpr int kResolveMs = 2000;
+
+void fail_errno(const std::string& what) {
+  int err = errno;
+  throw_errno(what, err);
+}
+
+sockaddr* sa(const SockAddr& a) {
+  return const_cast<sockaddr*>(a.get());
+}
+
+// Resolves address and route of `id` towards `server` (rdma_cm picks the device, port and GID
+// of the local address it routes from: RoCE v2 over IPv4 or IPv6).
+void resolve(rdma_event_channel* ch, rdma_cm_id* id, const SockAddr& server, const SockAddr& source,
+             int64_t deadline_ns, const std::string& what, bool route) {
+  int ms = std::clamp(ms_until(deadline_ns), 1, kResolveMs);
+  sockaddr* src = source.family() == AF_UNSPEC ? nullptr : sa(source);
+  if (rdma_resolve_addr(id, src, sa(server), ms) != 0) fail_errno(what + ": rdma_resolve_addr");
+  rdma_ack_cm_event(expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, deadline_ns, what));
+  if (!route) return;
+  if (rdma_resolve_route(id, std::clamp(ms_until(deadline_ns), 1, kResolveMs)) != 0) {
+    fail_errno(what + ": rdma_resolve_route");
+  }
+  rdma_ack_cm_event(expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline_ns, what));
+}
+
+// The connection's QP and receives, on the worker's resources for id's device.
+void prepare(RdmaEndpoint& ep, const FlowSetup& s) {
+  ep.dev = &ep.res->device(ep.id->verbs);
+  ep.conn = ep.res->take_setup_conn();
+  ibv_qp* qp = ep.res->create_qp(ep.id, *ep.dev);
+  int rc = ep.res->post_receives(*ep.dev, qp, ep.conn, 0);
+  if (rc != 0) throw_errno(flow_name(s) + ": posting receives", rc);
+}
+
+class RdmaListener final : public FlowListener {
+ public:
+  RdmaListener(const SockAddr& where, const FlowSetup& setup, std::shared_ptr<WorkerRes> res)
+      : setup_(setup), res_(std::move(res)) {
+    std::string what = flow_name(setup) + ": listening on " + where.to_string();
+    ch_ = make_channel();
+    if (rdma_create_id(ch_, &id_, nullptr, RDMA_PS_TCP) != 0) fail_errno(what + ": rdma_create_id");
+    if (rdma_bind_addr(id_, sa(where)) != 0) fail_errno(what + ": rdma_bind_addr");
+    if (rdma_listen(id_, setup.per_transaction ? 1024 : 4) != 0) fail_errno(what + ": rdma_listen");
+    // Bound to an address of a device: its resources now, before the timed phase.
+    if (id_->verbs) res_->device(id_->verbs);
+  }
+  ~RdmaListener() override {
+    destroy_id(id_);
+    if (ch_) rdma_destroy_event_channel(ch_);
+  }
+  uint16_t port() const override { return ntohs(rdma_get_src_port(id_)); }
+  int wait_fd() const override { return ch_->fd; }
+  std::unique_ptr<Endpoint> accept(int64_t deadline_ns) override;
+  std::unique_ptr<Endpoint> release() override {
+    auto ep = std::make_unique<RdmaEndpoint>();
+    ep->kind = RdmaEndpoint::Kind::listener;
+    ep->res = res_;
+    ep->setup = setup_;
+    ep->id = id_;
+    ep->ch = ch_;
+    id_ = nullptr;
+    ch_ = nullptr;
+    return ep;
+  }
+
+ private:
+  FlowSetup setup_;
+  std::shared_ptr<WorkerRes> res_;
+  rdma_event_channel* ch_ = nullptr;
+  rdma_cm_id* id_ = nullptr;
+};
+
+std::unique_ptr<Endpoint> RdmaListener::accept(int64_t deadline_ns) {
+  rdma_cm_event* ev = nullptr;
+  if (rdma_get_cm_event(ch_, &ev) != 0) return nullptr;
+  if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+    rdma_ack_cm_event(ev);
+    return nullptr;
+  }
+  std::array<uint8_t, kPdBytes> pd{};
+  size_t len = std::min<size_t>(ev->param.conn.private_data_len, kPdBytes);
+  if (ev->param.conn.private_data) std::memcpy(pd.data(), ev->param.conn.private_data, len);
+  rdma_cm_id* cm = ev->id;
+  rdma_ack_cm_event(ev);
+  ConnInfo peer;
+  if (!check_peer(pd.data(), len, setup_, res_->settings().verb, peer).empty()) {
+    rdma_reject(cm, nullptr, 0);
+    rdma_destroy_id(cm);
+    ++rejected_;
+    return nullptr;
+  }
+  auto ep = std::make_unique<RdmaEndpoint>();
+  ep->res = res_;
+  ep->peer = peer;
+  ep->id = cm;
+  std::string what = flow_name(setup_) + ": accepting";
+  try {
+    ep->ch = make_channel();
+  } catch (...) {
+    rdma_reject(cm, nullptr, 0);
+    rdma_destroy_id(cm);
+    throw;
+  }
+  // Its own channel: its events no longer mix with the listener's.
+  if (rdma_migrate_id(cm, ep->ch) != 0) {
+    int err = errno;
+    rdma_reject(cm, nullptr, 0);
+    throw_errno(what + ": rdma_migrate_id", err);
+  }
+  prepare(*ep, setup_);
+  std::array<uint8_t, kPdBytes> mine{};
+  encode_conn_info(ep->res->local_info(ep->conn, *ep->dev, setup_), mine.data());
+  rdma_conn_param p = conn_param(*ep->dev, mine.data());
+  if (rdma_accept(cm, &p) != 0) fail_errno(what + ": rdma_accept");
+  rdma_ack_cm_event(expect_event(ep->ch, RDMA_CM_EVENT_ESTABLISHED, deadline_ns, what));
+  // One connection per flow: the listener has served its purpose.
+  destroy_id(id_);
+  id_ = nullptr;
+  return ep;
+}
+
+}  // namespace
+
+RdmaEndpoint::~RdmaEndpoint() {
+  if (id && kind == Kind::conn) rdma_disconnect(id);
+  destroy_id(id);
+  if (ch) rdma_destroy_event_channel(ch);
+}
+
+void RdmaEndpoint::release() {
+  id = nullptr;
+  ch = nullptr;
+}
+
+std::unique_ptr<FlowListener> rdma_listen(const SockAddr& where, const FlowSetup& setup,
+                                          std::shared_ptr<WorkerRes> res) {
+  return std::make_unique<RdmaListener>(where, setup, std::move(res));
+}
+
+std::unique_ptr<Endpoint> rdma_connect(const SockAddr& server, const SockAddr& source,
+                                       const FlowSetup& setup, std::shared_ptr<WorkerRes> res,
+                                       int64_t deadline_ns) {
+  auto ep = std::make_unique<RdmaEndpoint>();
+  ep->res = std::move(res);
+  ep->setup = setup;
+  ep->remote = server;
+  ep->source = source;
+  std::string what = flow_name(setup) + ": connecting to " + server.to_string();
+  ep->ch = make_channel();
+  if (rdma_create_id(ep->ch, &ep->id, nullptr, RDMA_PS_TCP) != 0) {
+    fail_errno(what + ": rdma_create_id");
+  }
+  if (setup.per_transaction) {
+    // Each transaction connects on the data path; the device's resources are made now, before
+    // the timed phase, from where the address resolves.
+    ep->kind = RdmaEndpoint::Kind::target;
+    resolve(ep->ch, ep->id, server, source, deadline_ns, what, false);
+    ep->dev = &ep->res->device(ep->id->verbs);
+    destroy_id(ep->id);
+    ep->id = nullptr;
+    rdma_destroy_event_channel(ep->ch);
+    ep->ch = nullptr;
+    return ep;
+  }
+  resolve(ep->ch, ep->id, server, source, deadline_ns, what, true);
+  prepare(*ep, setup);
+  std::array<uint8_t, kPdBytes> mine{};
+  encode_conn_info(ep->res->local_info(ep->conn, *ep->dev, setup), mine.data());
+  rdma_conn_param p = conn_param(*ep->dev, mine.data());
+  if (rdma_connect(ep->id, &p) != 0) fail_errno(what + ": rdma_connect");
+  rdma_cm_event* ev = expect_event(ep->ch, RDMA_CM_EVENT_ESTABLISHED, deadline_ns, what);
+  std::string why = check_peer(ev->param.conn.private_data, ev->param.conn.private_data_len, setup,
+                               ep->res->settings().verb, ep->peer);
+  rdma_ack_cm_event(ev);
+  if (!why.empty()) throw std::runtime_error(what + ": the server's answer is not ours: " + why);
+  return ep;
+}
+
+}  // namespace mtperf::rdma
