@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Runs inside the RDMA guest (see CMakeLists.txt here): mtperf's rdma transport over soft-RoCE,
+# client and server in the guest, every workload over every verb that carries it:
+#   stream, maerts, bidir   over send, write, write_imm, read
+#   rr                      over send, write (polls memory), write_imm; burst rr over send
+#   crr                     over send (an rdma_cm connection per transaction)
+#   --wait spin and block   for a stream and an rr over send
+# Each run's JSON must show throughput (streams) or transactions (rr, crr) and no error. Then the
+# error paths: -p udp and rr over read are refused before any set-up; a server killed mid-run
+# makes the client exit 1 within seconds, naming the verb or the completion's status.
+#
+#   bash tests/rdma_guest/rdma_conformance.sh MTPERF [CASE...]
+# CASE: a label below (e.g. stream/read); default: all. The guest is TCG-emulated (about 0.1
+# Gbit/s): every run is one second with a short warm-up.
+set -uo pipefail
+bin=${1:?usage: rdma_conformance.sh MTPERF [CASE...]}
+shift
+only=("$@")
+addr=${MTPERF_GUEST_ADDR:-10.10.0.1}
+port=12865
+scratch=$(mktemp -d)
+pids=()
+failures=0
+passed=0
+
+cleanup() {
+  for p in ${pids[@]+"${pids[@]}"}; do { kill -9 "$p" && wait "$p"; } 2>/dev/null; done
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+wanted() {
+  [ ${#only[@]} -eq 0 ] && return 0
+  local o
+  for o in "${only[@]}"; do [ "$o" = "$1" ] && return 0; done
+  return 1
+}
+
+# Starts `mtperf serve` on PORT; prints its pid once it listens.
+start_server() {
+  local p=$1
+  "$bin" serve --bind "$addr" --port "$p" > "$scratch/serve-$p.log" 2>&1 &
+  local pid=$!
+  pids+=("$pid")
+  for _ in $(seq 150); do
+    if [ -n "$(ss -Hltn "sport = :$p" 2>/dev/null)" ]; then echo "$pid"; return 0; fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  echo "mtperf serve on $addr:$p did not come up:" >&2
+  cat "$scratch/serve-$p.log" >&2
+  return 1
+}
+
+# check_json FILE bytes|transactions: the summary has the figure and no error.
+check_json() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+try:
+    s = json.load(open(sys.argv[1]))["summary"]
+except Exception as e:
+    sys.exit("no JSON report: %s" % e)
+errs = s.get("errors") or []
+if errs:
+    sys.exit("errors: " + "; ".join(errs))
+if sys.argv[2] == "bytes":
+    v = s.get("throughput_bps") or 0
+    print("%.1f Mbit/s" % (v / 1e6))
+else:
+    v = s.get("transactions") or 0
+    lat = s.get("latency_us") or {}
+    print("%d transactions, p50 %s us" % (v, lat.get("p50")))
+if not v > 0:
+    sys.exit("no %s" % sys.argv[2])
+PY
+}
+
+# run_case LABEL bytes|transactions MTPERF-RUN-ARGS...
+run_case() {
+  local label=$1 kind=$2
+  shift 2
+  wanted "$label" || return 0
+  local t0=$SECONDS rc=0 fig
+  timeout 90 "$bin" run -H "$addr:$port" -T rdma -l 1 --warmup 0.2 --format json -q "$@" \
+    > "$scratch/out.json" 2> "$scratch/err" || rc=$?
+  if [ $rc -ne 0 ]; then
+    fail "$label: mtperf run $* exited $rc: $(tail -n 3 "$scratch/err" | tr '\n' ' ')"
+    return
+  fi
+  if ! fig=$(check_json "$scratch/out.json" "$kind" 2>&1); then
+    fail "$label: $fig"
+    return
+  fi
+  passed=$((passed + 1))
+  printf 'ok   %-22s %-36s %3d s\n' "$label" "$fig" $((SECONDS - t0))
+}
+
+# refused LABEL PATTERN MTPERF-RUN-ARGS...: exits 1 at once, saying PATTERN.
+refused() {
+  local label=$1 pattern=$2 rc=0
+  shift 2
+  wanted "$label" || return 0
+  timeout 60 "$bin" run -H "$addr:$port" -T rdma -l 1 "$@" > /dev/null 2> "$scratch/err" || rc=$?
+  if [ $rc -ne 1 ] || ! grep -q -- "$pattern" "$scratch/err"; then
+    fail "$label: expected exit 1 with '$pattern', got $rc: $(tail -n 2 "$scratch/err" | tr '\n' ' ')"
+    return
+  fi
+  passed=$((passed + 1))
+  printf 'ok   %-22s %s\n' "$label" "$(head -c 110 "$scratch/err" | head -n1)"
+}
+
+# A server killed mid-stream: the client ends (exit 1) within seconds and says why.
+killed_server() {
+  wanted killed/server || return 0
+  local kport=$((port + 1)) spid cpid rc=0 t0 waited
+  spid=$(start_server "$kport") || { fail "killed/server: no server"; return; }
+  timeout 60 "$bin" run -H "$addr:$kport" -T rdma -w stream -l 8 --warmup 0.2 -q \
+    > /dev/null 2> "$scratch/kill.err" &
+  cpid=$!
+  sleep 3
+  kill -9 "$spid"
+  t0=$SECONDS
+  wait "$cpid" || rc=$?
+  waited=$((SECONDS - t0))
+  if [ $rc -ne 1 ]; then
+    fail "killed/server: the client exited $rc (expected 1): $(tail -n 3 "$scratch/kill.err" | tr '\n' ' ')"
+  elif [ $waited -gt 10 ]; then
+    fail "killed/server: the client took $waited s to end"
+  elif ! grep -Eq 'SEND|RECV|RDMA|IBV_WC|Flushed|disconnect|retry' "$scratch/kill.err"; then
+    fail "killed/server: the message names neither verb nor status: $(tr '\n' ' ' < "$scratch/kill.err")"
+  else
+    passed=$((passed + 1))
+    printf 'ok   %-22s %d s: %s\n' killed/server "$waited" "$(grep -Em1 'SEND|RECV|RDMA|IBV_WC|Flushed|disconnect|retry' "$scratch/kill.err" | head -c 160)"
+  fi
+}
+
+echo "== rdma conformance over $(rdma link show 2>/dev/null | head -n1)"
+start_server "$port" > /dev/null || exit 1
+
+for verb in send write write_imm read; do
+  for w in stream maerts bidir; do
+    run_case "$w/$verb" bytes -w "$w" -O "verb=$verb"
+  done
+done
+run_case rr/send transactions -w rr -O verb=send
+run_case rr/write transactions -w rr -O verb=write --wait spin
+run_case rr/write_imm transactions -w rr -O verb=write_imm
+run_case rr-burst/send transactions -w rr --burst 8 -O verb=send
+run_case crr/send transactions -w crr
+run_case stream/send/spin bytes -w stream --wait spin
+run_case stream/send/block bytes -w stream --wait block
+run_case rr/send/spin transactions -w rr --wait spin
+run_case rr/send/block transactions -w rr --wait block
+run_case stream/send/P4 bytes -w stream -P 4 --threads 1
+run_case rr/send/P8-srq transactions -w rr -P 8 --threads 1
+
+refused udp/refused "rdma carries RC connections" -w stream -p udp
+refused rr/read/refused "RDMA READ" -w rr -O verb=read
+refused verb/unknown "expected send, write, write_imm or read" -w stream -O verb=atomic
+killed_server
+
+echo "== $passed passed, $failures failed"
+[ $failures -eq 0 ]
