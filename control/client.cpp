@@ -124,8 +124,15 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   out.server_address = server.to_string();
   out.flow_sources = std::move(sources);
   out.flow_servers = spec.flow_servers;
-  send_message(ctl.fd, {MsgType::done, nlohmann::json::object()}, kSetupTimeoutMs);
-  Message result = expect(ctl.fd, MsgType::result, kMaxResultBody, kSetupTimeoutMs + 30000);
+  Message result;
+  try {
+    send_message(ctl.fd, {MsgType::done, nlohmann::json::object()}, kSetupTimeoutMs);
+    result = expect(ctl.fd, MsgType::result, kMaxResultBody, kSetupTimeoutMs + 30000);
+  } catch (const ProtocolError& e) {
+    // The server went away during the test: what the flows saw of it says more.
+    if (out.client.errors.empty()) throw;
+    throw ProtocolError(out.client.errors.front() + " (the server is gone: " + e.what() + ")");
+  }
   try {
     out.server = side_from_json(result.body);
   } catch (const std::invalid_argument& e) {
