@@ -10,6 +10,7 @@
 #include "cli/hosts_run.hpp"
 #include "cli/run_options.hpp"
 #include "control/local_server.hpp"
+#include "platform/interrupt.hpp"
 #include "report/render.hpp"
 #include "transports/api/registry.hpp"
 
@@ -82,9 +83,15 @@ int suite_command(const std::vector<std::string>& args) {
   control::ClientOptions client;
   client.server = server.address();
   int failures = 0;
+  catch_interrupts();
   for (const Case& c : cases()) {
+    if (interrupts() > 0) break;
     std::string row = fmt::format("{:<22}", c.label);
     for (auto& n : names) {
+      if (interrupts() > 0) {
+        row += fmt::format(" | {:<32}", "(interrupted)");
+        continue;
+      }
       std::vector<std::string> a = c.args;
       a.insert(a.end(), {"-T", n, "-l", length, "--warmup", "0.3", "-q"});
       try {
@@ -103,6 +110,10 @@ int suite_command(const std::vector<std::string>& args) {
     std::fflush(stdout);
   }
   std::printf("(Mb/s = 10^6 bits/s; t/s = transactions/s; cpu = client host CPU utilization)\n");
+  if (interrupts() > 0) {
+    std::fprintf(stderr, "mtperf suite: interrupted; the table holds the cases measured so far\n");
+    return kExitInterrupted;
+  }
   return failures == 0 ? 0 : 1;
 }
 

@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/hosts_run.hpp"
 #include "control/local_server.hpp"
+#include "platform/interrupt.hpp"
 #include "report/sweep.hpp"
 #include "stats/fairness.hpp"
 
@@ -181,7 +182,7 @@ Sweep run_sweep(const SweepOptions& so, const CellRunner& run_cell) {
   for (const RowKind* k : so.rows)
     sweep.rows.push_back({k->name, k->label, "", {}});
   for (int n : so.counts) {
-    for (size_t r = 0; r < so.rows.size(); ++r) {
+    for (size_t r = 0; r < so.rows.size() && interrupts() == 0; ++r) {
       std::vector<std::string> a = so.forward;
       a.insert(a.end(), so.rows[r]->args.begin(), so.rows[r]->args.end());
       a.insert(a.end(), {"--adapters", "auto:" + std::to_string(n), "-q"});
@@ -227,6 +228,7 @@ int sweep_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "mtperf sweep: %s\n%s", e.what(), kUsage);
     return 2;
   }
+  catch_interrupts();
   try {
     Sweep sweep;
     if (is_atm_transport(atm_probe.spec.transport)) {
@@ -280,13 +282,18 @@ int sweep_command(const std::vector<std::string>& args) {
       std::ofstream out(so.output);
       if (!(out << text)) throw std::runtime_error("cannot write " + so.output);
     }
+    if (interrupts() > 0) {
+      std::fprintf(stderr,
+                   "mtperf sweep: interrupted; the table holds the cells measured so far\n");
+      return kExitInterrupted;
+    }
     for (const auto& row : sweep.rows)
       for (const auto& c : row.cells)
         if (!c.errors.empty()) return 1;
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mtperf sweep: %s\n", e.what());
-    return 1;
+    return interrupts() > 0 ? kExitInterrupted : 1;
   }
 }
 

@@ -55,3 +55,14 @@ TEST_CASE("SIGINT stops the remaining iterations") {
   REQUIRE(rc == 130);
   CHECK(nlohmann::json::parse(out)["iterations"].size() == 1);
 }
+
+TEST_CASE("SIGINT during the suite ends it with the cases measured so far, exit 130") {
+  Child c = spawn_mtperf({"suite", "-l", "5"});
+  usleep(2'500'000);
+  kill(c.pid, SIGINT);
+  int rc = wait_exit(c, 30);
+  std::string out = output_of(c);
+  INFO(out);
+  CHECK(rc == 130);
+  CHECK(out.find("(interrupted)") != std::string::npos);
+}

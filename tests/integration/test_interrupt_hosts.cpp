@@ -46,3 +46,14 @@ TEST_CASE("SIGINT during a run over a testbed built for it removes the testbed")
 TEST_CASE("SIGTERM during -T clip removes the emulated ATM line's namespaces") {
   interrupt_and_check({"run", "-T", "clip", "-l", "30", "--warmup", "0.2", "-q"}, 6, SIGTERM);
 }
+
+TEST_CASE("SIGINT during a sweep over its own testbed removes the testbed") {
+  Child c =
+      spawn_mtperf({"sweep", "--testbed", "--adapters", "1..2", "-l", "10", "--warmup", "0.2"});
+  usleep(4'000'000);
+  kill(c.pid, SIGINT);
+  int rc = wait_exit(c, 30);
+  output_of(c);
+  CHECK(rc == 130);
+  CHECK(namespaces_of(c.pid).empty());
+}
