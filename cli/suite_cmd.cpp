@@ -1,6 +1,7 @@
 // `mtperf suite`: the main job on the embedded default — every workload on every transport
 // usable here, against an in-process server on 127.0.0.1 (clip and lane over their emulated
 // line between two namespaces), side by side.
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -62,10 +63,14 @@ int suite_command(const std::vector<std::string>& args) {
     }
   }
   std::vector<std::string> names;
+  std::vector<std::string> no_udp;  // transports whose probe lists no "udp" (rdma: RC only)
   for (const TransportEntry& e : transports()) {
     ProbeResult p = e.probe("/");
     if (p.usable) {
       names.emplace_back(e.name);
+      if (std::find(p.features.begin(), p.features.end(), "udp") == p.features.end()) {
+        no_udp.emplace_back(e.name);
+      }
     } else {
       std::printf("transport %s: not usable here: %s\n", std::string(e.name).c_str(),
                   p.why.c_str());
@@ -93,6 +98,11 @@ int suite_command(const std::vector<std::string>& args) {
         continue;
       }
       std::vector<std::string> a = c.args;
+      bool udp = std::find(a.begin(), a.end(), "udp") != a.end();
+      if (udp && std::find(no_udp.begin(), no_udp.end(), n) != no_udp.end()) {
+        row += fmt::format(" | {:<32}", "n/a (no UDP)");
+        continue;
+      }
       a.insert(a.end(), {"-T", n, "-l", length, "--warmup", "0.3", "-q"});
       try {
         RunOptions o = parse_run_options(a);

@@ -1,9 +1,12 @@
 // The rdma transport: registry entry, set-up, the worker's engine, what the report shows.
+#include <arpa/inet.h>
+
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
 #include "platform/rdma_devices.hpp"
+#include "platform/topology.hpp"
 #include "transports/rdma/engine.hpp"
 #include "transports/rdma/probe.hpp"
 #include "transports/rdma/register.hpp"
@@ -28,6 +31,52 @@ uint64_t rnr_count(const std::vector<RdmaPortCounters>& ports) {
   return n;
 }
 
+bool is_loopback(const SockAddr& a) {
+  if (a.family() == AF_INET) {
+    auto* in = reinterpret_cast<const sockaddr_in*>(a.get());
+    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (a.family() == AF_INET6) {
+    auto* in6 = reinterpret_cast<const sockaddr_in6*>(a.get());
+    return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+  }
+  return false;
+}
+
+// rdma_cm cannot route a loopback address over a RoCE device (nor can soft-RoCE on an Ethernet
+// interface reach it). A loopback address means this host, and so does an address of one of its
+// RDMA ports: both ends of a run on one host (no -H, or -H 127.0.0.1) use the first ACTIVE port
+// with an address, of the same family where it has one. Unchanged when there is none: rdma_cm
+// then says why.
+SockAddr over_rdma(const SockAddr& a) {
+  if (!is_loopback(a)) return a;
+  RdmaDevices devs = read_rdma_devices("/");
+  std::vector<InterfaceAddress> addrs = interface_addresses();
+  SockAddr other;
+  for (const RdmaDevice& d : devs.devices) {
+    for (const RdmaPort& p : d.ports) {
+      if (!p.active()) continue;
+      for (const std::string& netdev : p.netdevs) {
+        for (const InterfaceAddress& ia : addrs) {
+          if (ia.interface != netdev || ia.address.rfind("fe80", 0) == 0) continue;
+          SockAddr r;
+          r.ss.ss_family = sa_family_t(ia.family);
+          void* dst =
+              ia.family == AF_INET
+                  ? static_cast<void*>(&reinterpret_cast<sockaddr_in*>(r.get())->sin_addr)
+                  : static_cast<void*>(&reinterpret_cast<sockaddr_in6*>(r.get())->sin6_addr);
+          if (inet_pton(ia.family, ia.address.c_str(), dst) != 1) continue;
+          r.len = ia.family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+          r.set_port(a.port());
+          if (ia.family == a.family()) return r;
+          if (other.family() == AF_UNSPEC) other = r;
+        }
+      }
+    }
+  }
+  return other.family() == AF_UNSPEC ? a : other;
+}
+
 class RdmaTransport final : public Transport {
  public:
   explicit RdmaTransport(const RdmaSettings& s) : set_(s) {}
@@ -39,12 +88,12 @@ class RdmaTransport final : public Transport {
 
   std::unique_ptr<FlowListener> listen(const SockAddr& where, const FlowSetup& setup) override {
     check(setup);
-    return rdma_listen(where, setup, resources(setup));
+    return rdma_listen(over_rdma(where), setup, resources(setup));
   }
   std::unique_ptr<Endpoint> connect(const SockAddr& server, const SockAddr& source,
                                     const FlowSetup& setup, int64_t deadline_ns) override {
     check(setup);
-    return rdma_connect(server, source, setup, resources(setup), deadline_ns);
+    return rdma_connect(over_rdma(server), source, setup, resources(setup), deadline_ns);
   }
 
   void run_worker(WorkerJob& job) override {
