@@ -322,7 +322,9 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   }
   if (vm.count("cpus")) {
     try {
-      o.client.cpus = parse_cpu_list(get<std::string>(vm, "cpus"));
+      // In the order given: worker i goes to the i-th CPU. Checked here, not after a run.
+      o.client.cpus = parse_cpu_order(get<std::string>(vm, "cpus"));
+      check_cpus_online(o.client.cpus);
     } catch (const std::exception& e) {
       throw UsageError(std::string("option --cpus: ") + e.what());
     }
@@ -331,7 +333,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   }
   if (vm.count("server-cpus")) {
     try {
-      o.spec.server_cpus = parse_cpu_list(get<std::string>(vm, "server-cpus"));
+      o.spec.server_cpus = parse_cpu_order(get<std::string>(vm, "server-cpus"));
+      if (o.embedded) check_cpus_online(o.spec.server_cpus);  // the server runs on this host
       validate(o.spec);
     } catch (const std::exception& e) {
       throw UsageError(std::string("option --server-cpus: ") + e.what());

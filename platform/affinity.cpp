@@ -47,6 +47,23 @@ int online_cpu_count() {
 }
 
 std::vector<int> parse_cpu_list(std::string_view text) {
+  std::vector<int> cpus = parse_cpu_order(text);
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+void check_cpus_online(std::span<const int> cpus, const std::string& root) {
+  const std::vector<int> online = online_cpus(root);
+  for (int c : cpus) {
+    if (!std::binary_search(online.begin(), online.end(), c)) {
+      throw std::invalid_argument("CPU " + std::to_string(c) +
+                                  " is not online here (online: " + format_cpu_list(online) + ")");
+    }
+  }
+}
+
+std::vector<int> parse_cpu_order(std::string_view text) {
   const std::string_view whole = trim(text);
   std::vector<int> cpus;
   if (whole.empty()) return cpus;
@@ -69,8 +86,6 @@ std::vector<int> parse_cpu_list(std::string_view text) {
     }
     pos = comma + 1;
   }
-  std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
   return cpus;
 }
 

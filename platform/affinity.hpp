@@ -19,6 +19,13 @@ std::vector<int> online_cpus(const std::string& root = "/");
 // empty set). Returns sorted unique ids. Throws std::invalid_argument saying which element is
 // wrong (not a number, a reversed range, a negative id).
 std::vector<int> parse_cpu_list(std::string_view text);
+// The same syntax read as an order of CPUs ("1,0" is CPU 1 then CPU 0; ranges run ascending):
+// worker i goes to entry i. Duplicates are kept (two workers on one CPU is a choice).
+std::vector<int> parse_cpu_order(std::string_view text);
+
+// Throws std::invalid_argument naming the first CPU of `cpus` that is not online under `root`,
+// and the CPUs that are ("CPU 5 is not online here (online: 0-1)").
+void check_cpus_online(std::span<const int> cpus, const std::string& root = "/");
 
 // Formats ids back into the compact form ("0-3,8").
 std::string format_cpu_list(std::span<const int> cpus);

@@ -121,6 +121,18 @@ TEST_CASE("a test the server would refuse is refused here first", "[options]") {
   CHECK_THROWS_AS(parse({"-P", "0"}), UsageError);
 }
 
+TEST_CASE("CPU lists keep their order and must be online here", "[options]") {
+  CHECK(parse({"--cpus", "0", "--server-cpus", "0,0"}).spec.server_cpus == std::vector<int>{0, 0});
+  CHECK_THROWS_WITH(parse({"--cpus", "100000"}), Catch::Contains("option --cpus"));
+  CHECK_THROWS_WITH(parse({"--cpus", "1000"}),
+                    Catch::Contains("option --cpus: CPU 1000 is not online here (online: "));
+  CHECK_THROWS_WITH(parse({"--server-cpus", "1000"}),
+                    Catch::Contains("option --server-cpus: CPU 1000 is not online here"));
+  // A remote server's CPUs are its own: checked there.
+  CHECK(parse({"-H", "far", "--server-cpus", "1000,0"}).spec.server_cpus ==
+        std::vector<int>{1000, 0});
+}
+
 TEST_CASE("errors name the option as typed, with the value as typed", "[options]") {
   CHECK_THROWS_WITH(parse({"-l", "-1"}), "option -l/--length: -1 s is outside 0.05..3600 s");
   CHECK_THROWS_WITH(parse({"--threads", "-1"}), "option --threads: -1 is outside 0..256");
@@ -185,11 +197,11 @@ TEST_CASE("--adapters makes -P count flows per adapter", "[options][placement]")
   CHECK(o.placement->per_controller == 1);
   CHECK(o.placement->bind == BindMode::irq);
   CHECK(o.spec.flows == 6);
-  auto listed = parse({"--adapters", "eth0,eth1", "--bind", "0-1", "--cpus", "3"});
+  auto listed = parse({"--adapters", "eth0,eth1", "--bind", "0-1", "--cpus", "1"});
   CHECK(listed.placement->adapters == std::vector<std::string>{"eth0", "eth1"});
   CHECK(listed.placement->bind == BindMode::cpus);
   CHECK(listed.placement->bind_cpus == std::vector<int>{0, 1});
-  CHECK(listed.placement->fallback_cpus == std::vector<int>{3});
+  CHECK(listed.placement->fallback_cpus == std::vector<int>{1});
   CHECK(listed.spec.flows == 2);
   CHECK_FALSE(parse({}).placement);
 }
@@ -207,7 +219,7 @@ TEST_CASE("placement options are checked and need --adapters", "[options][placem
 }
 
 TEST_CASE("--server-cpus travels in the test and is checked", "[options]") {
-  auto o = parse({"--server-cpus", "1,3-4"});
+  auto o = parse({"-H", "far", "--server-cpus", "1,3-4"});  // the far host's CPUs
   CHECK(o.spec.server_cpus == std::vector<int>{1, 3, 4});
   CHECK_THROWS_WITH(parse({"--server-cpus", "x"}), Catch::Contains("--server-cpus"));
   CHECK_THROWS_WITH(parse({"--server-cpus", "5000"}), Catch::Contains("--server-cpus"));

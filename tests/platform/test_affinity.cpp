@@ -60,3 +60,12 @@ TEST_CASE("pinning the calling thread", "[affinity]") {
   });
   t.join();
 }
+
+TEST_CASE("CPU orders keep what was written; online checks name the CPU") {
+  CHECK(parse_cpu_order("1,0") == std::vector<int>{1, 0});
+  CHECK(parse_cpu_order("2-3,0,0") == std::vector<int>{2, 3, 0, 0});
+  CHECK_THROWS_WITH(parse_cpu_order("0,x"), Catch::Contains("'x' is not a CPU number"));
+  check_cpus_online(online_cpus());
+  CHECK_THROWS_WITH(check_cpus_online(std::vector<int>{4095}),
+                    Catch::StartsWith("CPU 4095 is not online here (online: "));
+}
