@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/build.sh
 bash ci/format.sh
+bash ci/layers.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2 --timeout 300
