@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "control/local_server.hpp"
 #include "control/server.hpp"
 
 namespace mtperf::cli {
@@ -22,7 +23,7 @@ class NamespaceServer {
     thread_ = std::thread([this, ns, &ready] {
       try {
         enter_netns(ns);
-        control::ServerOptions o;
+        control::ServerOptions o = control::own_server_options();
         o.bind = "0.0.0.0";  // every address of the far host, and only of it
         o.port = 0;
         server_.emplace(o);

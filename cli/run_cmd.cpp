@@ -103,7 +103,8 @@ int run_command(const std::vector<std::string>& args) {
       std::unique_ptr<control::LocalServer> server;
       control::ClientOptions client = o.client;
       if (o.embedded) {
-        server = std::make_unique<control::LocalServer>();
+        server = std::make_unique<control::LocalServer>(
+            control::own_server_options(o.client.max_memory));
         client.server = server->address();
       }
       r = run_placed(o, client);
@@ -120,7 +121,14 @@ int run_command(const std::vector<std::string>& args) {
       std::fprintf(stderr, "mtperf run: interrupted; the report is a partial result\n");
       return kExitInterrupted;
     }
-    return r.summary.errors.empty() ? 0 : 1;
+    if (r.summary.errors.empty()) return 0;
+    // The report says everything; the exit status and one line on stderr say that it failed.
+    const auto& errors = r.summary.errors;
+    std::string more =
+        errors.size() > 1 ? " (and " + std::to_string(errors.size() - 1) + " more errors)" : "";
+    std::fprintf(stderr, "mtperf run: the test failed: %s%s\n", errors.front().c_str(),
+                 more.c_str());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mtperf run: %s\n", e.what());
     return interrupts() > 0 ? kExitInterrupted : 1;

@@ -4,6 +4,7 @@
 
 #include "cli/hints.hpp"
 #include "platform/affinity.hpp"
+#include "workloads/memory.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -70,6 +71,9 @@ po::options_description run_description() {
       "histogram", po::value<std::string>(),
       "write the latency histogram buckets to FILE (- for stdout)")(
       "key", po::value<std::string>(), "pre-shared key for an authenticating server")(
+      "max-memory", po::value<std::string>(),
+      "SIZE this side of a test may take (e.g. 512M; default 1G, or a quarter of this host's "
+      "memory)")(
       "no-measure", po::bool_switch(),
       "counters only: no latency samples, CPU, interrupt or TCP_INFO readings (what measuring "
       "costs)")("atm-rate", po::value<std::string>()->default_value("oc12"),
@@ -341,6 +345,14 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     }
   }
   if (vm.count("key")) o.client.key = get<std::string>(vm, "key");
+  if (vm.count("max-memory")) {
+    try {
+      o.client.max_memory = parse_bytes(get<std::string>(vm, "max-memory"));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("option --max-memory: ") + e.what());
+    }
+    if (o.client.max_memory == 0) throw UsageError("option --max-memory: must be > 0");
+  }
   if (vm.count("bind-device")) o.spec.sock.bind_device = get<std::string>(vm, "bind-device");
   if (vm.count("source")) o.spec.sock.source = get<std::string>(vm, "source");
   std::string f = get<std::string>(vm, "format");

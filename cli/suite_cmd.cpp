@@ -84,7 +84,7 @@ int suite_command(const std::vector<std::string>& args) {
   for (auto& n : names)
     head += fmt::format(" | {:<32}", n);
   std::printf("%s\n%s\n", head.c_str(), std::string(head.size(), '-').c_str());
-  control::LocalServer server;
+  control::LocalServer server(control::own_server_options());
   control::ClientOptions client;
   client.server = server.address();
   int failures = 0;

@@ -265,7 +265,10 @@ int sweep_command(const std::vector<std::string>& args) {
       sweep = run_sweep(so, [&](const RunOptions& o) {
         control::ClientOptions client = o.client;
         if (o.embedded) {
-          if (!local) local = std::make_unique<control::LocalServer>();
+          if (!local) {
+            local = std::make_unique<control::LocalServer>(
+                control::own_server_options(o.client.max_memory));
+          }
           client.server = local->address();
         }
         where = client.server;

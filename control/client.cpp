@@ -4,11 +4,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "control/policy.hpp"
 #include "control/protocol.hpp"
 #include "control/routes.hpp"
 #include "control/side_json.hpp"
+#include "platform/host_limits.hpp"
 #include "transports/inet/inet.hpp"
 #include "workloads/engine_config.hpp"
+#include "workloads/json_field.hpp"
+#include "workloads/memory.hpp"
 
 namespace mtperf::control {
 namespace {
@@ -22,18 +26,18 @@ struct Fd {
   }
 };
 
-// Fills spec.flow_servers from the server's addresses in WELCOME: each flow goes to the server's
-// address on the subnet of its source address.
-void route_flows(TestSpec& spec, const ClientOptions& opts, const nlohmann::json& welcome,
+// Fills spec.flow_servers from the server's addresses (in WELCOME, or with a key in AUTHORIZED):
+// each flow goes to the server's address on the subnet of its source address.
+void route_flows(TestSpec& spec, const ClientOptions& opts, const Message& listing,
                  std::vector<std::string>& sources) {
-  auto it = welcome.find("addresses");
-  if (it == welcome.end())
+  auto it = listing.body.find("addresses");
+  if (it == listing.body.end())
     throw ProtocolError("the server does not list its addresses; it cannot serve --adapters");
   std::vector<InterfaceAddress> server;
   try {
     server = addresses_from_json(*it);
   } catch (const std::invalid_argument& e) {
-    throw ProtocolError(std::string("server's WELCOME: ") + e.what());
+    throw ProtocolError("server's " + std::string(to_string(listing.type)) + ": " + e.what());
   }
   auto local = interface_addresses();
   spec.flow_servers.clear();
@@ -70,11 +74,35 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transpor
     } else if (!spec.sock.source.empty()) {
       source = inet::resolve(spec.sock.source, 0);
     }
-    f->endpoint = transport.connect(remote, source, flow_setup(spec, i, cookie, transport.caps()),
-                                    deadline);
+    f->endpoint =
+        transport.connect(remote, source, flow_setup(spec, i, cookie, transport.caps()), deadline);
     flows.push_back(std::move(f));
   }
   return flows;
+}
+
+// What a local run may spend here: the memory budget, and a congestion control this host
+// allows (a privileged process naming an unknown one would make the kernel load a module).
+void check_local_limits(const TestSpec& spec, const ClientOptions& opts, const Transport& t) {
+  uint64_t limit = opts.max_memory;
+  if (limit == 0) {
+    uint64_t total = 0;
+    try {
+      total = mem_total_bytes();
+    } catch (const std::exception&) {
+      total = 0;  // no /proc/meminfo: the fixed default
+    }
+    limit = default_test_memory(total);
+  }
+  check_memory(test_memory(spec, t), limit, spec, t.caps(), "here", "mtperf run --max-memory");
+  if (spec.sock.congestion.empty()) return;
+  std::vector<std::string> allowed;
+  try {
+    allowed = congestion_controls(privileged_network());
+  } catch (const std::exception&) {
+    return;  // no /proc/sys here: the kernel decides
+  }
+  check_congestion(spec.sock.congestion, allowed);
 }
 
 }  // namespace
@@ -90,6 +118,7 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
     throw std::runtime_error("transport " + spec.transport + " is not usable here: " + probe.why);
   }
   auto transport = entry.create(spec.transport_params);
+  check_local_limits(spec, opts, *transport);
   inet::raise_fd_limit();
 
   SockAddr server = inet::resolve(opts.server, kDefaultPort);
@@ -98,17 +127,27 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   nlohmann::json hello = {{"version", kVersion}};
   send_message(ctl.fd, {MsgType::hello, hello}, kSetupTimeoutMs);
   Message welcome = expect(ctl.fd, MsgType::welcome, kMaxRequestBody, kSetupTimeoutMs);
-  nlohmann::json test = {{"test", spec}};
+  // With a key, the client proves it first (AUTH); only then does the server list its addresses.
+  Message listing = welcome;
+  std::string challenge;
   if (auto c = welcome.body.find("challenge"); c != welcome.body.end()) {
     if (opts.key.empty()) throw ProtocolError("the server wants a key (--key)");
-    test["auth"] = auth_response(opts.key, c->get<std::string>());
+    try {
+      challenge = json_field::string(*c, "server's WELCOME.challenge", 256);
+    } catch (const std::invalid_argument& e) {
+      throw ProtocolError(e.what());
+    }
+    send_message(ctl.fd, {MsgType::auth, {{"mac", auth_mac(opts.key, challenge)}}},
+                 kSetupTimeoutMs);
+    listing = expect(ctl.fd, MsgType::authorized, kMaxRequestBody, kSetupTimeoutMs);
   }
   std::vector<std::string> sources;
   if (!opts.flow_sources.empty()) {
-    route_flows(spec, opts, welcome.body, sources);
+    route_flows(spec, opts, listing, sources);
     validate(spec);
-    test["test"] = spec;
   }
+  nlohmann::json test = {{"test", spec}};
+  if (!challenge.empty()) test["mac"] = test_mac(opts.key, challenge, test["test"]);
   send_message(ctl.fd, {MsgType::test, test}, kSetupTimeoutMs);
   Message ready = expect(ctl.fd, MsgType::ready, kMaxRequestBody, kSetupTimeoutMs);
   auto flows = open_flows(spec, *transport, server, ready.body, sources);

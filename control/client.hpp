@@ -20,6 +20,9 @@ struct ClientOptions {
   // each goes to the server's address on the same subnet. Empty: every flow from any address
   // to the server's control address.
   std::vector<std::string> flow_sources;
+  // Memory this side's share of a test may take (workloads/memory.hpp), bytes; 0 = the default
+  // (1 GiB, or a quarter of this host's memory when that is less).
+  uint64_t max_memory = 0;
 };
 
 struct TestOutcome {

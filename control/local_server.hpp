@@ -6,8 +6,21 @@
 #include <thread>
 
 #include "control/server.hpp"
+#include "workloads/spec.hpp"
 
 namespace mtperf::control {
+
+// The options of a server that serves only its user's own tests (the in-process server of
+// `mtperf run` without -H, a testbed's far host): the protocol's own bounds instead of a shared
+// server's policy, and the user's memory budget (0: the default).
+inline ServerOptions own_server_options(uint64_t max_memory = 0) {
+  ServerOptions o;
+  o.max_flows = kLimits.max_flows;
+  o.max_threads = kLimits.max_threads;
+  o.max_extra_threads = kLimits.max_threads;
+  o.max_memory = max_memory;
+  return o;
+}
 
 class LocalServer {
  public:

@@ -1,12 +1,16 @@
 #include "control/protocol.hpp"
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
+#include <poll.h>
+#include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-
-#include "transports/inet/inet.hpp"
+#include <ctime>
 
 namespace mtperf::control {
 
@@ -30,6 +34,10 @@ std::string_view to_string(MsgType t) {
       return "RESULT";
     case MsgType::error:
       return "ERROR";
+    case MsgType::auth:
+      return "AUTH";
+    case MsgType::authorized:
+      return "AUTHORIZED";
   }
   return "?";
 }
@@ -54,7 +62,7 @@ void decode_header(const uint8_t* h, MsgType& type, uint32_t& length, uint32_t m
     throw ProtocolError("control: protocol version " + std::to_string(h[4]) + " (this is " +
                         std::to_string(kVersion) + ")");
   }
-  if (h[5] < uint8_t(MsgType::hello) || h[5] > uint8_t(MsgType::error)) {
+  if (h[5] < uint8_t(MsgType::hello) || h[5] > uint8_t(MsgType::authorized)) {
     throw ProtocolError("control: unknown message type " + std::to_string(h[5]));
   }
   type = MsgType(h[5]);
@@ -76,36 +84,92 @@ Message decode(MsgType type, std::string_view body) {
   return m;
 }
 
-static std::string io_failure(const char* what) {
-  if (errno == ETIMEDOUT) return std::string("control: timed out ") + what;
-  if (errno == 0) return "control: the peer closed the control connection";
-  return std::string("control: ") + what + ": " + std::strerror(errno);
+int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-void send_message(int fd, const Message& m, int timeout_ms) {
-  std::string frame = encode(m);
-  if (!inet::write_all(fd, frame.data(), frame.size(), timeout_ms)) {
-    throw ProtocolError(io_failure("sending"));
+int64_t deadline_in(int timeout_ms) {
+  return monotonic_ns() + int64_t(std::max(timeout_ms, 0)) * 1000000;
+}
+
+namespace {
+
+[[noreturn]] void io_failure(const char* what, int err) {
+  if (err == ETIMEDOUT) throw ProtocolError(std::string("control: timed out ") + what);
+  if (err == 0) throw ProtocolError("control: the peer closed the control connection");
+  throw ProtocolError(std::string("control: ") + what + ": " + std::strerror(err));
+}
+
+// Waits for `events` on fd until the deadline; false when it passed.
+bool wait_until(int fd, short events, int64_t deadline_ns) {
+  for (;;) {
+    int64_t left_ns = deadline_ns - monotonic_ns();
+    if (left_ns <= 0) return false;
+    pollfd p{fd, events, 0};
+    int n = ::poll(&p, 1, int(std::min<int64_t>((left_ns + 999999) / 1000000, 1 << 30)));
+    if (n > 0) return true;
+    if (n < 0 && errno != EINTR) return true;  // let the next call report the error
   }
 }
 
-Message recv_message(int fd, uint32_t max_body, int timeout_ms) {
+// Every byte of [data, data + len) by the deadline, however the peer spreads them out.
+void read_all_until(int fd, char* data, size_t len, int64_t deadline_ns) {
+  while (len > 0) {
+    ssize_t n = ::recv(fd, data, len, MSG_DONTWAIT);
+    if (n > 0) {
+      data += n;
+      len -= size_t(n);
+      continue;
+    }
+    if (n == 0) io_failure("receiving", 0);
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) io_failure("receiving", errno);
+    if (!wait_until(fd, POLLIN, deadline_ns)) io_failure("receiving", ETIMEDOUT);
+  }
+}
+
+void write_all_until(int fd, const char* data, size_t len, int64_t deadline_ns) {
+  while (len > 0) {
+    ssize_t n = ::send(fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      data += n;
+      len -= size_t(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) io_failure("sending", errno);
+    if (!wait_until(fd, POLLOUT, deadline_ns)) io_failure("sending", ETIMEDOUT);
+  }
+}
+
+}  // namespace
+
+void send_message_until(int fd, const Message& m, int64_t deadline_ns) {
+  std::string frame = encode(m);
+  write_all_until(fd, frame.data(), frame.size(), deadline_ns);
+}
+
+Message recv_message_until(int fd, uint32_t max_body, int64_t deadline_ns) {
   uint8_t h[kHeaderBytes];
-  if (!inet::read_exact(fd, h, sizeof h, timeout_ms)) throw ProtocolError(io_failure("receiving"));
+  read_all_until(fd, reinterpret_cast<char*>(h), sizeof h, deadline_ns);
   MsgType type;
   uint32_t len;
   decode_header(h, type, len, max_body);
   std::string body(len, '\0');
-  if (len > 0 && !inet::read_exact(fd, body.data(), len, timeout_ms)) {
-    throw ProtocolError(io_failure("receiving"));
-  }
+  read_all_until(fd, body.data(), len, deadline_ns);
   return decode(type, body);
 }
 
-Message expect(int fd, MsgType want, uint32_t max_body, int timeout_ms) {
-  Message m = recv_message(fd, max_body, timeout_ms);
+Message expect_until(int fd, MsgType want, uint32_t max_body, int64_t deadline_ns) {
+  Message m = recv_message_until(fd, max_body, deadline_ns);
   if (m.type == MsgType::error) {
-    throw ProtocolError("server: " + m.body.value("message", std::string("(no message)")));
+    auto it = m.body.find("message");
+    std::string text = it != m.body.end() && it->is_string()
+                           ? it->get<std::string>().substr(0, 1024)
+                           : "(no message)";
+    throw ProtocolError("server: " + text);
   }
   if (m.type != want) {
     throw ProtocolError("control: expected " + std::string(to_string(want)) + ", got " +
@@ -114,18 +178,63 @@ Message expect(int fd, MsgType want, uint32_t max_body, int timeout_ms) {
   return m;
 }
 
-std::string auth_response(const std::string& key, const std::string& challenge) {
-  unsigned char mac[32];
-  unsigned int len = sizeof mac;
-  HMAC(EVP_sha256(), key.data(), int(key.size()),
-       reinterpret_cast<const unsigned char*>(challenge.data()), challenge.size(), mac, &len);
+void send_message(int fd, const Message& m, int timeout_ms) {
+  send_message_until(fd, m, deadline_in(timeout_ms));
+}
+
+Message recv_message(int fd, uint32_t max_body, int timeout_ms) {
+  return recv_message_until(fd, max_body, deadline_in(timeout_ms));
+}
+
+Message expect(int fd, MsgType want, uint32_t max_body, int timeout_ms) {
+  return expect_until(fd, want, max_body, deadline_in(timeout_ms));
+}
+
+namespace {
+
+std::string hex_of(const unsigned char* p, size_t n) {
   static const char* hex = "0123456789abcdef";
   std::string out;
-  for (unsigned i = 0; i < len; ++i) {
-    out += hex[mac[i] >> 4];
-    out += hex[mac[i] & 15];
+  out.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    out += hex[p[i] >> 4];
+    out += hex[p[i] & 15];
   }
   return out;
+}
+
+}  // namespace
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (HMAC(EVP_sha256(), key.data(), int(key.size()),
+           reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac,
+           &len) == nullptr) {
+    throw std::runtime_error("HMAC-SHA256 failed in OpenSSL");
+  }
+  return hex_of(mac, len);
+}
+
+std::string auth_mac(std::string_view key, std::string_view challenge) {
+  std::string data = "mtperf auth";
+  data += '\0';
+  data += challenge;
+  return hmac_sha256_hex(key, data);
+}
+
+std::string test_mac(std::string_view key, std::string_view challenge, const nlohmann::json& test) {
+  std::string data = "mtperf test";
+  data += '\0';
+  data += challenge;
+  data += '\0';
+  data += test.dump();
+  return hmac_sha256_hex(key, data);
+}
+
+bool mac_matches(std::string_view received, std::string_view expected) {
+  if (received.size() != expected.size() || expected.empty()) return false;
+  return CRYPTO_memcmp(received.data(), expected.data(), expected.size()) == 0;
 }
 
 std::string random_hex(size_t bytes) {
@@ -133,13 +242,7 @@ std::string random_hex(size_t bytes) {
   if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), int(bytes)) != 1) {
     throw std::runtime_error("no random bytes from OpenSSL");
   }
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : raw) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
+  return hex_of(reinterpret_cast<const unsigned char*>(raw.data()), raw.size());
 }
 
 }  // namespace mtperf::control

@@ -2,19 +2,36 @@
 // The control protocol: one TCP connection per test, length-prefixed frames with JSON bodies.
 //
 //   client                                         server
-//     | -- HELLO   {version, auth?}            -->  |
-//     | <-- WELCOME {version, challenge?}       --  |   challenge: when the server has a key
-//     | -- TEST    {test, auth?}               -->  |   auth: HMAC-SHA256(key, challenge), hex
+//     | -- HELLO   {version}                   -->  |
+//     | <-- WELCOME {version, challenge}        --  |   the server has a key: nothing else
+//     | <-- WELCOME {version, addresses}        --  |   no key: its addresses at once
+//     | -- AUTH    {mac}                       -->  |   key only: mac = M("auth")
+//     | <-- AUTHORIZED {addresses}              --  |   key only: or ERROR, and the end
+//     | -- TEST    {test, mac?}                -->  |   mac (key only) = M("test", test)
 //     | <-- READY   {ports[], cookie}           --  |   or ERROR {message}: bad field, limit
-//     |  (data: each flow connects to ports[i] and sends its 16-byte hello: cookie, flow id)
+//     |  (data: each flow connects to ports[i] and proves the cookie, see endpoint.hpp)
 //     | -- START   {}                          -->  |
 //     | <-- STARTED {}                          --  |   both sides run warm-up + window
 //     | -- DONE    {}                          -->  |   the client's flows have ended
 //     | <-- RESULT  {server side figures}       --  |
 //
 // Frame: "MTPF" | version (1) | type (1) | reserved (2) | body length (4, big-endian) | body.
-// Every read has a deadline and a size bound; an unknown type, a bad magic or an oversize body
-// ends the exchange with an error that names it.
+// A whole frame, sent or received, has one absolute deadline (a peer that drips a byte at a time
+// is cut off at it, not kept alive by each byte). The handshake, from the connection to a TEST
+// the server accepts, has one too (ServerOptions::handshake_timeout_ms); until then a connection
+// is pending, counted apart from the tests running. An unknown type, a bad magic or an oversize
+// body ends the exchange with an error that names it.
+//
+// Authentication (a pre-shared key K; the challenge C is 32 lowercase hex characters, sent as
+// text and used as its 32 ASCII bytes):
+//   M("auth")    = hex(HMAC-SHA256(K, "mtperf auth" 0x00 C))
+//   M("test", T) = hex(HMAC-SHA256(K, "mtperf test" 0x00 C 0x00 T))
+// where T is the TEST body's "test" value exactly as it is on the wire. Both ends write JSON
+// in one canonical form — object keys in byte order, no whitespace, the shortest escapes and
+// the shortest round-trip numbers (nlohmann::json::dump() with no indent) — and the server
+// checks the MAC over the canonical form of the object it parsed, which equals the bytes sent
+// by a client that wrote the canonical form. hex() is lowercase; MACs are compared in constant
+// time. The server says nothing about the host (its addresses) until AUTH is proven.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,7 +40,7 @@
 
 namespace mtperf::control {
 
-inline constexpr uint8_t kVersion = 1;
+inline constexpr uint8_t kVersion = 2;  // 2: AUTH, and the MAC covers the TEST body
 inline constexpr uint16_t kDefaultPort = 12865;
 inline constexpr size_t kHeaderBytes = 12;
 inline constexpr uint32_t kMaxRequestBody = 64 * 1024;  // what a server accepts
@@ -40,6 +57,8 @@ enum class MsgType : uint8_t {
   done = 7,
   result = 8,
   error = 9,
+  auth = 10,
+  authorized = 11,
 };
 std::string_view to_string(MsgType t);
 
@@ -58,15 +77,29 @@ std::string encode(const Message& m);
 void decode_header(const uint8_t* h, MsgType& type, uint32_t& length, uint32_t max_body);
 Message decode(MsgType type, std::string_view body);
 
-// Blocking frame I/O over a socket with a deadline; throws ProtocolError on timeout, EOF
-// ("the peer closed the control connection") or a malformed frame.
+// CLOCK_MONOTONIC now, and timeout_ms from now, in ns: the deadlines below.
+int64_t monotonic_ns();
+int64_t deadline_in(int timeout_ms);
+
+// Blocking frame I/O over a socket: the whole frame by deadline_ns (CLOCK_MONOTONIC); throws
+// ProtocolError on timeout, EOF ("the peer closed the control connection") or a malformed frame.
+void send_message_until(int fd, const Message& m, int64_t deadline_ns);
+Message recv_message_until(int fd, uint32_t max_body, int64_t deadline_ns);
+// Receives and checks the type; an ERROR frame from the peer is thrown as its message.
+Message expect_until(int fd, MsgType want, uint32_t max_body, int64_t deadline_ns);
+// The same with the whole frame due timeout_ms from now.
 void send_message(int fd, const Message& m, int timeout_ms);
 Message recv_message(int fd, uint32_t max_body, int timeout_ms);
-// Receives and checks the type; an ERROR frame from the peer is thrown as its message.
 Message expect(int fd, MsgType want, uint32_t max_body, int timeout_ms);
 
-// HMAC-SHA256(key, challenge) as lowercase hex.
-std::string auth_response(const std::string& key, const std::string& challenge);
+// HMAC-SHA256(key, data) as lowercase hex (64 characters).
+std::string hmac_sha256_hex(std::string_view key, std::string_view data);
+// M("auth") and M("test", T) of the drawing above; `test` is the TEST body's "test" value.
+std::string auth_mac(std::string_view key, std::string_view challenge);
+std::string test_mac(std::string_view key, std::string_view challenge, const nlohmann::json& test);
+// Constant-time comparison (CRYPTO_memcmp) of a MAC received with the one expected; a MAC of
+// another length is unequal.
+bool mac_matches(std::string_view received, std::string_view expected);
 std::string random_hex(size_t bytes);
 
 }  // namespace mtperf::control

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <stdexcept>
 
 #include "control/session.hpp"
+#include "platform/host_limits.hpp"
 #include "transports/inet/inet.hpp"
 
 namespace mtperf::control {
@@ -15,13 +17,38 @@ struct Server::Session {
   std::unique_ptr<ServerSession> session;
   std::thread thread;
   std::atomic<bool> finished{false};
+  bool dropped = false;  // aborted to make room; no longer counted as pending
 };
 
-Server::Server(ServerOptions opts) : opts_(std::move(opts)) {
+ServerOptions resolved(ServerOptions o) {
+  if (o.max_memory == 0 || o.max_total_memory == 0) {
+    uint64_t total = 0;
+    try {
+      total = mem_total_bytes(o.proc_root);
+    } catch (const std::exception&) {
+      total = 0;  // no /proc/meminfo: the fixed defaults
+    }
+    if (o.max_memory == 0) o.max_memory = default_test_memory(total);
+    if (o.max_total_memory == 0)
+      o.max_total_memory = std::max(default_total_memory(total), o.max_memory);
+  }
+  if (o.max_total_memory < o.max_memory) {
+    throw std::invalid_argument("--max-total-memory (" + format_bytes(o.max_total_memory) +
+                                ") is below --max-memory (" + format_bytes(o.max_memory) + ")");
+  }
+  if (o.max_sessions == 0) throw std::invalid_argument("--max-sessions must be at least 1");
+  if (o.max_pending == 0) throw std::invalid_argument("--max-pending must be at least 1");
+  if (o.handshake_timeout_ms <= 0)
+    throw std::invalid_argument("the handshake timeout must be positive");
+  return o;
+}
+
+Server::Server(ServerOptions opts)
+    : opts_(resolved(std::move(opts))), admission_(opts_.max_sessions, opts_.max_total_memory) {
   inet::raise_fd_limit();
   SockAddr where = inet::resolve(opts_.bind, opts_.port);
   SocketOptions so;
-  listen_fd_ = inet::listen_on(where, Proto::tcp, so, 64);
+  listen_fd_ = inet::listen_on(where, Proto::tcp, so, 128);
   port_ = inet::local_address(listen_fd_).port();
 }
 
@@ -33,6 +60,18 @@ Server::~Server() {
 
 void Server::stop() {
   stop_.store(true);
+}
+
+ServerCounters Server::counters() const {
+  ServerCounters c;
+  c.refused = refused_.load();
+  c.pending_dropped = pending_dropped_.load();
+  c.running = admission_.running();
+  std::lock_guard lock(mu_);
+  for (const auto& s : sessions_) {
+    if (!s->finished.load() && !s->dropped && !s->session->admitted()) ++c.pending;
+  }
+  return c;
 }
 
 void Server::reap(bool all) {
@@ -54,29 +93,51 @@ void Server::reap(bool all) {
   }
 }
 
+void Server::start_session(int fd) {
+  auto s = std::make_unique<Session>();
+  s->session = std::make_unique<ServerSession>(fd, opts_, admission_);
+  Session* raw = s.get();
+  std::lock_guard lock(mu_);
+  // Room for one more pending connection: the oldest pending ones go first. A dropped session
+  // sees its connection shut down and ends on its own; reap() joins it.
+  uint32_t pending = 0;
+  for (const auto& p : sessions_) {
+    if (!p->finished.load() && !p->dropped && !p->session->admitted()) ++pending;
+  }
+  for (auto it = sessions_.begin(); pending >= opts_.max_pending && it != sessions_.end(); ++it) {
+    Session& p = **it;
+    if (p.finished.load() || p.dropped || p.session->admitted()) continue;
+    if (!p.session->drop_if_pending()) continue;  // admitted meanwhile: it is a test now
+    p.dropped = true;
+    --pending;
+    pending_dropped_.fetch_add(1);
+  }
+  s->thread = std::thread([raw] {
+    raw->session->run();
+    raw->finished.store(true);
+  });
+  sessions_.push_back(std::move(s));
+}
+
 void Server::run() {
   while (!stop_.load()) {
     reap(false);
     int fd = inet::accept_within(listen_fd_, 200);
     if (fd < 0) continue;
-    size_t active;
-    {
-      std::lock_guard lock(mu_);
-      active = sessions_.size();
+    if (!opts_.allow.empty()) {
+      bool ok = false;
+      try {
+        ok = allowed(opts_.allow, inet::peer_address(fd));
+      } catch (const std::exception&) {
+        ok = false;  // no peer address: it went away already
+      }
+      if (!ok) {
+        ::close(fd);
+        refused_.fetch_add(1);
+        continue;
+      }
     }
-    if (active >= opts_.max_sessions) {
-      ::close(fd);  // busy: the client sees the connection close at once
-      continue;
-    }
-    auto s = std::make_unique<Session>();
-    s->session = std::make_unique<ServerSession>(fd, opts_);
-    Session* raw = s.get();
-    s->thread = std::thread([raw] {
-      raw->session->run();
-      raw->finished.store(true);
-    });
-    std::lock_guard lock(mu_);
-    sessions_.push_back(std::move(s));
+    start_session(fd);
   }
 }
 

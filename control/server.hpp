@@ -1,7 +1,13 @@
 #pragma once
 // `mtperf serve`: accepts control connections and runs each client's test in its own threads.
-// Several clients at once; an idle or vanished client costs nothing for long (every wait has a
-// deadline) and frees everything it had at once.
+//
+// A connection is pending from its accept until its TEST is authenticated, valid, within the
+// server's policy and admitted; then it is a running test. Pending connections have one
+// absolute deadline for the whole handshake (handshake_timeout_ms) and are bounded apart from
+// the tests (max_pending; when one more arrives, the oldest pending is dropped), so idle or slow
+// connections never take a test's place and never hold anyone else up. Running tests are
+// bounded by max_sessions and, together, by max_total_memory; a vanished client frees
+// everything its test had at once.
 #include <atomic>
 #include <cstdint>
 #include <list>
@@ -9,16 +15,39 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include "control/admission.hpp"
+#include "control/allow.hpp"
 
 namespace mtperf::control {
 
 struct ServerOptions {
   std::string bind = "0.0.0.0";
-  uint16_t port = 12865;  // 0: the kernel picks (read it back with port())
-  std::string key;        // pre-shared key; empty = no authentication
-  uint32_t max_sessions = 16;
-  int idle_timeout_ms = 10000;  // a client must say something within this
+  uint16_t port = 12865;             // 0: the kernel picks (read it back with port())
+  std::string key;                   // pre-shared key; empty = no authentication
+  std::vector<Cidr> allow;           // networks clients may connect from; empty = any
+  uint32_t max_sessions = 16;        // tests running at once
+  uint32_t max_pending = 32;         // connections still in their handshake
+  int handshake_timeout_ms = 10000;  // from accept to an accepted TEST, whatever the client sends
+
+  // What one test may make the server spend (checked before anything is set up; policy.hpp).
+  uint32_t max_flows = 1024;       // data connections, each with its own listener
+  uint32_t max_threads = 64;       // worker threads
+  uint32_t max_extra_threads = 0;  // transport threads beside the workers (io_uring SQPOLL)
+  std::vector<int> cpus;           // CPUs a test may pin workers to; empty = any online CPU
+  uint64_t max_memory = 0;         // bytes per test (workloads/memory.hpp); 0 = the default
+  uint64_t max_total_memory = 0;   // bytes for all running tests together; 0 = the default
+  std::string proc_root = "/";     // where the host's limits are read (tests: a fixture tree)
   bool verbose = false;
+};
+
+// What the server has turned away, for tests and the log.
+struct ServerCounters {
+  uint64_t refused = 0;          // connections from outside --allow, closed at once
+  uint64_t pending_dropped = 0;  // pending connections dropped to make room for a newer one
+  uint32_t pending = 0;          // connections in their handshake now
+  uint32_t running = 0;          // tests running now
 };
 
 class Server {
@@ -29,20 +58,29 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   uint16_t port() const { return port_; }
+  const ServerOptions& options() const { return opts_; }
   // Serves until stop() (from any thread or a signal handler flag).
   void run();
   void stop();
+  ServerCounters counters() const;
 
  private:
   struct Session;
   void reap(bool all);
+  void start_session(int fd);
 
   ServerOptions opts_;
+  Admission admission_;
   int listen_fd_ = -1;
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
-  std::mutex mu_;
-  std::list<std::unique_ptr<Session>> sessions_;
+  mutable std::mutex mu_;
+  std::list<std::unique_ptr<Session>> sessions_;  // in accept order
+  std::atomic<uint64_t> refused_{0}, pending_dropped_{0};
 };
+
+// The options with their defaults filled in from the host (max_memory, max_total_memory from
+// <proc_root>/proc/meminfo). Throws std::invalid_argument naming a bad combination.
+ServerOptions resolved(ServerOptions o);
 
 }  // namespace mtperf::control

@@ -7,11 +7,13 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "control/policy.hpp"
 #include "control/protocol.hpp"
 #include "control/routes.hpp"
 #include "control/side_json.hpp"
 #include "transports/inet/inet.hpp"
 #include "workloads/engine_config.hpp"
+#include "workloads/memory.hpp"
 
 namespace mtperf::control {
 namespace {
@@ -55,8 +57,8 @@ bool wait_for_flow(int fd, int control_fd, int64_t deadline_ns, bool& control_ha
 
 }  // namespace
 
-ServerSession::ServerSession(int control_fd, const ServerOptions& opts)
-    : fd_(control_fd), opts_(opts) {
+ServerSession::ServerSession(int control_fd, const ServerOptions& opts, Admission& admission)
+    : fd_(control_fd), opts_(opts), admission_(admission) {
   try {
     peer_ = inet::peer_address(fd_).to_string();
   } catch (const std::exception&) {
@@ -72,6 +74,13 @@ void ServerSession::abort() {
   aborted_ = true;
   ::shutdown(fd_, SHUT_RDWR);  // wakes the session's pending read
   if (Runner* r = runner_.load()) r->abort();
+}
+
+bool ServerSession::drop_if_pending() {
+  State want = State::pending;
+  if (!state_.compare_exchange_strong(want, State::dropped)) return false;
+  abort();
+  return true;
 }
 
 void ServerSession::run() noexcept {
@@ -105,8 +114,7 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
     if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
     // A multi-adapter test names each flow's address; the client matched it to one of ours.
     SockAddr where = spec.flow_servers.empty() ? local : inet::numeric(spec.flow_servers[i], 0);
-    listeners_.push_back(
-        transport.listen(where, flow_setup(spec, i, cookie, transport.caps())));
+    listeners_.push_back(transport.listen(where, flow_setup(spec, i, cookie, transport.caps())));
     ports.push_back(listeners_.back()->port());
     flows.push_back(std::move(f));
   }
@@ -139,33 +147,57 @@ void ServerSession::accept_flows(std::vector<std::unique_ptr<FlowSlot>>& flows) 
   listeners_.clear();
 }
 
-void ServerSession::exchange() {
-  Message hello = recv_message(fd_, kMaxRequestBody, opts_.idle_timeout_ms);
-  if (hello.type != MsgType::hello) {
-    throw ProtocolError("expected HELLO, got " + std::string(to_string(hello.type)));
+Message ServerSession::receive(MsgType want, int64_t deadline_ns) {
+  Message m = recv_message_until(fd_, kMaxRequestBody, deadline_ns);
+  if (m.type != want) {
+    throw ProtocolError("expected " + std::string(to_string(want)) + ", got " +
+                        std::string(to_string(m.type)));
   }
+  return m;
+}
+
+TestSpec ServerSession::handshake(int64_t deadline_ns) {
+  receive(MsgType::hello, deadline_ns);
   // Our addresses, so that a client running over several adapters can send each flow to the
-  // address on its adapter's subnet.
-  nlohmann::json welcome = {{"version", kVersion},
-                            {"addresses", addresses_to_json(interface_addresses())}};
+  // address on its adapter's subnet; with a key, only to a client that proved it has the key.
+  nlohmann::json addresses = addresses_to_json(interface_addresses());
+  nlohmann::json welcome = {{"version", kVersion}};
   std::string challenge;
-  if (!opts_.key.empty()) {
+  bool keyed = !opts_.key.empty();
+  if (keyed) {
     challenge = random_hex(16);
     welcome["challenge"] = challenge;
+  } else {
+    welcome["addresses"] = addresses;
   }
-  send_message(fd_, {MsgType::welcome, welcome}, kSetupTimeoutMs);
-  Message req = recv_message(fd_, kMaxRequestBody, opts_.idle_timeout_ms);
-  if (req.type != MsgType::test) {
-    throw ProtocolError("expected TEST, got " + std::string(to_string(req.type)));
+  send_message_until(fd_, {MsgType::welcome, welcome}, deadline_ns);
+  auto mac_of = [](const Message& m) {
+    auto it = m.body.find("mac");
+    return it != m.body.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (keyed) {
+    Message auth = receive(MsgType::auth, deadline_ns);
+    if (!mac_matches(mac_of(auth), auth_mac(opts_.key, challenge))) {
+      throw ProtocolError("authentication failed: the client's key does not match the server's");
+    }
+    send_message_until(fd_, {MsgType::authorized, {{"addresses", addresses}}}, deadline_ns);
   }
-  if (!opts_.key.empty() && req.body.value("auth", "") != auth_response(opts_.key, challenge)) {
-    throw ProtocolError("authentication failed: the client's key does not match the server's");
-  }
+  Message req = receive(MsgType::test, deadline_ns);
   auto it = req.body.find("test");
   if (it == req.body.end()) throw ProtocolError("TEST without a test description");
+  if (keyed && !mac_matches(mac_of(req), test_mac(opts_.key, challenge, *it))) {
+    throw ProtocolError(
+        "authentication failed: the TEST's MAC does not match its body (altered on the way?)");
+  }
   TestSpec spec;
   from_json(*it, spec);
   validate(spec);
+  return spec;
+}
+
+void ServerSession::exchange() {
+  int64_t deadline = deadline_in(opts_.handshake_timeout_ms);
+  TestSpec spec = handshake(deadline);
   const TransportEntry& entry = find_transport(spec.transport);
   check_params(entry, spec.transport_params);
   ProbeResult probe = entry.probe("/");
@@ -174,6 +206,16 @@ void ServerSession::exchange() {
                         " is not usable on the server: " + probe.why);
   }
   auto transport = entry.create(spec.transport_params);
+  // What the test would cost, checked before anything is set up.
+  check_policy(spec, opts_, read_host_facts(opts_), transport->extra_threads_per_worker());
+  MemoryFigure memory = test_memory(spec, *transport);
+  check_memory(memory, opts_.max_memory, spec, transport->caps(), "on the server",
+               "mtperf serve --max-memory");
+  Admission::Ticket ticket = admission_.admit(memory.total());
+  State want = State::pending;
+  if (!state_.compare_exchange_strong(want, State::admitted) || monotonic_ns() > deadline) {
+    throw ProtocolError("the handshake took too long or the server dropped it");
+  }
 
   uint64_t cookie = random_u64();
   nlohmann::json ports = nlohmann::json::array();

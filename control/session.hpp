@@ -11,13 +11,24 @@ namespace mtperf::control {
 
 class ServerSession {
  public:
-  ServerSession(int control_fd, const ServerOptions& opts);
+  // `admission`: the server's count of running tests, which this session joins once its TEST is
+  // accepted (and leaves when it ends).
+  ServerSession(int control_fd, const ServerOptions& opts, Admission& admission);
   ~ServerSession();
   void run() noexcept;  // the whole exchange; never throws
   void abort();         // from another thread: unblock and free everything
+  // Whether the handshake is over and the test admitted (no longer a pending connection).
+  bool admitted() const { return state_.load() == State::admitted; }
+  // From the server's thread: drops the connection if it is still pending (true), so that it
+  // can no longer be admitted; false when it was admitted already.
+  bool drop_if_pending();
 
  private:
+  enum class State { pending, admitted, dropped };
   void exchange();
+  // HELLO .. TEST, all by deadline_ns: the test, authenticated (with a key) and validated.
+  TestSpec handshake(int64_t deadline_ns);
+  Message receive(MsgType want, int64_t deadline_ns);
   // One listener per flow from the transport; their ports go to the client in READY.
   std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transport& transport,
                                                     uint64_t cookie, nlohmann::json& ports);
@@ -26,6 +37,8 @@ class ServerSession {
 
   int fd_;
   const ServerOptions& opts_;
+  Admission& admission_;
+  std::atomic<State> state_{State::pending};
   std::atomic<Runner*> runner_{nullptr};
   std::atomic<bool> aborted_{false};
   std::string peer_;
