@@ -100,7 +100,7 @@ FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowRe
 
 std::optional<CpuFigures> cpu_figures(const TestSpec& spec, const std::optional<SideResult>& side,
                                       const Summary& s) {
-  if (!side || !side->cpu) return std::nullopt;
+  if (!side || !side->cpu || !(side->window_s >= kMinCpuWindowS)) return std::nullopt;
   CpuFigures c;
   c.host = *side->cpu;
   bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
@@ -114,6 +114,16 @@ std::optional<CpuFigures> cpu_figures(const TestSpec& spec, const std::optional<
                                                 s.throughput_bps * s.window_s / 8);
   }
   return c;
+}
+
+// mtperf's own CPU over a side's window, in % of one CPU; absent when the window is too short
+// to measure or the figure is impossible (negative, or more than every CPU of the host).
+std::optional<double> process_percent(const SideResult& side) {
+  if (!(side.window_s >= kMinCpuWindowS)) return std::nullopt;
+  double p = process_cpu_percent(side.process, side.window_s);
+  double most = 100.0 * (side.cpu && side.cpu->cpus > 0 ? side.cpu->cpus : 4096);
+  if (!(p >= 0 && p <= most)) return std::nullopt;
+  return p;
 }
 
 double rate_of_irqs(const InterruptRates& r, const std::vector<int>& irqs) {
@@ -214,10 +224,8 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   if (o.server) s.remote_interrupts = o.server->interrupts;
   s.local_rdma_ports = o.client.rdma_ports;
   if (o.server) s.remote_rdma_ports = o.server->rdma_ports;
-  s.local_process_cpu_percent = process_cpu_percent(o.client.process, o.client.window_s);
-  if (o.server) {
-    s.remote_process_cpu_percent = process_cpu_percent(o.server->process, o.server->window_s);
-  }
+  s.local_process_cpu_percent = process_percent(o.client);
+  if (o.server) s.remote_process_cpu_percent = process_percent(*o.server);
   if (placement) attribute(s, o, *placement);
   s.intervals = o.client.intervals;
   s.transport_settings = o.transport_settings;

@@ -65,6 +65,12 @@ struct CpuFigures {
   std::string service_demand_unit;
 };
 
+// Below this a measured window is too short for CPU figures: /proc/stat counts in ticks of
+// 10 ms, and a thread's CPU time is brought up to date only at ticks and context switches, so a
+// window of a few ticks can show more CPU than it held (a run that failed at once measured a
+// 16 us window and printed 76875% of one CPU). Such figures are left out, never printed.
+inline constexpr double kMinCpuWindowS = 0.1;
+
 struct Summary {
   double window_s = 0;
   bool interrupted = false;   // SIGINT/SIGTERM ended the window early: a partial result
@@ -81,7 +87,8 @@ struct Summary {
   // Each host's RDMA port counter deltas over the window: the devices' witness that the
   // application's bytes crossed them. Empty without RDMA devices.
   std::vector<RdmaPortCounters> local_rdma_ports, remote_rdma_ports;
-  double local_process_cpu_percent = 0, remote_process_cpu_percent = 0;
+  // mtperf's own CPU, % of one CPU; absent when the window was too short to measure.
+  std::optional<double> local_process_cpu_percent, remote_process_cpu_percent;
   std::optional<double> udp_loss_percent;
   std::vector<FlowFigures> flows;
   std::vector<GroupFigures> adapters, controllers;  // placed tests only

@@ -159,8 +159,11 @@ std::string report_text(const Report& r) {
   out += fmt::format("  remote interrupts  {}\n", irq_cell(s.remote_interrupts));
   out += rdma_lines("local rdma", s.local_rdma_ports, s.window_s);
   out += rdma_lines("remote rdma", s.remote_rdma_ports, s.window_s);
-  out += fmt::format("  mtperf itself      local {:.1f}% remote {:.1f}% of one CPU\n",
-                     s.local_process_cpu_percent, s.remote_process_cpu_percent);
+  auto percent = [](const std::optional<double>& p) {
+    return p ? fmt::format("{:.1f}%", *p) : std::string("n/a");
+  };
+  out += fmt::format("  mtperf itself      local {} remote {} of one CPU\n",
+                     percent(s.local_process_cpu_percent), percent(s.remote_process_cpu_percent));
   if (s.flows.size() > 1) {
     out += fmt::format("  fairness           Jain {:.4f}, min/max {:.3f}\n", s.jain_fairness,
                        s.min_max_ratio);

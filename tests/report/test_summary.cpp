@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "report/render.hpp"
 #include "report/summary.hpp"
 
 using namespace mtperf;
@@ -313,4 +314,41 @@ TEST_CASE("no iterations leave the report empty", "[summary]") {
   finish_report(r);
   CHECK(r.summary.throughput_bps == 0);
   CHECK_FALSE(r.confidence.has_value());
+}
+
+TEST_CASE("a window too short to measure gives no CPU figures, never impossible ones",
+          "[summary]") {
+  // A run that failed at once: the server's window was 16 us, and CPU time brought up to date
+  // inside it (a tick's worth) printed "remote 76875.0% of one CPU".
+  control::TestOutcome o = rr_outcome({0}, 1.6e-5, 1000);
+  o.client.window_s = 1.6e-5;
+  o.server->window_s = 1.6e-5;
+  o.server->process.user_s = 0.0123;
+  o.client.process.sys_s = 0.004;
+  o.client.cpu = cpu(90, 4);
+  o.server->cpu = cpu(90, 4);
+  Summary s = summarize(spec_of(Workload::rr), o);
+  CHECK_FALSE(s.remote_process_cpu_percent.has_value());
+  CHECK_FALSE(s.local_process_cpu_percent.has_value());
+  CHECK_FALSE(s.remote_cpu.has_value());
+  CHECK_FALSE(s.local_cpu.has_value());
+  Report r;
+  r.spec = spec_of(Workload::rr);
+  r.iterations = {s};
+  r.summary = s;
+  CHECK(report_json(r).at("summary").at("remote_process_cpu_percent").is_null());
+  CHECK_THAT(report_text(r), Catch::Contains("local n/a remote n/a of one CPU"));
+}
+
+TEST_CASE("mtperf's own CPU is a share of the window, and never more than the host has",
+          "[summary]") {
+  control::TestOutcome o = rr_outcome({100}, 2.0, 1000);
+  o.client.process.user_s = 0.5;
+  o.client.cpu = cpu(10, 2);
+  o.server->process.user_s = 50;  // 2500% of one CPU on a 2-CPU host: impossible
+  o.server->cpu = cpu(10, 2);
+  Summary s = summarize(spec_of(Workload::rr), o);
+  REQUIRE(s.local_process_cpu_percent);
+  CHECK(*s.local_process_cpu_percent == Approx(25));
+  CHECK_FALSE(s.remote_process_cpu_percent.has_value());
 }
