@@ -1,10 +1,13 @@
 #include "control/server.hpp"
 
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include "control/session.hpp"
@@ -50,12 +53,18 @@ Server::Server(ServerOptions opts)
   SocketOptions so;
   listen_fd_ = inet::listen_on(where, Proto::tcp, so, 128);
   port_ = inet::local_address(listen_fd_).port();
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) {
+    ::close(listen_fd_);
+    throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
+  }
 }
 
 Server::~Server() {
   stop();
   reap(true);
   if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
 }
 
 void Server::stop() {
@@ -112,9 +121,11 @@ void Server::start_session(int fd) {
     --pending;
     pending_dropped_.fetch_add(1);
   }
-  s->thread = std::thread([raw] {
+  s->thread = std::thread([this, raw] {
     raw->session->run();
     raw->finished.store(true);
+    uint64_t one = 1;  // wake the accept loop: it frees the session at once
+    [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
   });
   sessions_.push_back(std::move(s));
 }
@@ -122,7 +133,14 @@ void Server::start_session(int fd) {
 void Server::run() {
   while (!stop_.load()) {
     reap(false);
-    int fd = inet::accept_within(listen_fd_, 200);
+    pollfd p[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    if (::poll(p, 2, 200) <= 0) continue;
+    if (p[1].revents != 0) {
+      uint64_t n;
+      [[maybe_unused]] ssize_t r = ::read(wake_fd_, &n, sizeof n);
+    }
+    if (p[0].revents == 0) continue;
+    int fd = inet::accept_within(listen_fd_, 0);
     if (fd < 0) continue;
     if (!opts_.allow.empty()) {
       bool ok = false;

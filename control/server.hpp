@@ -72,6 +72,7 @@ class Server {
   ServerOptions opts_;
   Admission admission_;
   int listen_fd_ = -1;
+  int wake_fd_ = -1;  // eventfd: a session ended, free it now
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
   mutable std::mutex mu_;
