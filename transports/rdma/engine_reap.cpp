@@ -19,6 +19,7 @@ namespace {
 
 constexpr int64_t kCmCheckNs = 1'000'000;  // rdma_cm events are looked at this often, spinning
 constexpr uint32_t kAckBatch = 64;         // completion events acknowledged together
+constexpr uint32_t kSpinsPerClock = 256;
 
 // What a failed completion means to the workload: the peer went away (a normal end once the
 // test is over), or a local fault.
@@ -282,9 +283,10 @@ int RdmaEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) {
     if (int n = drain_ready(out)) return n;
     if (!dirty_.empty()) continue;  // credits or send-queue room came: post, then look again
     if (wait == Wait::none) return 0;
-    // Spinning reads the clock (and rdma_cm's events) every 64 turns only.
+    // Spinning reads the clock (and rdma_cm's events) every kSpinsPerClock turns only: where
+    // the clock is no vDSO call (an HPET clocksource) a read costs more than a turn.
     if (wait != Wait::block || !polled_.empty() || !starved_.empty()) {
-      if (++spins % 64 != 0) continue;
+      if (++spins % kSpinsPerClock != 0) continue;
     }
     int64_t now = monotonic_ns();
     if (deadline == 0) deadline = now + timeout_ns;
