@@ -12,6 +12,7 @@
 #          figure: one-way latency in us, perftest's t_typical against half of mtperf's p50
 #          round trip (perftest reports half round trips); t_avg against half the mean is
 #          printed beside it. Lower is better here, higher for bandwidth.
+#   mtperf runs with --wait spin: perftest busy-polls its completion queue (it has no -e here).
 # Each case runs perftest and mtperf RUNS times (default 3), in turn, the first of each pair
 # alternating, both ends on this host over DEV (default rxe0) at ADDR (default 10.10.0.1):
 # perftest server and client via rdma_cm, `mtperf serve --bind ADDR` and `mtperf run -H ADDR`
@@ -134,7 +135,9 @@ perftest() {
 mtperf() {
   local c=$1 verb a
   verb=$(verb_of "$c")
+  # perftest busy-polls its completion queue (no -e): so does mtperf here.
   if [[ $c == *_bw ]]; then a=(-w stream -m 65536); else a=(-w rr -r "2,2"); fi
+  a+=(--wait spin)
   if ! timeout $((4 * len + 120)) ${pin_client[@]+"${pin_client[@]}"} "$bin" run -H "$addr:$cport" -T rdma -O "verb=$verb" "${a[@]}" \
       -l "$len" --format json -q > "$scratch/json" 2> "$scratch/err"; then
     sed 's/^/#   mtperf: /' "$scratch/err" | tail -n 5 >&2
