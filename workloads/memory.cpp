@@ -71,9 +71,10 @@ std::string MemoryFigure::describe(const TestSpec& spec, const Caps& caps) const
   job.flows.assign(1, nullptr);
   EngineConfig one = engine_config(job, caps);
   return format_bytes(total()) + " (buffers " + format_bytes(buffers) + ": " +
-         std::to_string(spec.flows_total()) + " flows x " + std::to_string(one.buffers) + " x " +
-         format_bytes(one.buffer_size) + "; engines " + format_bytes(engines) + "; flow state " +
-         format_bytes(flow_state) + "; threads " + format_bytes(threads) + ")";
+         std::to_string(spec.flows_total()) + (spec.flows_total() == 1 ? " flow x " : " flows x ") +
+         std::to_string(one.buffers) + " x " + format_bytes(one.buffer_size) + "; engines " +
+         format_bytes(engines) + "; flow state " + format_bytes(flow_state) + "; threads " +
+         format_bytes(threads) + ")";
 }
 
 void check_memory(const MemoryFigure& figure, uint64_t limit_bytes, const TestSpec& spec,
@@ -97,7 +98,7 @@ uint64_t default_total_memory(uint64_t mem_total_bytes) {
 
 std::string format_bytes(uint64_t bytes) {
   static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " bytes";
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
   double v = double(bytes) / 1024;
   int u = 0;
   while (v >= 1024 && u < 4) {
