@@ -7,7 +7,8 @@
 #   --wait spin and block   for a stream and an rr over send
 # Each run's JSON must show throughput (streams) or transactions (rr, crr) and no error. Then the
 # error paths: -p udp and rr over read are refused before any set-up; a server killed mid-run
-# makes the client exit 1 within seconds, naming the verb or the completion's status.
+# makes the client exit 1 within seconds, naming the verb or the completion's status; so does
+# the device removed mid-run (last: rxe0 is gone after it), and the removal is not held up.
 #
 #   bash tests/rdma_guest/rdma_conformance.sh MTPERF [CASE...]
 # CASE: a label below (e.g. stream/read); default: all. The guest is TCG-emulated (about 0.1
@@ -135,6 +136,48 @@ killed_server() {
   fi
 }
 
+# Last, since rxe0 is gone after it: the device removed mid-stream. The client ends within
+# seconds saying so; once the server has exited too (librdmacm 44 never closes the last device
+# of a process that goes on, so a long-lived mtperf serve holds it until it exits), nothing
+# holds the device: `rdma link delete` returns.
+removed_device() {
+  wanted removed/device || return 0
+  local cpid rc=0 t0 waited dpid
+  timeout 60 "$bin" run -H "$addr:$port" -T rdma -w stream -l 15 --warmup 0.2 -q \
+    > /dev/null 2> "$scratch/rm.err" &
+  cpid=$!
+  local mpid=
+  for _ in $(seq 150); do   # until the client's queue pair is up (mtperf: timeout's child)
+    [ -n "$mpid" ] || mpid=$(pgrep -P "$cpid" | head -n1)
+    [ -n "$mpid" ] && rdma resource show qp 2>/dev/null | grep -q "type RC state RTS.*pid $mpid " && break
+    sleep 0.2
+  done
+  sleep 1
+  t0=$SECONDS
+  rdma link delete rxe0 &
+  dpid=$!
+  wait "$cpid" || rc=$?
+  waited=$((SECONDS - t0))
+  for p in ${pids[@]+"${pids[@]}"}; do { kill "$p" && wait "$p"; } 2>/dev/null; done
+  pids=()
+  # A process in the kernel's device removal cannot be killed: watch it, never wait on it.
+  local released=0
+  for _ in $(seq 75); do
+    kill -0 "$dpid" 2>/dev/null || { released=1; break; }
+    sleep 0.2
+  done
+  if [ $rc -ne 1 ] || ! grep -q "device was removed" "$scratch/rm.err"; then
+    fail "removed/device: the client exited $rc: $(tail -n 2 "$scratch/rm.err" | tr '\n' ' ')"
+  elif [ $waited -gt 10 ]; then
+    fail "removed/device: the client took $waited s to end"
+  elif [ $released -ne 1 ]; then
+    fail "removed/device: rdma link delete still waits: something holds the device"
+  else
+    passed=$((passed + 1))
+    printf 'ok   %-22s %d s: %s\n' removed/device "$waited" "$(head -c 140 "$scratch/rm.err")"
+  fi
+}
+
 echo "== rdma conformance over $(rdma link show 2>/dev/null | head -n1)"
 start_server "$port" > /dev/null || exit 1
 
@@ -159,6 +202,7 @@ refused udp/refused "rdma carries RC connections" -w stream -p udp
 refused rr/read/refused "RDMA READ" -w rr -O verb=read
 refused verb/unknown "expected send, write, write_imm or read" -w stream -O verb=atomic
 killed_server
+removed_device
 
 echo "== $passed passed, $failures failed"
 [ $failures -eq 0 ]

@@ -82,7 +82,13 @@ class RdmaTransport final : public Transport {
   explicit RdmaTransport(const RdmaSettings& s) : set_(s) {}
   ~RdmaTransport() override {
     workers_.clear();  // every PD, CQ and MR before the devices' last reference
-    if (devices_) rdma_free_devices(devices_);
+    if (devices_) {
+      rdma_free_devices(devices_);
+      // librdmacm keeps a device open until it learns, on a later listing, that the device is
+      // gone: list now, so that a device removed during the test is closed now, not when this
+      // process (a long-lived mtperf serve) next runs rdma. Until then its removal would wait.
+      if (ibv_context** now = rdma_get_devices(nullptr)) rdma_free_devices(now);
+    }
   }
   Caps caps() const override { return rdma_caps(set_); }
 

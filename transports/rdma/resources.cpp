@@ -79,9 +79,16 @@ DeviceRes& WorkerRes::device(ibv_context* ctx) {
   for (auto& d : devices_) {
     if (d->ctx == ctx) return *d;
   }
+  std::string dev = ibv_get_device_name(ctx->device);
+  if (layout_.srq && !devices_.empty()) {
+    // The shared receive slots are posted to one device's SRQ; a second would post them again.
+    throw std::runtime_error("rdma: one worker's flows run over " + devices_.front()->name() +
+                             " and " + dev +
+                             "; with a shared receive queue that cannot be: use "
+                             "-O srq=off, or more threads (--threads)");
+  }
   auto d = std::make_unique<DeviceRes>();
   d->ctx = ctx;
-  std::string dev = ibv_get_device_name(ctx->device);
   if (ibv_query_device(ctx, &d->attr) != 0) throw_errno("ibv_query_device " + dev, errno);
   d->pd = ibv_alloc_pd(ctx);
   if (!d->pd) throw_errno("ibv_alloc_pd " + dev, errno);
