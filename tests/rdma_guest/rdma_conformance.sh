@@ -111,6 +111,17 @@ refused() {
   printf 'ok   %-22s %s\n' "$label" "$(head -c 110 "$scratch/err" | head -n1)"
 }
 
+# Waits until the mtperf that `timeout` (pid $1) runs has an RC queue pair in RTS (at most 30 s).
+wait_for_qp() {
+  local mpid=
+  for _ in $(seq 150); do
+    [ -n "$mpid" ] || mpid=$(pgrep -P "$1" | head -n1)
+    [ -n "$mpid" ] && rdma resource show qp 2>/dev/null | grep -q "type RC state RTS.*pid $mpid " && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
 # A server killed mid-stream: the client ends (exit 1) within seconds and says why.
 killed_server() {
   wanted killed/server || return 0
@@ -119,7 +130,8 @@ killed_server() {
   timeout 60 "$bin" run -H "$addr:$kport" -T rdma -w stream -l 8 --warmup 0.2 -q \
     > /dev/null 2> "$scratch/kill.err" &
   cpid=$!
-  sleep 3
+  wait_for_qp "$cpid"
+  sleep 1
   kill -9 "$spid"
   t0=$SECONDS
   wait "$cpid" || rc=$?
@@ -146,12 +158,7 @@ removed_device() {
   timeout 60 "$bin" run -H "$addr:$port" -T rdma -w stream -l 15 --warmup 0.2 -q \
     > /dev/null 2> "$scratch/rm.err" &
   cpid=$!
-  local mpid=
-  for _ in $(seq 150); do   # until the client's queue pair is up (mtperf: timeout's child)
-    [ -n "$mpid" ] || mpid=$(pgrep -P "$cpid" | head -n1)
-    [ -n "$mpid" ] && rdma resource show qp 2>/dev/null | grep -q "type RC state RTS.*pid $mpid " && break
-    sleep 0.2
-  done
+  wait_for_qp "$cpid"
   sleep 1
   t0=$SECONDS
   rdma link delete rxe0 &
