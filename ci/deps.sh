@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config clang-format
       liburing-dev libibverbs-dev librdmacm-dev libboost-program-options-dev catch2
       nlohmann-json3-dev libfmt-dev libisal-dev libhwloc-dev libssl-dev libbenchmark-dev
-      iproute2 procps)
+      iproute2 procps
+      clang libclang-rt-14-dev llvm)  # ci/fuzz.sh: libFuzzer and its sanitizers, llvm-symbolizer
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

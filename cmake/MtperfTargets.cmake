@@ -1,9 +1,32 @@
-# Common settings for every mtperf target: warnings, include root.
+# Common settings for every mtperf target: warnings, include root, sanitizers.
+
+# MTPERF_SANITIZE: sanitizers for every mtperf target (libraries, tests, the mtperf binary and
+# the benchmarks), as -fsanitize takes them: "address,undefined" or "thread"; empty = none.
+# Any report is fatal (-fno-sanitize-recover=all), so a UBSan finding fails the test that met it.
+set(MTPERF_SANITIZE "" CACHE STRING "Sanitizers for every mtperf target (address,undefined or thread)")
+
+# mtperf_sanitize(target): the MTPERF_SANITIZE flags on one target (compile, and link for
+# executables). mtperf_target() calls it; targets built otherwise call it themselves.
+function(mtperf_sanitize target)
+  if(NOT MTPERF_SANITIZE)
+    return()
+  endif()
+  target_compile_options(${target} PRIVATE -fsanitize=${MTPERF_SANITIZE}
+    -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  # GCC's instrumentation makes -Wmaybe-uninitialized report values that are initialized (in
+  # libstdc++'s <regex>, among others); the plain build keeps the warning.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${target} PRIVATE -Wno-maybe-uninitialized)
+  endif()
+  target_link_options(${target} PRIVATE -fsanitize=${MTPERF_SANITIZE})
+endfunction()
+
 function(mtperf_target target)
   target_compile_options(${target} PRIVATE -Wall -Wextra)
   if(MTPERF_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
+  mtperf_sanitize(${target})
 endfunction()
 
 # mtperf_library(name SOURCES ... DEPS ...): a static library rooted at the source tree.

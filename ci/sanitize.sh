@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The test suite under the sanitizers, each build in its own folder:
+#   ${ASAN_BUILD_DIR:-build-asan}  clang, ASan + UBSan (float-cast-overflow included), every
+#                                  ctest test;
+#   ${TSAN_BUILD_DIR:-build-tsan}  g++, TSan, the tests of the threaded parts: the runner, the
+#                                  control client and server, the loopback integration runs.
+# Any report fails: every report is fatal in the process that meets it (the flags make UBSan's
+# so, the options below the others'), and every process a test starts (the mtperf binary, forked
+# children) inherits these options and also writes its reports under $build/sanitizer/, which
+# must stay empty — so a report in a child whose exit status a test does not look at still
+# fails the stage.
+#
+# SANITIZE_STAGES="asan tsan" (the default) picks the stages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash ci/deps.sh
+
+# Built at -O1 with line tables: quick enough to build, fast enough to run, stacks with file:line.
+configure() {  # build-dir compiler sanitizers [more cmake args...]
+  local build=$1 compiler=$2 sanitizers=$3
+  shift 3
+  # A build folder made with another compiler cannot be switched over: start it again.
+  if [ -f "$build/CMakeCache.txt" ] &&
+    ! grep -q "^CMAKE_CXX_COMPILER:.*=$(command -v "$compiler")\$" "$build/CMakeCache.txt"; then
+    rm -rf "$build"
+  fi
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMTPERF_BENCH=OFF \
+    "-DCMAKE_CXX_COMPILER=$compiler" "-DMTPERF_SANITIZE=$sanitizers" "$@" >/dev/null
+}
+
+# Runs ctest (under the command in the array `wrap`, if any) with the reports of every process
+# collected under $build/sanitizer/; fails when a test fails or any report was written.
+wrap=()
+run_tests() {  # build-dir [ctest args...]
+  local build=$1
+  shift
+  local reports
+  reports="$(cd "$build" && pwd)/sanitizer"
+  rm -rf "$reports"
+  mkdir -p "$reports"
+  local common="halt_on_error=1:abort_on_error=1:print_summary=1:log_exe_name=1"
+  local status=0
+  ASAN_OPTIONS="$common:log_path=$reports/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1" \
+    UBSAN_OPTIONS="$common:log_path=$reports/ubsan:print_stacktrace=1" \
+    TSAN_OPTIONS="$common:log_path=$reports/tsan:second_deadlock_stack=1" \
+    "${wrap[@]}" ctest --test-dir "$build" --output-on-failure -j2 --timeout 600 "$@" || status=$?
+  if compgen -G "$reports/*" >/dev/null; then
+    for f in "$reports"/*; do
+      echo "=== $f"
+      head -n 80 "$f"
+    done
+    echo "ci/sanitize.sh: sanitizer reports in $build (above, and under $reports)"
+    status=1
+  fi
+  return $status
+}
+
+# The tests of the runner, the control protocol and the loopback runs (ctest -R), and the fuzz
+# replays of the control inputs.
+readonly kTsanTests='^(workloads/|control/|integration/test_loopback$|fuzz/control_)'
+
+asan_stage() {
+  local build=${ASAN_BUILD_DIR:-build-asan} t0=$(date +%s)
+  # clang: with GCC, UBSan beside ASan writes its reports to stderr only, never to log_path, so
+  # a child's report could pass unseen. Warnings are the GCC build's business (-Werror there).
+  configure "$build" clang++ address,undefined \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" || return 1
+  cmake --build "$build" -j"$(nproc)" || return 1
+  local t1=$(date +%s)
+  local rc=0
+  run_tests "$build" || rc=$?
+  echo "ci/sanitize.sh: ASan+UBSan: build $((t1 - t0)) s, tests $(($(date +%s) - t1)) s"
+  return $rc
+}
+
+tsan_stage() {
+  local build=${TSAN_BUILD_DIR:-build-tsan} t0=$(date +%s)
+  configure "$build" g++ thread "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DMTPERF_WERROR=ON ||
+    return 1
+  # Only what those tests run: mtperf, and each test's executable (ctest -N lists the configured
+  # tests; test a/b/test_x is the executable a_b_test_x, fuzz/x is replay_x).
+  local targets=(mtperf)
+  mapfile -t -O 1 targets < <(ctest --test-dir "$build" -N -R "$kTsanTests" 2>/dev/null |
+    sed -n 's/^ *Test *#[0-9]*: *//p' | sed 's|^fuzz/|replay_|; s|/|_|g')
+  cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" || return 1
+  local t1=$(date +%s)
+  # TSan needs its fixed shadow layout: a kernel with more mmap randomness than it expects makes
+  # it fail at start, so the tests run without address randomization (setarch -R), when allowed.
+  setarch "$(uname -m)" -R true 2>/dev/null && wrap=(setarch "$(uname -m)" -R)
+  local rc=0
+  run_tests "$build" -R "$kTsanTests" || rc=$?
+  wrap=()
+  echo "ci/sanitize.sh: TSan: build $((t1 - t0)) s, tests $(($(date +%s) - t1)) s"
+  return $rc
+}
+
+# A stage runs in a condition (errexit is off inside it), so it checks every step itself.
+failed=()
+for stage in ${SANITIZE_STAGES:-asan tsan}; do
+  "${stage}_stage" || failed+=("$stage")
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "ci/sanitize.sh: failed: ${failed[*]}"
+  exit 1
+fi
