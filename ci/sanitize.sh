@@ -21,7 +21,7 @@ configure() {  # build-dir compiler sanitizers [more cmake args...]
   shift 3
   # A build folder made with another compiler cannot be switched over: start it again.
   if [ -f "$build/CMakeCache.txt" ] &&
-    ! grep -q "^CMAKE_CXX_COMPILER:.*=$(command -v "$compiler")\$" "$build/CMakeCache.txt"; then
+    ! grep -qE "^CMAKE_CXX_COMPILER:[A-Z]+=(.*/)?${compiler//+/\\+}\$" "$build/CMakeCache.txt"; then
     rm -rf "$build"
   fi
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMTPERF_BENCH=OFF \
