@@ -5,6 +5,7 @@
 #   rr                      over send, write (polls memory), write_imm; burst rr over send
 #   crr                     over send (an rdma_cm connection per transaction)
 #   --wait spin and block   for a stream and an rr over send
+#   IPv6                    a stream and an rr over send to an IPv6 address (RoCE v2)
 # Each run's JSON must show throughput (streams) or transactions (rr, crr) and no error. Then the
 # error paths: -p udp and rr over read are refused before any set-up; a server killed mid-run
 # makes the client exit 1 within seconds, naming the verb or the completion's status; so does
@@ -111,6 +112,20 @@ refused() {
   printf 'ok   %-22s %s\n' "$label" "$(head -c 110 "$scratch/err" | head -n1)"
 }
 
+# IPv6: rxe0's RoCE v2 GID for an IPv6 address of dummy0 (added here, inside the guest).
+ipv6_cases() {
+  wanted stream/send/ipv6 || wanted rr/send/ipv6 || return 0
+  local a6=fd00::1 p6=$((port + 2))
+  ip -6 addr show dev dummy0 | grep -q "$a6/" || ip -6 addr add "$a6/64" dev dummy0 nodad
+  local save_addr=$addr save_port=$port
+  addr=$a6 port=$p6
+  start_server "$p6" > /dev/null || { fail "ipv6: no server on [$a6]:$p6"; addr=$save_addr port=$save_port; return; }
+  addr="[$a6]"
+  run_case stream/send/ipv6 bytes -w stream
+  run_case rr/send/ipv6 transactions -w rr
+  addr=$save_addr port=$save_port
+}
+
 # Waits until the mtperf that `timeout` (pid $1) runs has an RC queue pair in RTS (at most 30 s).
 wait_for_qp() {
   local mpid=
@@ -208,6 +223,7 @@ run_case rr/send/P8-srq transactions -w rr -P 8 --threads 1
 refused udp/refused "rdma carries RC connections" -w stream -p udp
 refused rr/read/refused "RDMA READ" -w rr -O verb=read
 refused verb/unknown "expected send, write, write_imm or read" -w stream -O verb=atomic
+ipv6_cases
 killed_server
 removed_device
 
