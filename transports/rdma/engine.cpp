@@ -7,6 +7,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "transports/rdma/cm.hpp"
 #include "transports/rdma/flow_math.hpp"
@@ -62,7 +63,7 @@ RdmaEngine::~RdmaEngine() {
 Caps RdmaEngine::caps() const {
   Caps c = rdma_caps(res_->settings());
   uint32_t inl = UINT32_MAX;
-  for (auto& d : const_cast<WorkerRes&>(*res_).devices())
+  for (auto& d : std::as_const(*res_).devices())
     inl = std::min(inl, d->max_inline);
   c.max_inline = inl == UINT32_MAX ? 0 : inl;
   c.inline_send = c.max_inline > 0;

@@ -145,7 +145,17 @@ class RdmaEngine {
   bool push_pending(Conn& c, int id, const Pending& p);
   std::byte* slot_ptr(uint32_t slot) const { return res_->slot(slot); }
   // engine_post.cpp
+  struct Batch {
+    uint32_t n = 0;                     // work requests in wrs_
+    uint32_t last_wanted = UINT32_MAX;  // the last whose completion the workload wants
+    bool tells = false;                 // one of them carries our receives' count
+  };
+  Batch gather(int id, uint32_t room);      // queued requests into wrs_, within room and credits
+  void link_chain(int id, const Batch& b);  // signalling, wr_ids, the chain's links
   void post_conn(int id);
+  SqEntry& sq_entry(int id, uint32_t seq) {
+    return sq_[size_t(id) * (sq_mask_ + 1) + (seq & sq_mask_)];
+  }
   uint32_t build_wr(int id, const Pending& p, ibv_send_wr& wr, ibv_sge* sge);
   void add_credit_write(int id, ibv_send_wr& wr, ibv_sge& sge);
   void mark_dirty(int id);
@@ -168,6 +178,7 @@ class RdmaEngine {
   void on_route_resolved(int id);
   void on_established(int id, rdma_cm_event* ev);
   void on_disconnected(int id, const char* why, int err);
+  void on_device_removed(int id);  // every connection on the device of connection id
   void finish_fins();
 
   std::shared_ptr<WorkerRes> res_;

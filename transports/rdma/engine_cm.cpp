@@ -69,17 +69,10 @@ void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
       rdma_ack_cm_event(ev);
       on_disconnected(int(id), "the peer disconnected (RDMA_CM_EVENT_DISCONNECTED)", ECONNRESET);
       return;
-    case RDMA_CM_EVENT_DEVICE_REMOVAL: {
+    case RDMA_CM_EVENT_DEVICE_REMOVAL:
       rdma_ack_cm_event(ev);
-      DeviceRes* dev = c.dev;
-      for (size_t i = 0; i < conns_.size(); ++i) {
-        if (conns_[i].dev == dev || i == id) {
-          on_disconnected(int(i), "the RDMA device was removed (RDMA_CM_EVENT_DEVICE_REMOVAL)",
-                          ENODEV);
-        }
-      }
+      on_device_removed(int(id));
       return;
-    }
     case RDMA_CM_EVENT_ADDR_ERROR:
     case RDMA_CM_EVENT_ROUTE_ERROR:
     case RDMA_CM_EVENT_CONNECT_ERROR:
@@ -202,6 +195,15 @@ void RdmaEngine::on_disconnected(int id, const char* why, int err) {
   if (c.id) rdma_disconnect(c.id);
   if (c.fin_seen && err == ECONNRESET) return;  // the end of the stream came first: normal
   fail_conn(id, err, std::string(verb_name()) + ": " + why);
+}
+
+void RdmaEngine::on_device_removed(int id) {
+  DeviceRes* dev = conns_[id].dev;
+  for (size_t i = 0; i < conns_.size(); ++i) {
+    if ((dev && conns_[i].dev == dev) || i == size_t(id)) {
+      on_disconnected(int(i), "the RDMA device was removed (RDMA_CM_EVENT_DEVICE_REMOVAL)", ENODEV);
+    }
+  }
 }
 
 void RdmaEngine::finish_fins() {

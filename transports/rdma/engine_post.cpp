@@ -110,17 +110,12 @@ void RdmaEngine::add_credit_write(int id, ibv_send_wr& wr, ibv_sge& sge) {
   ++ctr_.credit_writes;
 }
 
-void RdmaEngine::post_conn(int id) {
+RdmaEngine::Batch RdmaEngine::gather(int id, uint32_t room) {
   Conn& c = conns_[id];
-  c.dirty = false;
-  if (c.st != St::up) return;
-  const size_t ring = sq_mask_ + 1;
-  uint32_t room = sq_cap_ - (c.sq_tail - c.sq_head);
+  Batch b;
   uint32_t credits = consumes_ ? credits_left(c.peer.credits, c.sent, c.peer_reposted) : UINT32_MAX;
-  uint32_t n = 0, last_wanted = UINT32_MAX;
-  bool tells = false;  // the chain carries our credit count (an immediate)
   ibv_sge* sg = sges_.data();
-  while (c.pend_head != c.pend_tail && n < room && n + 1 < wrs_.size()) {
+  while (c.pend_head != c.pend_tail && b.n < room && b.n + 1 < wrs_.size()) {
     const Pending& p = pend_[size_t(id) * (pend_mask_ + 1) + (c.pend_head & pend_mask_)];
     bool takes = consumes_ && (p.kind == kSqSend || p.kind == kSqQuiet);
     if (takes && credits == 0) {
@@ -131,53 +126,70 @@ void RdmaEngine::post_conn(int id) {
       }
       break;
     }
-    sg += build_wr(id, p, wrs_[n], sg);
-    tells |= wrs_[n].opcode == IBV_WR_SEND_WITH_IMM || wrs_[n].opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+    ibv_send_wr& wr = wrs_[b.n];
+    sg += build_wr(id, p, wr, sg);
+    b.tells |= wr.opcode == IBV_WR_SEND_WITH_IMM || wr.opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
     if (takes) {
       --credits;
       ++c.sent;
     }
     int32_t bytes = p.kind == kSqRead ? int32_t(mode_.read_size) : int32_t(p.buf.len);
-    sq_[size_t(id) * ring + ((c.sq_tail + n) & sq_mask_)] = {p.cookie, bytes, p.kind, p.slot};
-    if (p.kind != kSqQuiet) last_wanted = n;
+    sq_entry(id, c.sq_tail + b.n) = {p.cookie, bytes, p.kind, p.slot};
+    if (p.kind != kSqQuiet) b.last_wanted = b.n;
     ++c.pend_head;
-    ++n;
+    ++b.n;
   }
-  if (consumes_ && !tells && n < room && credit_update_due(c.reposted, c.announced, lay_.granted)) {
-    add_credit_write(id, wrs_[n], *sg);
-    sq_[size_t(id) * ring + ((c.sq_tail + n) & sq_mask_)] = {0, 0, kSqCredit, 0};
-    tells = true;
-    ++n;
+  // Our receives' count goes back with the chain's immediates, or else by a write once due.
+  if (consumes_ && !b.tells && b.n < room &&
+      credit_update_due(c.reposted, c.announced, lay_.granted)) {
+    add_credit_write(id, wrs_[b.n], *sg);
+    sq_entry(id, c.sq_tail + b.n) = {0, 0, kSqCredit, 0};
+    b.tells = true;
+    ++b.n;
   }
-  if (n == 0) return;
-  if (tells) c.announced = c.reposted;
-  for (uint32_t i = 0; i < n; ++i) {
-    uint8_t kind = sq_[size_t(id) * ring + ((c.sq_tail + i) & sq_mask_)].kind;
+  return b;
+}
+
+void RdmaEngine::link_chain(int id, const Batch& b) {
+  Conn& c = conns_[id];
+  for (uint32_t i = 0; i < b.n; ++i) {
+    uint8_t kind = sq_entry(id, c.sq_tail + i).kind;
     bool wanted = kind == kSqSend || kind == kSqRead || kind == kSqFin;
     // Reads deliver data and FINs end streams: each is signalled.
     bool sig = kind == kSqRead || kind == kSqFin ||
-               signal_wr(wanted, i == last_wanted, c.unsig_run, signal_every_, sq_cap_ / 2);
+               signal_wr(wanted, i == b.last_wanted, c.unsig_run, signal_every_, sq_cap_ / 2);
     c.unsig_run = sig ? 0 : c.unsig_run + 1;
     ibv_send_wr& wr = wrs_[i];
     if (sig) wr.send_flags |= IBV_SEND_SIGNALED;
     wr.wr_id = make_wr_id(uint32_t(id), c.gen, false, c.sq_tail + i);
-    wr.next = i + 1 < n ? &wrs_[i + 1] : nullptr;
+    wr.next = i + 1 < b.n ? &wrs_[i + 1] : nullptr;
     ++(sig ? ctr_.signalled : ctr_.unsignaled);
   }
+}
+
+void RdmaEngine::post_conn(int id) {
+  Conn& c = conns_[id];
+  c.dirty = false;
+  if (c.st != St::up) return;
+  Batch b = gather(id, sq_cap_ - (c.sq_tail - c.sq_head));
+  if (b.n == 0) return;
+  if (b.tells) c.announced = c.reposted;
+  link_chain(id, b);
   ibv_send_wr* bad = nullptr;
   int rc = ibv_post_send(c.qp, wrs_.data(), &bad);
   ++ctr_.chains;
-  uint32_t posted = rc == 0 ? n : uint32_t(bad - wrs_.data());
-  c.sq_tail += posted;
+  uint32_t posted = rc == 0 ? b.n : uint32_t(bad - wrs_.data());
   if (rc != 0) {
     // What was not posted fails with the connection (its sends complete with the error).
-    for (uint32_t i = posted; i < n; ++i) {
-      const SqEntry& e = sq_[size_t(id) * ring + ((c.sq_tail + i - posted) & sq_mask_)];
-      if (e.kind == kSqSend || e.kind == kSqQuiet)
+    for (uint32_t i = posted; i < b.n; ++i) {
+      const SqEntry& e = sq_entry(id, c.sq_tail + i);
+      if (e.kind == kSqSend || e.kind == kSqQuiet) {
         push_ready({e.cookie, -rc, kCompError, 0, nullptr});
+      }
     }
-    fail_conn(id, rc, std::string("ibv_post_send: ") + std::strerror(rc));
   }
+  c.sq_tail += posted;
+  if (rc != 0) fail_conn(id, rc, std::string("ibv_post_send: ") + std::strerror(rc));
 }
 
 }  // namespace mtperf::rdma

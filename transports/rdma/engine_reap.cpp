@@ -113,9 +113,8 @@ void RdmaEngine::on_send_wc(const ibv_wc& wc) {
 
 void RdmaEngine::retire(int id, uint32_t upto, int status, const ibv_wc* wc) {
   Conn& c = conns_[id];
-  const size_t base = size_t(id) * (sq_mask_ + 1);
   while (c.sq_head != upto + 1) {
-    SqEntry e = sq_[base + (c.sq_head & sq_mask_)];
+    SqEntry e = sq_entry(id, c.sq_head);
     bool ok = c.sq_head != upto || status == IBV_WC_SUCCESS;
     ++c.sq_head;
     if (ok) {

@@ -89,6 +89,7 @@ class WorkerRes {
   // The device's resources, made on first use. Throws std::runtime_error naming the call.
   DeviceRes& device(ibv_context* ctx);
   std::vector<std::unique_ptr<DeviceRes>>& devices() { return devices_; }
+  const std::vector<std::unique_ptr<DeviceRes>>& devices() const { return devices_; }
   // Set-up: the next entry of the connection table. Throws when set-up has used its half.
   uint32_t take_setup_conn();
   uint32_t setup_conns() const { return setup_conns_; }
