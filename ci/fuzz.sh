@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/, clang, ASan+UBSan) into ${FUZZ_BUILD_DIR:-build-fuzz} and
-# runs each for ${FUZZ_SECONDS:-20} s from the committed corpus, a fresh set of seeds and the
-# inputs that once failed. A crash, a sanitizer report, a leak, a timeout or a broken invariant
-# fails the script; libFuzzer leaves the input under $build/findings/<target>/ (replay it with
-# `$build/fuzz/fuzz_<target> FILE`, and commit it to fuzz/regressions/<target>/ with the fix).
+# Runs each libFuzzer target (fuzz/, clang, ASan+UBSan) for ${FUZZ_SECONDS:-20} s from the
+# committed corpus, a fresh set of seeds and the inputs that once failed. A crash, a sanitizer
+# report, a leak, a timeout or a broken invariant fails the script; libFuzzer leaves the input
+# under $build/findings/<target>/ (replay it with `$build/fuzz/fuzz_<target> FILE`, and commit it
+# to fuzz/regressions/<target>/ with the fix).
 #
-# Built at ${FUZZ_OPT:--O0}: the coverage instrumentation doubles clang's -O1 build time, and CI
-# runs each target briefly; a long run is worth an optimized build of its own, e.g.
+# The targets are built in ${FUZZ_BUILD_DIR:-build-asan}, the folder ci/sanitize.sh builds the
+# sanitized suite in (ci/clang-asan.sh: one compilation of the libraries serves both), at
+# ${FUZZ_OPT:--O0}. A long run is worth an optimized folder of its own, e.g.
 #   FUZZ_BUILD_DIR=build-fuzz-O1 FUZZ_OPT=-O1 FUZZ_SECONDS=3600 FUZZ_TARGETS=atm_lane bash ci/fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/deps.sh
-build=${FUZZ_BUILD_DIR:-build-fuzz}
+source ci/clang-asan.sh
+build=${FUZZ_BUILD_DIR:-build-asan}
 seconds=${FUZZ_SECONDS:-20}
 start=$(date +%s)
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=${FUZZ_OPT:--O0} -gline-tables-only" \
-  -DMTPERF_FUZZ=ON -DMTPERF_TESTS=OFF -DMTPERF_BENCH=OFF >/dev/null
+configure_clang_asan "$build" "${FUZZ_OPT:--O0}"
 cmake --build "$build" -j"$(nproc)" --target fuzz_all
 rm -rf "$build/seeds"
 "$build/fuzz/fuzz_make_seeds" "$build/seeds"

@@ -15,18 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/deps.sh
 
-# Both builds keep line tables, so stacks name file:line.
-configure() {  # build-dir compiler sanitizers [more cmake args...]
-  local build=$1 compiler=$2 sanitizers=$3
-  shift 3
-  # A build folder made with another compiler cannot be switched over: start it again.
-  if [ -f "$build/CMakeCache.txt" ] &&
-    ! grep -qE "^CMAKE_CXX_COMPILER:[A-Z]+=(.*/)?${compiler//+/\\+}\$" "$build/CMakeCache.txt"; then
-    rm -rf "$build"
-  fi
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMTPERF_BENCH=OFF \
-    "-DCMAKE_CXX_COMPILER=$compiler" "-DMTPERF_SANITIZE=$sanitizers" "$@" >/dev/null
-}
+source ci/clang-asan.sh
 
 # Runs ctest (under the command in the array `wrap`, if any) with the reports of every process
 # collected under $build/sanitizer/; fails when a test fails or any report was written.
@@ -63,10 +52,8 @@ asan_stage() {
   local build=${ASAN_BUILD_DIR:-build-asan} t0=$(date +%s)
   # clang: with GCC, UBSan beside ASan writes its reports to stderr only, never to log_path, so
   # a child's report could pass unseen. Warnings are the GCC build's business (-Werror there).
-  # -O0: clang's -O1 doubles this build's time (measured: 17 CPU minutes against 9) and saves
-  # only half a minute of the tests'.
-  configure "$build" clang++ address,undefined \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -gline-tables-only" || return 1
+  # The fuzz targets are built here too (ci/fuzz.sh runs them from this folder).
+  configure_clang_asan "$build" || return 1
   cmake --build "$build" -j"$(nproc)" || return 1
   local t1=$(date +%s)
   local rc=0
@@ -77,7 +64,7 @@ asan_stage() {
 
 tsan_stage() {
   local build=${TSAN_BUILD_DIR:-build-tsan} t0=$(date +%s)
-  configure "$build" g++ thread "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DMTPERF_WERROR=ON ||
+  configure_build "$build" clang++ thread "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" ||
     return 1
   # Only what those tests run: mtperf, and each test's executable (ctest -N lists the configured
   # tests; test a/b/test_x is the executable a_b_test_x, fuzz/x is replay_x).
