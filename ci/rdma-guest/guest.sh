@@ -268,6 +268,11 @@ trap 'exit 143' TERM HUP
 : > "$out/stdout"
 : > "$out/stderr"
 start=$(date +%s%N)
+# clocksource=tsc: the guest's clock reads are vDSO reads of the TSC, as on hardware; without it
+# the kernel picks HPET under TCG, where every clock_gettime is a system call and an emulated
+# device read, which adds to every round trip mtperf times and perftest (reading the TSC
+# itself) does not. tsc=reliable: TCG's TSC is the host's monotonic clock,
+# the same on both virtual CPUs; the watchdog would otherwise reject it during boot.
 # Each process dies with its parent: nothing of the guest survives this script, even killed.
 setpriv --pdeathsig KILL -- timeout --kill-after=5 "$timeout_s" \
   setpriv --pdeathsig KILL -- "$qemu" \
@@ -275,7 +280,7 @@ setpriv --pdeathsig KILL -- timeout --kill-after=5 "$timeout_s" \
   -nographic -no-reboot -serial "file:$out/console.log" -monitor none -nic none \
   -pidfile "$out/qemu.pid" \
   -kernel "$kernel" -initrd "$initrd" \
-  -append "console=ttyS0 panic=-1 quiet mitigations=off 8250.nr_uarts=1" \
+  -append "console=ttyS0 panic=-1 quiet mitigations=off 8250.nr_uarts=1 clocksource=tsc tsc=reliable" \
   -fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
   -device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
   -fsdev "local,id=out,path=$out,security_model=none,multidevs=remap" \
