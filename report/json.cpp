@@ -49,7 +49,7 @@ nlohmann::json flow_json(const FlowFigures& f) {
           {"throughput_bps", num(f.throughput_bps)},
           {"transactions", f.transactions},
           {"transaction_rate", num(f.transaction_rate)},
-          {"latency_mean_us", num(f.latency_mean_us)},
+          {"latency_mean_us", f.latency_mean_us ? num(*f.latency_mean_us) : nlohmann::json()},
           {"client_cpu", f.client_cpu},
           {"udp",
            {{"sent", opt(f.udp_sent)},

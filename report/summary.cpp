@@ -61,14 +61,19 @@ FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowRe
   if (rr) {
     f.transactions = c.window.transactions;
     f.transaction_rate = window_s > 0 ? double(f.transactions) / window_s : 0;
-    f.latency_mean_us = c.stats.latency.mean() / 1e3;
-    f.bytes = c.window.bytes_recv + (s ? s->window.bytes_recv : c.window.bytes_sent);
+    if (c.stats.latency.count() > 0) f.latency_mean_us = c.stats.latency.mean() / 1e3;
+    // Requests as the server took them in (the client's sends without the server's result),
+    // responses as the client took them in.
+    f.bytes_c2s = s ? s->window.bytes_recv : c.window.bytes_sent;
+    f.bytes_s2c = c.window.bytes_recv;
+    f.bytes = f.bytes_c2s + f.bytes_s2c;
   } else {
     const FlowResult* receiver = c.role == Role::receiver ? &c : s;
     f.bytes = receiver ? receiver->window.bytes_recv : c.window.bytes_sent;
     // A one-sided transfer (RDMA WRITE) leaves its receiver nothing to count: the sender's bytes.
     const FlowResult* writer = c.role == Role::sender ? &c : s;
     if (one_sided) f.bytes = writer ? writer->window.bytes_sent : 0;
+    (c.role == Role::receiver ? f.bytes_s2c : f.bytes_c2s) = f.bytes;
   }
   f.throughput_bps = window_s > 0 ? double(f.bytes) * 8 / window_s : 0;
   const FlowResult* sender = c.role == Role::sender ? &c : s;
@@ -202,7 +207,10 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
     FlowFigures f =
         flow_figures(spec, c, find_flow(o.server, c.id), s.window_s, o.client.one_sided);
     s.throughput_bps += f.throughput_bps;
-    (f.direction == "s2c" ? s.throughput_s2c_bps : s.throughput_c2s_bps) += f.throughput_bps;
+    if (s.window_s > 0) {
+      s.throughput_c2s_bps += double(f.bytes_c2s) * 8 / s.window_s;
+      s.throughput_s2c_bps += double(f.bytes_s2c) * 8 / s.window_s;
+    }
     s.transactions += f.transactions;
     s.latency_histogram.merge(c.stats.latency);
     bool rr = f.direction == "rr" || f.direction == "crr";

@@ -27,10 +27,13 @@ struct FlowFigures {
   uint32_t id = 0;
   std::string direction;  // "c2s", "s2c", "rr", "crr"
   uint64_t bytes = 0;     // received in the window by the receiving side
+  // `bytes` by direction: what the server took in (requests, a c2s stream) and what the client
+  // took in (responses, an s2c stream); rr and crr flows carry both.
+  uint64_t bytes_c2s = 0, bytes_s2c = 0;
   double throughput_bps = 0;
   uint64_t transactions = 0;
   double transaction_rate = 0;
-  double latency_mean_us = 0;
+  std::optional<double> latency_mean_us;  // rr, crr with a round trip measured; absent otherwise
   int client_cpu = -1;
   std::optional<uint64_t> udp_sent, udp_received, udp_lost, udp_reordered;
   std::optional<double> udp_jitter_us;
@@ -75,6 +78,8 @@ struct Summary {
   double window_s = 0;
   bool interrupted = false;   // SIGINT/SIGTERM ended the window early: a partial result
   double throughput_bps = 0;  // all directions together
+  // Each direction's own bytes: an rr flow's requests count client->server, its responses
+  // server->client.
   double throughput_c2s_bps = 0, throughput_s2c_bps = 0;
   uint64_t transactions = 0;
   double transaction_rate = 0;

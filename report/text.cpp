@@ -88,8 +88,9 @@ void flows_table(std::string& out, const TestSpec& spec, const Summary& s) {
     }
     std::string cpu = f.client_cpu >= 0 ? std::to_string(f.client_cpu) : "-";
     if (rr) {
-      out += fmt::format("  {:>5} {:>5} {:>14} {:>12.1f} {:>10.2f} {:>5}", f.id, f.direction,
-                         f.transactions, f.transaction_rate, f.latency_mean_us, cpu);
+      std::string mean = f.latency_mean_us ? fmt::format("{:.2f}", *f.latency_mean_us) : "-";
+      out += fmt::format("  {:>5} {:>5} {:>14} {:>12.1f} {:>10} {:>5}", f.id, f.direction,
+                         f.transactions, f.transaction_rate, mean, cpu);
     } else {
       std::string re = f.retransmits ? std::to_string(*f.retransmits) : "-";
       out += fmt::format("  {:>5} {:>5} {:>16} {:>12.2f} {:>8} {:>5}", f.id, f.direction, f.bytes,

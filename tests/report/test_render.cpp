@@ -112,6 +112,7 @@ TEST_CASE("the JSON document has its schema, test, environment and summary", "[r
   CHECK(f.at("server_transactions") == 0);
   CHECK(f.at("tcp_info").at("rtt_us") == 20);
   CHECK(f.at("error").is_null());
+  CHECK(f.at("latency_mean_us").is_null());  // a stream measures no round trip
   CHECK(s.at("local_cpu").at("util_percent") == 40);
   CHECK(s.at("remote_cpu").is_null());
   CHECK(s.at("service_demand").at("local").at("unit") == "us/KB");
@@ -128,6 +129,7 @@ TEST_CASE("rr reports its rate and latency in the JSON document", "[render]") {
   CHECK(s.at("latency_us").at("mean").get<double>() == Approx(25.5).epsilon(0.01));
   CHECK(s.at("latency_us").at("count") == 4000);
   CHECK(s.at("flows")[1].at("direction") == "rr");
+  CHECK(s.at("flows")[1].at("latency_mean_us").get<double>() == Approx(25.5).epsilon(0.01));
   CHECK(s.at("flows")[1].at("client_transactions") == 1200);
   CHECK(s.at("flows")[1].at("server_transactions") == 1200);
   CHECK(s.at("service_demand").at("local").at("unit") == "us/transaction");

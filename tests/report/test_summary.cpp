@@ -170,7 +170,8 @@ TEST_CASE("transaction rate and latency come from the client's round trips", "[s
   CHECK(s.flows[0].direction == "rr");
   CHECK(s.flows[0].transaction_rate == Approx(1500));
   CHECK(s.flows[1].transaction_rate == Approx(1000));
-  CHECK(s.flows[0].latency_mean_us == Approx(40).epsilon(0.01));
+  REQUIRE(s.flows[0].latency_mean_us);
+  CHECK(*s.flows[0].latency_mean_us == Approx(40).epsilon(0.01));
   REQUIRE(s.latency);
   CHECK(s.latency->count == 5000);
   CHECK(s.latency->mean_us == Approx(40).epsilon(0.01));
@@ -180,6 +181,43 @@ TEST_CASE("transaction rate and latency come from the client's round trips", "[s
   CHECK(s.jain_fairness == Approx(2500.0 * 2500 / (2 * (1500.0 * 1500 + 1000.0 * 1000))));
   // Bytes both ways: each side's received bytes in the window, (6000 + 4000) * 8 / 2 s.
   CHECK(s.throughput_bps == Approx(40000));
+  // Each direction its own: requests the server took in, responses the client took in.
+  CHECK(s.flows[0].bytes_c2s == 3000);
+  CHECK(s.flows[0].bytes_s2c == 3000);
+  CHECK(s.throughput_c2s_bps == Approx(20000));
+  CHECK(s.throughput_s2c_bps == Approx(20000));
+}
+
+TEST_CASE("rr: requests count client to server, responses server to client", "[summary]") {
+  // 100-byte requests, 1000-byte responses: 500 transactions in a 1 s window.
+  control::TestOutcome o = rr_outcome({500}, 1.0, 10'000);
+  o.client.flows[0].window.bytes_sent = 50'000;
+  o.client.flows[0].window.bytes_recv = 500'000;
+  o.server->flows[0].window.bytes_recv = 50'000;
+  Summary s = summarize(spec_of(Workload::rr), o);
+  CHECK(s.throughput_c2s_bps == Approx(400'000));
+  CHECK(s.throughput_s2c_bps == Approx(4'000'000));
+  CHECK(s.throughput_bps == Approx(4'400'000));
+  // Without the server's result, the requests the client sent.
+  o.server.reset();
+  o.client.flows[0].window.bytes_sent = 60'000;
+  Summary alone = summarize(spec_of(Workload::rr), o);
+  CHECK(alone.throughput_c2s_bps == Approx(480'000));
+  CHECK(alone.throughput_s2c_bps == Approx(4'000'000));
+  // Iterations average each direction apart.
+  Report r;
+  r.spec = spec_of(Workload::rr);
+  r.iterations = {s, alone};
+  finish_report(r);
+  CHECK(r.summary.throughput_c2s_bps == Approx(440'000));
+  CHECK(r.summary.throughput_s2c_bps == Approx(4'000'000));
+}
+
+TEST_CASE("a flow without round trips has no mean latency", "[summary]") {
+  Summary stream = summarize(spec_of(Workload::stream), stream_outcome({1000}, 1.0));
+  CHECK_FALSE(stream.flows[0].latency_mean_us.has_value());
+  Summary idle = summarize(spec_of(Workload::rr), rr_outcome({0}, 1.0, 10'000));
+  CHECK_FALSE(idle.flows[0].latency_mean_us.has_value());
 }
 
 TEST_CASE("service demand is CPU time per KB or per transaction", "[summary]") {
