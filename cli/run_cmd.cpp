@@ -71,6 +71,7 @@ Report run_iterations(const RunOptions& o, const control::ClientOptions& client,
                    o.rule.max_iterations, o.spec.duration_s + o.spec.warmup_s);
     }
     auto outcome = control::run_test(o.spec, client, interim_printer(o));
+    r.spec.flow_servers = outcome.flow_servers;  // the test as it went to the server
     r.iterations.push_back(summarize(o.spec, outcome, placement));
     samples.push_back(headline(o.spec, r.iterations.back()));
     if (iterations_done(samples, o.rule) || interrupts() > 0) break;
