@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "control/server.hpp"
 #include "platform/affinity.hpp"
@@ -26,32 +27,39 @@ void on_signal(int) {
 
 namespace {
 
-po::options_description serve_options() {
-  po::options_description d("mtperf serve options");
-  d.add_options()("help,h", "this help")("port", po::value<uint16_t>()->default_value(12865),
-                                         "control port (0: any free port)")(
-      "bind", po::value<std::string>()->default_value("0.0.0.0"), "address to listen on")(
-      "key", po::value<std::string>(), "pre-shared key clients must prove (HMAC challenge)")(
-      "allow", po::value<std::vector<std::string>>()->multitoken(),
-      "CIDR...: networks clients may connect from (v4 or v6; default: any); others are closed "
-      "at once")("max-sessions", po::value<uint32_t>()->default_value(16), "tests running at once")(
-      "max-pending", po::value<uint32_t>()->default_value(32),
-      "connections still in their handshake; one more drops the oldest")(
-      "handshake-timeout", po::value<double>()->default_value(10),
-      "SECONDS from connecting to a test the server accepts, however the client sends")(
-      "max-flows", po::value<uint32_t>()->default_value(1024),
-      "data connections (and listeners) one test may open")(
-      "max-threads", po::value<uint32_t>()->default_value(64), "worker threads one test may use")(
-      "max-extra-threads", po::value<uint32_t>()->default_value(0),
+CommandSpec serve_spec() {
+  CommandSpec spec("serve", "[options]", "Serves tests to mtperf clients until SIGINT or SIGTERM.");
+  auto add = spec.options.add_options();
+  auto count = [](uint32_t v, const char* text) {
+    return po::value<uint32_t>()->default_value(v, text)->value_name("N");
+  };
+  add("port", po::value<uint16_t>()->default_value(12865, "12865")->value_name("PORT"),
+      "control port (0: any free port)");
+  add("bind", po::value<std::string>()->default_value("0.0.0.0", "0.0.0.0")->value_name("ADDRESS"),
+      "address to listen on");
+  add("key", po::value<std::string>()->value_name("KEY"),
+      "pre-shared key clients must prove (HMAC challenge)");
+  add("allow", po::value<std::vector<std::string>>()->multitoken()->value_name("CIDR"),
+      "networks clients may connect from, v4 or v6 (default: any); others are closed at once");
+  add("max-sessions", count(16, "16"), "tests running at once");
+  add("max-pending", count(32, "32"),
+      "connections still in their handshake; one more drops the oldest");
+  add("handshake-timeout", po::value<double>()->default_value(10, "10")->value_name("SECONDS"),
+      "from connecting to a test the server accepts, however the client sends, 0.1..600");
+  add("max-flows", count(1024, "1024"), "data connections (and listeners) one test may open");
+  add("max-threads", count(64, "64"), "worker threads one test may use");
+  add("max-extra-threads", count(0, "0"),
       "transport threads beside the workers one test may start (io_uring sqpoll: one per worker, "
-      "each polling a CPU)")("cpus", po::value<std::string>(),
-                             "CPUs tests may pin the server's workers to (default: any online)")(
-      "max-memory", po::value<std::string>(),
-      "SIZE one test may take (e.g. 512M; default 1G, or a quarter of the host's memory)")(
-      "max-total-memory", po::value<std::string>(),
-      "SIZE all running tests may take together (default 2G, or half the host's memory)")(
-      "verbose,v", po::bool_switch(), "log each client's errors");
-  return d;
+      "each polling a CPU)");
+  add("cpus", po::value<std::string>()->value_name("CPU-LIST"),
+      "CPUs tests may pin the server's workers to (default: any online)");
+  add("max-memory", po::value<std::string>()->value_name("SIZE"),
+      "memory one test may take, K/M/G = 1024-based (default 1G, or a quarter of the host's "
+      "memory)");
+  add("max-total-memory", po::value<std::string>()->value_name("SIZE"),
+      "memory all running tests may take together (default 2G, or half the host's memory)");
+  add("verbose,v", po::bool_switch(), "log each client's errors");
+  return spec;
 }
 
 // The options as ServerOptions; throws std::invalid_argument naming the option.
@@ -101,24 +109,15 @@ control::ServerOptions server_options(const po::variables_map& vm) {
 }  // namespace
 
 int serve_command(const std::vector<std::string>& args) {
-  po::options_description d = serve_options();
-  po::variables_map vm;
+  const CommandSpec spec = serve_spec();
+  int rc = 0;
+  const auto cl = read_command_line(spec, args, std::cout, std::cerr, rc);
+  if (!cl) return rc;
   control::ServerOptions o;
   try {
-    po::positional_options_description none;  // stray words are errors, not ignored
-    po::store(po::command_line_parser(args).options(d).positional(none).run(), vm);
-    po::notify(vm);
-    if (vm.count("help")) {
-      std::cout << "usage: mtperf serve [options]\n" << d;
-      return 0;
-    }
-    o = server_options(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "mtperf serve: %s\n", e.what());
-    return 2;
+    o = server_options(cl->vm);
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "mtperf serve: %s\n", e.what());
-    return 2;
+    return usage_error(spec, std::cerr, e.what());
   }
   try {
     control::Server server(o);
@@ -140,10 +139,11 @@ int serve_command(const std::vector<std::string>& args) {
 }
 
 int transports_command(const std::vector<std::string>& args) {
-  if (!args.empty()) {
-    std::fprintf(stderr, "mtperf transports: takes no arguments\n");
-    return 2;
-  }
+  const CommandSpec spec("transports", "",
+                         "Lists the transports: compiled in, usable here (and why not), their "
+                         "features and -O options.");
+  int rc = 0;
+  if (!read_command_line(spec, args, std::cout, std::cerr, rc)) return rc;
   std::printf("%-8s %-9s %-7s %s\n", "name", "compiled", "usable", "details");
   for (const TransportEntry& e : transports()) {
     ProbeResult p = e.probe("/");

@@ -86,8 +86,7 @@ int run_command(const std::vector<std::string>& args) {
   try {
     o = parse_run_options(args);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "mtperf run: %s\n", e.what());
-    return 2;
+    return usage_error(run_spec(), std::cerr, e.what());
   }
   if (o.help) {
     std::fputs(run_usage().c_str(), stdout);

@@ -2,7 +2,6 @@
 
 #include <boost/program_options.hpp>
 
-#include "cli/hints.hpp"
 #include "platform/affinity.hpp"
 #include "workloads/memory.hpp"
 
@@ -14,83 +13,90 @@ namespace po = boost::program_options;
 namespace mtperf::cli {
 namespace {
 
+// Declared with argument names and the defaults' text, so that --help prints them as a person
+// writes them (cli/command_line.hpp).
 po::options_description run_description() {
-  po::options_description d("mtperf run options");
-  d.add_options()("help,h", "this help")(
-      "host,H", po::value<std::string>(),
-      "server HOST[:PORT] (default: an in-process server on 127.0.0.1)")(
-      "workload,w", po::value<std::string>()->default_value("stream"),
-      "stream | maerts | bidir | rr | crr")(
-      "transport,T", po::value<std::string>()->default_value("socket"),
-      "transport (mtperf transports)")("topt,O", po::value<std::vector<std::string>>()->composing(),
-                                       "transport option KEY=VALUE (repeatable)")(
-      "protocol,p", po::value<std::string>()->default_value("tcp"), "tcp | udp")(
-      "length,l", po::value<double>()->default_value(10), "measured window, seconds")(
-      "warmup", po::value<double>()->default_value(0.5), "warm-up before the window, seconds")(
-      "flows,P", po::value<int64_t>()->default_value(1),
-      "parallel flows (per direction for bidir)")(
-      "threads", po::value<int64_t>()->default_value(0),
-      "worker threads per side (0: one per flow, up to 64)")(
-      "message-size,m", po::value<std::string>(),
-      "stream send size, bytes (K/M suffixes; default 64K TCP, 1472 UDP)")(
-      "rr-size,r", po::value<std::string>()->default_value("1,1"),
-      "REQUEST,RESPONSE sizes in bytes")("burst", po::value<int64_t>()->default_value(1),
-                                         "rr transactions in flight per flow")(
-      "rate", po::value<std::string>(),
-      "stream pacing over all flows, bits/s (k/M/G; UDP default 1G)")(
-      "wait", po::value<std::string>()->default_value("block"), "block | spin")(
-      "sndbuf", po::value<std::string>(), "socket send buffer, bytes")(
-      "rcvbuf", po::value<std::string>(), "socket receive buffer, bytes")(
-      "no-delay", po::value<bool>(),
-      "TCP_NODELAY (true|false; default: true, false for streams of sends under 16K)")(
-      "cc", po::value<std::string>(), "TCP congestion control (e.g. cubic, bbr)")(
-      "mptcp", po::bool_switch(), "MPTCP instead of TCP")(
-      "busy-poll", po::value<int>()->default_value(0), "SO_BUSY_POLL, microseconds")(
-      "bind-device", po::value<std::string>(), "SO_BINDTODEVICE for the client's data sockets")(
-      "source", po::value<std::string>(), "local address for the client's data sockets")(
-      "cpus", po::value<std::string>(), "pin the client's workers to these CPUs (e.g. 0-3,8)")(
-      "server-cpus", po::value<std::string>(),
-      "pin the server's workers to these CPUs (worker i to the i-th, cycling)")(
-      "adapters", po::value<std::string>(),
-      "auto:N or a list of adapters; -P then counts flows per adapter")(
-      "per-controller", po::value<int>()->default_value(0),
-      "auto:N takes at most K adapters per PCI controller (0: no limit)")(
-      "bind", po::value<std::string>()->default_value("irq"),
-      "with --adapters, pin each flow's worker: irq | numa | none | CPU-LIST "
-      "(irq falls back to --cpus for adapters without interrupts)")(
-      "testbed", po::value<std::string>()->implicit_value("default"),
-      "run between the namespaces of testbed NAME (built for the run when not up)")(
-      "interval", po::value<double>()->default_value(0), "interim report every SECONDS")(
-      "udp-timeout", po::value<double>()->default_value(0.1),
-      "UDP rr: seconds before a request counts as lost")(
-      "iterations,i", po::value<std::string>()->default_value("1"), "MAX[,MIN] iterations")(
-      "confidence,I", po::value<std::string>()->default_value("95,5"),
-      "LEVEL,WIDTH: stop when the LEVEL% interval is within +/-WIDTH/2 % of the mean")(
-      "format", po::value<std::string>()->default_value("text"), "text | json | csv")(
-      "output,o", po::value<std::string>(), "write the report to FILE")(
-      "histogram", po::value<std::string>(),
-      "write the latency histogram buckets to FILE (- for stdout)")(
-      "key", po::value<std::string>(), "pre-shared key for an authenticating server")(
-      "max-memory", po::value<std::string>(),
-      "SIZE this side of a test may take (e.g. 512M; default 1G, or a quarter of this host's "
-      "memory)")(
-      "no-measure", po::bool_switch(),
+  po::options_description d;
+  auto add = d.add_options();
+  auto text = [] { return po::value<std::string>(); };
+  add("host,H", text()->value_name("HOST[:PORT]"),
+      "server to test against, control port 12865 by default (default: an in-process server on "
+      "127.0.0.1)");
+  add("workload,w", text()->default_value("stream", "stream")->value_name("NAME"),
+      "stream | maerts | bidir | rr | crr");
+  add("transport,T", text()->default_value("socket", "socket")->value_name("NAME"),
+      "transport (mtperf transports lists them)");
+  add("topt,O", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
+      "transport option (repeatable; mtperf transports lists each transport's)");
+  add("protocol,p", text()->default_value("tcp", "tcp")->value_name("PROTO"), "tcp | udp");
+  add("length,l", po::value<double>()->default_value(10, "10")->value_name("SECONDS"),
+      "measured window");
+  add("warmup", po::value<double>()->default_value(0.5, "0.5")->value_name("SECONDS"),
+      "warm-up before the window");
+  add("flows,P", po::value<int64_t>()->default_value(1, "1")->value_name("N"),
+      "parallel flows (per direction for bidir; per adapter with --adapters)");
+  add("threads", po::value<int64_t>()->default_value(0, "0")->value_name("N"),
+      "worker threads per side (0: one per flow, up to 64)");
+  add("message-size,m", text()->value_name("BYTES"),
+      "stream send size, K/M/G = 1024-based (default 64K TCP, 1472 UDP)");
+  add("rr-size,r", text()->default_value("1,1", "1,1")->value_name("REQ[,RESP]"),
+      "request and response sizes, bytes, K/M/G = 1024-based (RESP defaults to REQ)");
+  add("burst", po::value<int64_t>()->default_value(1, "1")->value_name("N"),
+      "rr transactions in flight per flow");
+  add("rate", text()->value_name("BITS/S"),
+      "stream pacing over all flows, bits/s, k/M/G = 1000-based (default: unpaced; UDP 1G)");
+  add("wait", text()->default_value("block", "block")->value_name("HOW"), "block | spin");
+  add("sndbuf", text()->value_name("BYTES"), "socket send buffer (K/M/G; default: the kernel's)");
+  add("rcvbuf", text()->value_name("BYTES"),
+      "socket receive buffer (K/M/G; default: the kernel's)");
+  add("no-delay", po::value<bool>()->value_name("BOOL"),
+      "TCP_NODELAY, true | false (default true, false for streams of sends under 16K)");
+  add("cc", text()->value_name("NAME"),
+      "TCP congestion control, e.g. cubic, bbr (default: the host's)");
+  add("mptcp", po::bool_switch(), "MPTCP instead of TCP");
+  add("busy-poll", po::value<int>()->default_value(0, "0")->value_name("MICROSECONDS"),
+      "SO_BUSY_POLL (0: off)");
+  add("bind-device", text()->value_name("IFNAME"), "SO_BINDTODEVICE for the client's data sockets");
+  add("source", text()->value_name("ADDRESS"), "local address for the client's data sockets");
+  add("cpus", text()->value_name("CPU-LIST"),
+      "pin the client's workers to these CPUs, worker i to the i-th (e.g. 0-3,8)");
+  add("server-cpus", text()->value_name("CPU-LIST"),
+      "pin the server's workers to these CPUs (worker i to the i-th, cycling)");
+  add("adapters", text()->value_name("auto:N|LIST"),
+      "carry the flows over these adapters (auto:N picks N); -P then counts flows per adapter");
+  add("per-controller", po::value<int>()->default_value(0, "0")->value_name("K"),
+      "auto:N takes at most K adapters per PCI controller (0: no limit)");
+  add("bind", text()->default_value("irq", "irq")->value_name("POLICY"),
+      "with --adapters, pin each flow's worker: irq | numa | none | CPU-LIST (irq falls back to "
+      "--cpus for adapters without interrupts)");
+  add("testbed", text()->implicit_value("default", "default")->value_name("NAME"),
+      "run between the namespaces of testbed NAME (built for the run when not up)");
+  add("interval", po::value<double>()->default_value(0, "0")->value_name("SECONDS"),
+      "interim report every SECONDS (0: none)");
+  add("udp-timeout", po::value<double>()->default_value(0.1, "0.1")->value_name("SECONDS"),
+      "UDP rr: time before a request counts as lost");
+  add("iterations,i", text()->default_value("1", "1")->value_name("MAX[,MIN]"),
+      "iterations (MIN defaults to MAX)");
+  add("confidence,I", text()->default_value("95,5", "95,5")->value_name("LEVEL,WIDTH"),
+      "with -i: stop when the LEVEL% interval is within +/-WIDTH/2 % of the mean");
+  add("format", text()->default_value("text", "text")->value_name("FORMAT"), "text | json | csv");
+  add("output,o", text()->value_name("FILE"), "write the report to FILE (default: stdout)");
+  add("histogram", text()->value_name("FILE"),
+      "write the latency histogram's buckets to FILE (- for stdout)");
+  add("key", text()->value_name("KEY"), "pre-shared key for an authenticating server");
+  add("max-memory", text()->value_name("SIZE"),
+      "memory this side of a test may take, K/M/G = 1024-based (default 1G, or a quarter of this "
+      "host's memory)");
+  add("no-measure", po::bool_switch(),
       "counters only: no latency samples, CPU, interrupt or TCP_INFO readings (what measuring "
-      "costs)")("atm-rate", po::value<std::string>()->default_value("oc12"),
-                "-T clip|lane: line rate, oc3 | oc12 | cells/s")(
-      "atm-mtu", po::value<int>()->default_value(0),
-      "-T clip|lane: IP MTU, 68..65527 (default 9180 CLIP, 1500 LANE); LANE's maximum "
-      "frame is the smallest of 1516/4544/9234/18190 that carries it")(
-      "quiet,q", po::bool_switch(), "no progress or interim lines");
+      "costs)");
+  add("atm-rate", text()->default_value("oc12", "oc12")->value_name("RATE"),
+      "-T clip|lane: line rate, oc3 | oc12 | cells/s");
+  add("atm-mtu", po::value<int>()->default_value(0, "0")->value_name("BYTES"),
+      "-T clip|lane: IP MTU, 68..65527 (0: 9180 CLIP, 1500 LANE); LANE's maximum frame is the "
+      "smallest of 1516/4544/9234/18190 that carries it");
+  add("quiet,q", po::bool_switch(), "no progress or interim lines");
   return d;
-}
-
-std::vector<std::string> long_names() {
-  std::vector<std::string> out;
-  const po::options_description d = run_description();
-  for (const auto& o : d.options())
-    out.push_back(o->long_name());
-  return out;
 }
 
 // A whole number option, checked against its bounds with the name the user typed.
@@ -294,26 +300,23 @@ double parse_rate(const std::string& option, const std::string& text) {
   return v;
 }
 
+CommandSpec run_spec() {
+  CommandSpec spec("run", "[options]",
+                   "Runs a test against -H's server, or an in-process one on 127.0.0.1.");
+  spec.options.add(run_description());
+  spec.habits = true;
+  return spec;
+}
+
 std::string run_usage() {
-  std::ostringstream s;
-  s << "usage: mtperf run [options]\n" << run_description();
-  return s.str();
+  return usage_text(run_spec());
 }
 
 RunOptions parse_run_options(const std::vector<std::string>& args) {
   RunOptions o;
-  po::variables_map vm;
-  try {
-    // No positional arguments: without this, boost drops a stray word (`run 10.0.0.2`) silently.
-    po::positional_options_description none;
-    po::store(po::command_line_parser(args).options(run_description()).positional(none).run(), vm);
-    po::notify(vm);
-  } catch (const po::unknown_option& e) {
-    throw UsageError(e.what() + usage_hint(args, e.get_option_name(), long_names()));
-  } catch (const po::error& e) {
-    throw UsageError(e.what() + usage_hint(args, "", long_names()));
-  }
-  if (vm.count("help")) {
+  const CommandLine cl = parse_command_line(run_spec(), args);
+  const po::variables_map& vm = cl.vm;
+  if (cl.help) {
     o.help = true;
     return o;
   }

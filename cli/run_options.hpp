@@ -1,21 +1,18 @@
 #pragma once
 // `mtperf run` options: parsed and checked here, before anything is set up. A bad option throws
-// UsageError naming the option; main() prints it and exits with 2.
+// UsageError (cli/command_line.hpp) naming the option; run_command prints it and exits with 2.
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cli/command_line.hpp"
 #include "control/client.hpp"
 #include "platform/placement.hpp"
 #include "stats/confidence.hpp"
 #include "workloads/spec.hpp"
 
 namespace mtperf::cli {
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 enum class Format { text, json, csv };
 
@@ -41,6 +38,8 @@ struct RunOptions {
 };
 
 RunOptions parse_run_options(const std::vector<std::string>& args);
+// The command `mtperf run`: its synopsis and options (sweep lists them as its own run options).
+CommandSpec run_spec();
 std::string run_usage();
 
 // "64K" -> 65536 (K, M, G are powers of 1024 for sizes)

@@ -1,0 +1,99 @@
+#pragma once
+// The command line of every mtperf command and subcommand, read one way: Boost.Program_options
+// underneath, -h/--help on each, a usage text that gives each option's argument and default as a
+// person writes them ("-l, --length SECONDS  measured window (default 10)"), and errors that name
+// the option as the user typed it ("-l", "--len") and the value as typed.
+//
+// Options are declared with a value_name and, where there is a default, its text:
+//   po::value<double>()->default_value(0.1, "0.1")->value_name("SECONDS")
+// (without the text Boost prints 0.10000000000000001). A default that the code supplies (it
+// depends on other options) is said in the description instead: "... (default 9180 CLIP, 1500
+// LANE)".
+//
+// Exit status of every command (cli/commands.hpp): 0 ok, 1 failed, 2 bad usage (kExitUsage),
+// 130 interrupted.
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+namespace mtperf::cli {
+
+inline constexpr int kExitUsage = 2;
+
+// A command line that does not parse or does not make sense; the message names the option as
+// typed. The command prints "mtperf COMMAND: <message>" and exits with kExitUsage.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One command or subcommand. -h/--help is added to `options` by the parser and the usage.
+struct CommandSpec {
+  CommandSpec(std::string name, std::string synopsis, std::string summary);
+
+  std::string name;      // the words after "mtperf": "atm up"
+  std::string synopsis;  // after "usage: mtperf NAME"; "" when it takes nothing
+  std::string summary;   // one line under the usage line
+  std::string about;     // printed after the options; "" for nothing
+  boost::program_options::options_description options;  // listed by --help
+  boost::program_options::options_description hidden;   // accepted, not listed (tests' hooks)
+  // Options and words it does not declare go to CommandLine::rest, in order (sweep passes them
+  // to every run); otherwise they are errors.
+  bool forward_unknown = false;
+  // Errors translate netperf/iperf3 habits ("-t TCP_RR is -w rr here"), for run and sweep.
+  bool habits = false;
+};
+
+struct CommandLine {
+  boost::program_options::variables_map vm;
+  bool help = false;                           // -h/--help: nothing else was checked
+  std::vector<std::string> rest;               // forward_unknown: what was not this command's
+  std::vector<std::string> args;               // as given
+  std::map<std::string, std::string> spelled;  // long name -> as typed, for typed()
+
+  // Given on the command line (not a default).
+  bool has(const std::string& long_name) const;
+  template <class T>
+  T get(const std::string& long_name) const {
+    return vm[long_name].as<T>();
+  }
+  // The option as the user typed it: "-l", "--len", "--length"; "--LONG_NAME" when not given.
+  std::string typed(const std::string& long_name) const;
+};
+
+// Throws UsageError. -h/--help anywhere sets `help` and nothing else is checked.
+CommandLine parse_command_line(const CommandSpec& spec, const std::vector<std::string>& args);
+
+// "usage: mtperf NAME SYNOPSIS", the summary, then one entry per option: its names, argument,
+// description and default.
+std::string usage_text(const CommandSpec& spec);
+
+// parse_command_line at a command's entry. On --help prints the usage to `out` and sets
+// exit_code 0; on a usage error prints it to `err` (usage_error) and sets exit_code 2; returns
+// nullopt in both cases.
+std::optional<CommandLine> read_command_line(const CommandSpec& spec,
+                                             const std::vector<std::string>& args,
+                                             std::ostream& out, std::ostream& err, int& exit_code);
+
+// Prints "mtperf NAME: what" and the usage line to `err`; returns kExitUsage.
+int usage_error(const CommandSpec& spec, std::ostream& err, const std::string& what);
+
+// A command made of subcommands (atm, testbed): `mtperf GROUP SUB [options]`.
+struct Subcommand {
+  std::string name;
+  std::string summary;
+  std::function<int(const std::vector<std::string>&)> run;  // the words after SUB
+};
+
+// Runs the subcommand args[0] names with the words after it. -h/--help (or nothing) lists the
+// subcommands (exit 0, or 2 when nothing was given); an unknown one is a usage error with a
+// "did you mean".
+int run_subcommand(const std::string& group, const std::vector<Subcommand>& subs,
+                   const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace mtperf::cli
