@@ -160,7 +160,7 @@ SweepCell cell_of(int adapters, const Report& r) {
   bool rr = r.spec.workload == Workload::rr || r.spec.workload == Workload::crr;
   SweepCell c;
   c.adapters = adapters;
-  c.value = rr ? s.transaction_rate : s.throughput_bps / 1e6;
+  c.value = rr ? s.transaction_rate : s.throughput_bps;
   if (s.local_cpu) c.local_cpu = s.local_cpu->host.total.util;
   if (s.remote_cpu) c.remote_cpu = s.remote_cpu->host.total.util;
   if (s.adapters.size() > 1) {
@@ -180,7 +180,7 @@ Sweep run_sweep(const SweepOptions& so, const CellRunner& run_cell) {
   Sweep sweep;
   sweep.adapter_counts = so.counts;
   for (const RowKind* k : so.rows)
-    sweep.rows.push_back({k->name, k->label, "", {}});
+    sweep.rows.push_back({k->name, k->label, SweepFigure::throughput, {}});
   for (int n : so.counts) {
     for (size_t r = 0; r < so.rows.size() && interrupts() == 0; ++r) {
       std::vector<std::string> a = so.forward;
@@ -188,7 +188,7 @@ Sweep run_sweep(const SweepOptions& so, const CellRunner& run_cell) {
       a.insert(a.end(), {"--adapters", "auto:" + std::to_string(n), "-q"});
       RunOptions o = parse_run_options(a);
       bool rr = o.spec.workload == Workload::rr;
-      sweep.rows[r].unit = rr ? "trans/s" : "Mbit/s";
+      sweep.rows[r].figure = rr ? SweepFigure::transaction_rate : SweepFigure::throughput;
       sweep.transport = o.spec.transport;
       sweep.length_s = o.spec.duration_s;
       std::fprintf(stderr, "  %s with %d adapter(s)...\n", so.rows[r]->label, n);

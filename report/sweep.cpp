@@ -18,15 +18,35 @@ std::string percent(const std::optional<double>& v) {
 constexpr int kLabelWidth = 24;
 constexpr int kCellWidth = 14;
 
+// Text and CSV: throughput in Mbit/s, as the run's text report.
+const char* shown_unit(SweepFigure f) {
+  return f == SweepFigure::throughput ? "Mbit/s" : "trans/s";
+}
+
+double shown(SweepFigure f, double value) {
+  return f == SweepFigure::throughput ? value / 1e6 : value;
+}
+
 }  // namespace
+
+std::string_view to_string(SweepFigure f) {
+  switch (f) {
+    case SweepFigure::throughput:
+      return "throughput_bps";
+    case SweepFigure::transaction_rate:
+      return "transaction_rate";
+  }
+  return "?";
+}
 
 std::optional<double> scaling_efficiency(const SweepRow& row, size_t i) {
   if (row.cells.empty() || i >= row.cells.size()) return std::nullopt;
   const SweepCell& one = row.cells[0];
   const SweepCell& n = row.cells[i];
-  if (one.value <= 0 || one.adapters <= 0 || !one.errors.empty() || !n.errors.empty())
+  if (!one.value || !n.value || *one.value <= 0 || one.adapters <= 0 || !one.errors.empty() ||
+      !n.errors.empty())
     return std::nullopt;
-  return n.value / (double(n.adapters) / double(one.adapters) * one.value);
+  return *n.value / (double(n.adapters) / double(one.adapters) * *one.value);
 }
 
 std::string sweep_text(const Sweep& s) {
@@ -37,10 +57,11 @@ std::string sweep_text(const Sweep& s) {
     out += fmt::format("{:>{}}", n, kCellWidth);
   out += "\n";
   for (const auto& row : s.rows) {
-    out += fmt::format("{:<{}}", row.label + " " + row.unit, kLabelWidth);
+    out += fmt::format("{:<{}}", row.label + " " + shown_unit(row.figure), kLabelWidth);
     for (const auto& c : row.cells)
-      out += c.errors.empty() ? fmt::format("{:>{}.2f}", c.value, kCellWidth)
-                              : fmt::format("{:>{}}", "failed", kCellWidth);
+      out += c.errors.empty() && c.value
+                 ? fmt::format("{:>{}.2f}", shown(row.figure, *c.value), kCellWidth)
+                 : fmt::format("{:>{}}", "failed", kCellWidth);
     out += fmt::format("\n{:<{}}", "  cpu % local/remote", kLabelWidth);
     for (const auto& c : row.cells)
       out += fmt::format("{:>{}}", percent(c.local_cpu) + "/" + percent(c.remote_cpu), kCellWidth);
@@ -68,18 +89,22 @@ nlohmann::json sweep_json(const Sweep& s) {
     nlohmann::json cells = nlohmann::json::array();
     for (size_t i = 0; i < row.cells.size(); ++i) {
       const SweepCell& c = row.cells[i];
+      bool rate = row.figure == SweepFigure::transaction_rate;
       cells.push_back({{"adapters", c.adapters},
-                       {"value", opt(c.value)},
+                       {"throughput_bps", rate ? nlohmann::json() : opt(c.value)},
+                       {"transaction_rate", rate ? opt(c.value) : nlohmann::json()},
                        {"local_cpu_percent", opt(c.local_cpu)},
                        {"remote_cpu_percent", opt(c.remote_cpu)},
                        {"jain_fairness_adapters", opt(c.jain_fairness)},
                        {"scaling_efficiency", opt(scaling_efficiency(row, i))},
                        {"errors", c.errors}});
     }
-    rows.push_back(
-        {{"name", row.name}, {"label", row.label}, {"unit", row.unit}, {"cells", cells}});
+    rows.push_back({{"name", row.name},
+                    {"label", row.label},
+                    {"figure", to_string(row.figure)},
+                    {"cells", cells}});
   }
-  return {{"schema", 1},
+  return {{"schema", kSweepJsonSchema},
           {"sweep",
            {{"transport", s.transport},
             {"hosts", s.hosts},
@@ -95,7 +120,9 @@ std::string sweep_csv(const Sweep& s) {
     for (size_t i = 0; i < row.cells.size(); ++i) {
       const SweepCell& c = row.cells[i];
       auto e = scaling_efficiency(row, i);
-      out += fmt::format("{},{},{:.3f},{},{},{},{},{}\n", row.name, c.adapters, c.value, row.unit,
+      out += fmt::format("{},{},{},{},{},{},{},{}\n", row.name, c.adapters,
+                         c.value ? fmt::format("{:.3f}", shown(row.figure, *c.value)) : "",
+                         shown_unit(row.figure),
                          c.local_cpu ? fmt::format("{:.2f}", *c.local_cpu) : "",
                          c.remote_cpu ? fmt::format("{:.2f}", *c.remote_cpu) : "",
                          e ? fmt::format("{:.4f}", *e) : "", c.errors.size());

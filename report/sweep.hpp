@@ -5,24 +5,36 @@
 // times the figure at one).
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace mtperf {
 
+// The sweep's JSON document (docs/json-schema.md) has its own version: 2 since its figures are
+// bit/s (schema 1 had Mbit/s in `value`).
+inline constexpr int kSweepJsonSchema = 2;
+
+// What a row measures: throughput (bit/s) or transaction rate (transactions/s).
+enum class SweepFigure { throughput, transaction_rate };
+
+// The JSON field that carries the figure: "throughput_bps" or "transaction_rate".
+std::string_view to_string(SweepFigure f);
+
 struct SweepCell {
   int adapters = 0;
-  double value = 0;  // Mbit/s for throughput rows, transactions/s for rr rows
+  // The row's figure, bit/s or transactions/s; absent when the test failed before measuring.
+  std::optional<double> value;
   std::optional<double> local_cpu, remote_cpu;  // host utilization, percent
   std::optional<double> jain_fairness;          // over the adapters' totals
   std::vector<std::string> errors;
 };
 
 struct SweepRow {
-  std::string name;   // "outbound", "inbound", "bidirectional", "tcp rr 1", ...
+  std::string name;   // "outbound", "inbound", "bidirectional", "tcp-rr", ...
   std::string label;  // as printed: "TCP outbound"
-  std::string unit;   // "Mbit/s" or "trans/s"
+  SweepFigure figure = SweepFigure::throughput;
   std::vector<SweepCell> cells;
 };
 
@@ -34,9 +46,11 @@ struct Sweep {
   std::vector<SweepRow> rows;
 };
 
-// value(i) / (adapters(i) / adapters(0) * value(0)); empty when cell 0 is missing or zero.
+// value(i) / (adapters(i) / adapters(0) * value(0)); empty when cell 0 is missing or zero, or
+// either cell failed.
 std::optional<double> scaling_efficiency(const SweepRow& row, size_t i);
 
+// Text and CSV give throughput in Mbit/s (10^6 bits/s); JSON in bit/s.
 std::string sweep_text(const Sweep& s);
 nlohmann::json sweep_json(const Sweep& s);
 std::string sweep_csv(const Sweep& s);
