@@ -4,12 +4,12 @@
 #include <charconv>
 #include <cstdint>
 #include <istream>
-#include <map>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string_view>
 
+#include "cli/command_line.hpp"
 #include "transports/atm/pdu_tool.hpp"
 
 namespace mtperf::cli {
@@ -17,43 +17,50 @@ namespace {
 
 using mtperf::atm::Cell;
 
-constexpr int kUsageError = 2;
+namespace po = boost::program_options;
+
 constexpr int kDecodeError = 1;
 
-constexpr const char* kCellsUsage =
-    "usage: mtperf atm cells --vpi V --vci C --encap llc|vcmux|lane [--lecid N] "
-    "[--ethertype 0xNNNN] [--nni] [--max-frame 1516|4544|9234|18190] --hex PAYLOAD\n";
-constexpr const char* kDecodeUsage =
-    "usage: mtperf atm decode [--encap auto|llc|vcmux|lane] [--nni] [--max-frame N] < cells\n";
+// --encap, --nni and --max-frame, which cells and decode share.
+void add_common(CommandSpec& spec, const char* encaps) {
+  auto add = spec.options.add_options();
+  add("encap", po::value<std::string>()->value_name("ENCAP"), encaps);
+  add("nni", po::bool_switch(), "NNI cell headers (12-bit VPI) instead of UNI (8-bit)");
+  add("max-frame", po::value<std::string>()->value_name("BYTES"),
+      "LANE maximum frame, 1516 | 4544 | 9234 | 18190 (default 1516)");
+}
 
-struct UsageError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
+CommandSpec cells_command_spec() {
+  CommandSpec spec("atm cells",
+                   "--vpi V --vci C --encap llc|vcmux|lane [--lecid N] [--ethertype 0xNNNN] "
+                   "[--nni] [--max-frame N] --hex PAYLOAD",
+                   "Prints the cells of one AAL5 PDU carrying PAYLOAD, one 53-byte cell per line "
+                   "in hex.");
+  auto add = spec.options.add_options();
+  add("vpi", po::value<std::string>()->value_name("V"),
+      "virtual path, 0..255 (UNI) or 0..4095 (NNI), decimal or 0x hex; required");
+  add("vci", po::value<std::string>()->value_name("C"),
+      "virtual channel, 32..65535 (0..31 are reserved), decimal or 0x hex; required");
+  add_common(spec,
+             "llc (RFC 2684 LLC/SNAP) | vcmux (VC multiplexing) | lane (LAN Emulation); "
+             "required");
+  add("lecid", po::value<std::string>()->value_name("N"),
+      "--encap lane: the LE client ID, 0x0001..0xFEFF (default 1)");
+  add("ethertype", po::value<std::string>()->value_name("0xNNNN"),
+      "EtherType in the LLC/SNAP header (default: from the payload's IP version nibble, 0x86dd for "
+      "6, "
+      "else 0x0800)");
+  add("hex", po::value<std::string>()->value_name("PAYLOAD"),
+      "the PDU's payload in hex digits (spaces and colons ignored); required");
+  return spec;
+}
 
-// Splits "--name value" and "--name=value"; flags take no value.
-std::map<std::string, std::string> parse_options(const std::vector<std::string>& args,
-                                                 const std::vector<std::string>& valued,
-                                                 const std::vector<std::string>& flags) {
-  std::map<std::string, std::string> options;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string name = args[i];
-    std::optional<std::string> value;
-    if (const auto eq = name.find('='); name.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name.resize(eq);
-    }
-    const bool is_valued = std::find(valued.begin(), valued.end(), name) != valued.end();
-    const bool is_flag = std::find(flags.begin(), flags.end(), name) != flags.end();
-    if (!is_valued && !is_flag) throw UsageError("unknown option '" + name + "'");
-    if (is_flag && value) throw UsageError(name + " takes no value");
-    if (is_valued && !value) {
-      if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
-      value = args[++i];
-    }
-    if (options.contains(name)) throw UsageError(name + " given twice");
-    options[name] = value.value_or("");
-  }
-  return options;
+CommandSpec decode_command_spec() {
+  CommandSpec spec("atm decode", "[--encap auto|llc|vcmux|lane] [--nni] [--max-frame N] < cells",
+                   "Reads cells, one per line in hex ('#' comments and blank lines skipped), and "
+                   "prints each PDU or the first error with its cell number.");
+  add_common(spec, "auto | llc | vcmux | lane (default auto: told by each PDU's first bytes)");
+  return spec;
 }
 
 std::uint64_t parse_number(const std::string& option, const std::string& text, std::uint64_t max) {
@@ -119,85 +126,78 @@ std::string hex16(std::uint16_t v) {
   return s;
 }
 
-std::size_t max_frame_option(const std::map<std::string, std::string>& o) {
-  const auto it = o.find("--max-frame");
-  return it == o.end() ? 1516 : parse_number("--max-frame", it->second, 18190);
+std::size_t max_frame_option(const CommandLine& cl) {
+  return cl.has("max-frame")
+             ? parse_number(cl.typed("max-frame"), cl.get<std::string>("max-frame"), 18190)
+             : 1516;
 }
 
-atm::PduCellsSpec cells_spec(const std::map<std::string, std::string>& o) {
-  for (const char* required : {"--vpi", "--vci", "--encap", "--hex"}) {
-    if (!o.contains(required)) throw UsageError(std::string("missing ") + required);
-  }
-  atm::PduCellsSpec spec;
-  spec.format = o.contains("--nni") ? atm::HeaderFormat::kNni : atm::HeaderFormat::kUni;
-  const std::uint64_t max_vpi = spec.format == atm::HeaderFormat::kUni ? 255 : 4095;
-  spec.vc.vpi = static_cast<std::uint16_t>(parse_number("--vpi", o.at("--vpi"), max_vpi));
-  spec.vc.vci = static_cast<std::uint16_t>(parse_number("--vci", o.at("--vci"), 65535));
+atm::Encap encap_option(const CommandLine& cl) {
   try {
-    spec.encap = atm::parse_encap(o.at("--encap"));
+    return atm::parse_encap(cl.get<std::string>("encap"));
   } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--encap: ") + e.what());
+    throw UsageError(cl.typed("encap") + ": " + e.what());
   }
-  if (o.contains("--lecid")) {
-    if (spec.encap != atm::Encap::kLane) throw UsageError("--lecid applies to --encap lane only");
-    spec.lecid = static_cast<std::uint16_t>(parse_number("--lecid", o.at("--lecid"), 65535));
-  }
-  if (o.contains("--ethertype")) {
-    spec.ethertype =
-        static_cast<std::uint16_t>(parse_number("--ethertype", o.at("--ethertype"), 65535));
-  }
-  spec.lane_max_frame = max_frame_option(o);
-  return spec;
 }
 
-int usage_error(std::ostream& err, const char* command, const char* usage, const char* what) {
-  err << "mtperf atm " << command << ": " << what << "\n" << usage;
-  return kUsageError;
+atm::PduCellsSpec cells_spec(const CommandLine& cl) {
+  for (const char* required : {"vpi", "vci", "encap", "hex"}) {
+    if (!cl.has(required)) throw UsageError(std::string("missing --") + required);
+  }
+  const auto number = [&](const char* name, std::uint64_t max) {
+    return static_cast<std::uint16_t>(parse_number(cl.typed(name), cl.get<std::string>(name), max));
+  };
+  atm::PduCellsSpec spec;
+  spec.format = cl.get<bool>("nni") ? atm::HeaderFormat::kNni : atm::HeaderFormat::kUni;
+  spec.vc.vpi = number("vpi", spec.format == atm::HeaderFormat::kUni ? 255 : 4095);
+  spec.vc.vci = number("vci", 65535);
+  spec.encap = encap_option(cl);
+  if (cl.has("lecid")) {
+    if (spec.encap != atm::Encap::kLane)
+      throw UsageError(cl.typed("lecid") + " applies to --encap lane only");
+    spec.lecid = number("lecid", 65535);
+  }
+  if (cl.has("ethertype")) spec.ethertype = number("ethertype", 65535);
+  spec.lane_max_frame = max_frame_option(cl);
+  return spec;
 }
 
 }  // namespace
 
 int atm_cells_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const CommandSpec spec = cells_command_spec();
+  int rc = 0;
+  const auto cl = read_command_line(spec, args, out, err, rc);
+  if (!cl) return rc;
   try {
-    const auto o = parse_options(
-        args, {"--vpi", "--vci", "--encap", "--lecid", "--ethertype", "--max-frame", "--hex"},
-        {"--nni", "--help", "-h"});
-    if (o.contains("--help") || o.contains("-h")) {
-      out << kCellsUsage;
-      return 0;
-    }
-    const atm::PduCellsSpec spec = cells_spec(o);
+    const atm::PduCellsSpec cells = cells_spec(*cl);
     std::string why;
-    const auto payload = parse_hex(o.at("--hex"), why);
-    if (!payload) throw UsageError("--hex: " + why);
-    for (const Cell& cell : atm::make_pdu_cells(spec, *payload))
+    const auto payload = parse_hex(cl->get<std::string>("hex"), why);
+    if (!payload) throw UsageError(cl->typed("hex") + ": " + why);
+    for (const Cell& cell : atm::make_pdu_cells(cells, *payload))
       out << to_hex(cell) << "\n";
     return 0;
-  } catch (const std::invalid_argument& e) {
-    return usage_error(err, "cells", kCellsUsage, e.what());
+  } catch (const UsageError& e) {
+    return usage_error(spec, err, e.what());
+  } catch (const std::invalid_argument& e) {  // make_pdu_cells: what the spec cannot carry
+    return usage_error(spec, err, e.what());
   }
 }
 
 int atm_decode_command(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                        std::ostream& err) {
+  const CommandSpec spec = decode_command_spec();
+  int rc = 0;
+  const auto cl = read_command_line(spec, args, out, err, rc);
+  if (!cl) return rc;
   atm::DecodeOptions options;
   try {
-    const auto o = parse_options(args, {"--encap", "--max-frame"}, {"--nni", "--help", "-h"});
-    if (o.contains("--help") || o.contains("-h")) {
-      out << kDecodeUsage;
-      return 0;
-    }
-    options.format = o.contains("--nni") ? atm::HeaderFormat::kNni : atm::HeaderFormat::kUni;
-    if (o.contains("--encap") && o.at("--encap") != "auto") {
-      try {
-        options.encap = atm::parse_encap(o.at("--encap"));
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--encap: ") + e.what());
-      }
-    }
-    options.lane_max_frame = max_frame_option(o);
-  } catch (const std::invalid_argument& e) {
-    return usage_error(err, "decode", kDecodeUsage, e.what());
+    options.format = cl->get<bool>("nni") ? atm::HeaderFormat::kNni : atm::HeaderFormat::kUni;
+    if (cl->has("encap") && cl->get<std::string>("encap") != "auto")
+      options.encap = encap_option(*cl);
+    options.lane_max_frame = max_frame_option(*cl);
+  } catch (const UsageError& e) {
+    return usage_error(spec, err, e.what());
   }
 
   std::vector<Cell> cells;

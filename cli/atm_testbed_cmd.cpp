@@ -11,14 +11,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <ostream>
-#include <set>
 #include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "cli/command_line.hpp"
 #include "platform/affinity.hpp"
 #include "platform/netns.hpp"
 #include "transports/atm/emu/testbed.hpp"
@@ -29,92 +28,112 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr const char* kUsage =
-    "usage: mtperf atm up --mode clip|lane [--adapters N] [--rate oc3|oc12|CELLS] [--mtu M]\n"
-    "                     [--name NAME] [--cpus LIST] [--encap llc|vcmux] [--inatmarp]\n"
-    "                     [--max-frame 1516|4544|9234|18190] [--delay-us D] [--cell-loss P]\n"
-    "                     [--hec-errors P] [--ber P] [--seed S]\n"
-    "       mtperf atm status [--name NAME]\n"
-    "       mtperf atm down [--name NAME]\n"
-    "  --adapters N  emulated adapter pairs, one subnet each: 10.232.<i>.0/24 (CLIP) or\n"
-    "                10.233.<i>.0/24 (LANE), default 1\n"
-    "  --rate R      line rate: oc3 (353,207.5 cells/s), oc12 (1,412,830), or cells/s; "
-    "default oc12\n"
-    "  --mtu M       IP MTU: default 9180 (CLIP) or, for LANE, the maximum frame's (1500)\n"
-    "  --max-frame F LANE maximum frame (LECID + 802.3 header + MTU); default: the smallest of\n"
-    "                1516, 4544, 9234, 18190 that carries --mtu, 1516 without it\n"
-    "  --cpus LIST   interrupt CPUs, adapter i on the (i mod n)-th; default: online CPUs\n";
+namespace po = boost::program_options;
 
 constexpr auto kDownTimeout = std::chrono::seconds(10);
 
-struct Usage : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-
-std::map<std::string, std::string> parse(const std::vector<std::string>& args,
-                                         const std::set<std::string>& valued,
-                                         const std::set<std::string>& flags) {
-  std::map<std::string, std::string> o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (flags.contains(a)) {
-      o[a] = "";
-    } else if (valued.contains(a)) {
-      if (i + 1 >= args.size()) throw Usage(a + " needs a value");
-      o[a] = args[++i];
-    } else {
-      throw Usage("unknown option '" + a + "'");
-    }
+// --name NAME, and the hidden --state-dir DIR (tests) of every subcommand. `status` without
+// --name shows every testbed.
+CommandSpec spec_with_name(const std::string& sub, const std::string& synopsis,
+                           const std::string& summary) {
+  CommandSpec spec("atm " + sub, synopsis, summary);
+  if (sub == "status") {
+    spec.options.add_options()("name", po::value<std::string>()->value_name("NAME"),
+                               "show testbed NAME only (default: every testbed that is up)");
+  } else {
+    spec.options.add_options()(
+        "name", po::value<std::string>()->default_value("default", "default")->value_name("NAME"),
+        "the testbed's name, [a-z0-9_-]{1,32}");
   }
-  return o;
+  spec.hidden.add_options()(
+      "state-dir", po::value<std::string>()->default_value(kTestbedStateDir, "/run/mtperf"),
+      "where the state files are");
+  return spec;
 }
 
-double number(const std::map<std::string, std::string>& o, const std::string& name, double low,
-              double high, double fallback) {
-  const auto it = o.find(name);
-  if (it == o.end()) return fallback;
+CommandSpec up_spec() {
+  CommandSpec spec = spec_with_name(
+      "up", "--mode clip|lane [--adapters N] [--rate oc3|oc12|CELLS] [--mtu M] [options]",
+      "Builds two namespaces joined by N emulated ATM adapter pairs, run by a daemon until "
+      "`mtperf atm down` (root).");
+  auto add = spec.options.add_options();
+  auto text = [](const char* var) { return po::value<std::string>()->value_name(var); };
+  add("mode", text("MODE"), "clip (Classical IP, RFC 2225) | lane (LAN Emulation); required");
+  add("adapters", text("N"),
+      "emulated adapter pairs, 1..256, one subnet each: 10.232.<i>.0/24 (CLIP) or "
+      "10.233.<i>.0/24 (LANE) (default 1)");
+  add("rate", text("RATE"),
+      "line rate, cells/s: oc3 (353,207.5), oc12 (1,412,830) or a number (default oc12)");
+  add("mtu", text("BYTES"),
+      "IP MTU, 68..65527 (default 9180 CLIP; LANE: the maximum frame's, 1500 with 1516)");
+  add("cpus", text("CPU-LIST"),
+      "interrupt CPUs, adapter i on the (i mod n)-th (default: the online CPUs in turn)");
+  add("encap", text("ENCAP"), "CLIP data VCs: llc | vcmux (default llc)");
+  add("inatmarp", po::bool_switch(),
+      "CLIP: the hosts learn each other's address with InATMARP on their PVC, without the ATMARP "
+      "server (needs --encap llc)");
+  add("max-frame", text("BYTES"),
+      "--mode lane: maximum frame (LECID + 802.3 header + MTU), 1516 | 4544 | 9234 | 18190 "
+      "(default: the smallest that carries --mtu, 1516 without it)");
+  add("delay-us", text("MICROSECONDS"), "one-way propagation delay, 0..1e6 (default 0)");
+  add("cell-loss", text("P"), "probability that a cell is lost, 0..1 (default 0)");
+  add("hec-errors", text("P"), "probability of a header (HEC) error per cell, 0..1 (default 0)");
+  add("ber", text("P"), "payload bit error rate, 0..1 (default 0)");
+  add("seed", text("S"), "seed of the fault injection, 0..1e18 (default 1)");
+  return spec;
+}
+
+double number(const CommandLine& cl, const std::string& name, double low, double high,
+              double fallback) {
+  if (!cl.has(name)) return fallback;
+  const std::string text = cl.get<std::string>(name);
   std::size_t used = 0;
   double v = 0;
   try {
-    v = std::stod(it->second, &used);
+    v = std::stod(text, &used);
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != it->second.size() || !(v >= low && v <= high))
-    throw Usage(fmt::format("{} '{}': expected a number in {}..{}", name, it->second, low, high));
+  if (used != text.size() || !(v >= low && v <= high)) {
+    throw UsageError(
+        fmt::format("option {}: '{}' is not a number in {}..{}", cl.typed(name), text, low, high));
+  }
   return v;
 }
 
-atm::AtmTestbedOptions up_options(const std::map<std::string, std::string>& o) {
-  atm::AtmTestbedOptions t;
+// A text option through `parse`, whose std::invalid_argument becomes a UsageError naming it.
+template <class F>
+void parsed(const CommandLine& cl, const char* name, F parse) {
+  if (!cl.has(name)) return;
   try {
-    if (!o.contains("--mode")) throw Usage("--mode clip|lane is required");
-    t.mode = atm::parse_link_mode(o.at("--mode"));
-    if (o.contains("--rate")) t.rate = atm::parse_line_rate(o.at("--rate"));
-    if (o.contains("--encap")) t.encap = atm::parse_encap(o.at("--encap"));
-    if (o.contains("--cpus")) t.cpus = parse_cpu_list(o.at("--cpus"));
-  } catch (const Usage&) {
-    throw;
+    parse(cl.get<std::string>(name));
   } catch (const std::invalid_argument& e) {
-    throw Usage(e.what());
+    throw UsageError("option " + cl.typed(name) + ": " + e.what());
   }
-  t.adapters = int(number(o, "--adapters", 1, atm::kMaxAtmAdapters, 1));
-  t.mtu = int(number(o, "--mtu", 68, 65527, 0));
-  t.inatmarp_pvc = o.contains("--inatmarp");
-  t.lane_max_frame = std::size_t(number(o, "--max-frame", 1516, 18190, 0));
-  if (o.contains("--max-frame")) {
-    if (t.mode != atm::LinkMode::kLane) throw Usage("--max-frame applies to --mode lane only");
-    try {
-      atm::lane_max_frame_code(t.lane_max_frame);
-    } catch (const std::invalid_argument& e) {
-      throw Usage(std::string("--max-frame: ") + e.what());
-    }
+}
+
+atm::AtmTestbedOptions up_options(const CommandLine& cl) {
+  atm::AtmTestbedOptions t;
+  if (!cl.has("mode")) throw UsageError("option --mode clip|lane is required");
+  parsed(cl, "mode", [&](const std::string& v) { t.mode = atm::parse_link_mode(v); });
+  parsed(cl, "rate", [&](const std::string& v) { t.rate = atm::parse_line_rate(v); });
+  parsed(cl, "encap", [&](const std::string& v) { t.encap = atm::parse_encap(v); });
+  parsed(cl, "cpus", [&](const std::string& v) { t.cpus = parse_cpu_list(v); });
+  t.adapters = int(number(cl, "adapters", 1, atm::kMaxAtmAdapters, 1));
+  t.mtu = int(number(cl, "mtu", 68, 65527, 0));
+  t.inatmarp_pvc = cl.get<bool>("inatmarp");
+  t.lane_max_frame = std::size_t(number(cl, "max-frame", 1516, 18190, 0));
+  if (cl.has("max-frame")) {
+    if (t.mode != atm::LinkMode::kLane)
+      throw UsageError("option " + cl.typed("max-frame") + " applies to --mode lane only");
+    parsed(cl, "max-frame",
+           [&](const std::string&) { atm::lane_max_frame_code(t.lane_max_frame); });
   }
-  t.propagation_ns = std::uint64_t(number(o, "--delay-us", 0, 1e6, 0) * 1000);
-  t.faults.cell_loss_rate = number(o, "--cell-loss", 0, 1, 0);
-  t.faults.hec_error_rate = number(o, "--hec-errors", 0, 1, 0);
-  t.faults.payload_ber = number(o, "--ber", 0, 1, 0);
-  t.faults.seed = std::uint64_t(number(o, "--seed", 0, 1e18, 1));
+  t.propagation_ns = std::uint64_t(number(cl, "delay-us", 0, 1e6, 0) * 1000);
+  t.faults.cell_loss_rate = number(cl, "cell-loss", 0, 1, 0);
+  t.faults.hec_error_rate = number(cl, "hec-errors", 0, 1, 0);
+  t.faults.payload_ber = number(cl, "ber", 0, 1, 0);
+  t.faults.seed = std::uint64_t(number(cl, "seed", 0, 1e18, 1));
   return t;
 }
 
@@ -214,9 +233,9 @@ void add_rates(json& stats, const json& previous, double dt_s) {
   ::_exit(rc);
 }
 
-int up(const std::map<std::string, std::string>& o, const std::string& name, const std::string& dir,
-       std::ostream& out, std::ostream& err) {
-  atm::AtmTestbedOptions options = up_options(o);
+int up(const CommandLine& cl, const std::string& name, const std::string& dir, std::ostream& out,
+       std::ostream& err) {
+  atm::AtmTestbedOptions options = up_options(cl);
   options.tag = name;
   if (fs::exists(state_path(dir, name))) {
     err << "mtperf atm up: testbed '" << name << "' is already up; run `mtperf atm down --name "
@@ -350,9 +369,9 @@ std::vector<std::string> testbed_names(const std::string& dir) {
   return names;
 }
 
-int status(const std::map<std::string, std::string>& o, const std::string& dir, std::ostream& out) {
+int status(const CommandLine& cl, const std::string& dir, std::ostream& out) {
   std::vector<std::string> names =
-      o.contains("--name") ? std::vector<std::string>{o.at("--name")} : testbed_names(dir);
+      cl.has("name") ? std::vector<std::string>{cl.get<std::string>("name")} : testbed_names(dir);
   if (names.empty()) out << "no ATM testbed is up\n";
   for (const auto& name : names) {
     const json state = read_json(state_path(dir, name));
@@ -411,37 +430,33 @@ int down(const std::string& name, const std::string& dir, std::ostream& out, std
 
 int atm_testbed_command(const std::string& sub, const std::vector<std::string>& args,
                         std::ostream& out, std::ostream& err) {
+  const CommandSpec spec =
+      sub == "up"     ? up_spec()
+      : sub == "down" ? spec_with_name("down", "[--name NAME]",
+                                       "Stops the daemon of testbed NAME, which removes what it "
+                                       "made; removes what a daemon that died left.")
+                      : spec_with_name("status", "[--name NAME]",
+                                       "Per adapter: lines, hosts, VCs and achieved cells/s beside "
+                                       "nominal.");
+  int rc = 0;
+  const auto cl = read_command_line(spec, args, out, err, rc);
+  if (!cl) return rc;
+  const std::string name = cl->vm.count("name") ? cl->get<std::string>("name") : "default";
+  const std::string dir = cl->get<std::string>("state-dir");
   try {
-    std::map<std::string, std::string> o;
-    if (sub == "up") {
-      o = parse(
-          args,
-          {"--mode", "--adapters", "--rate", "--mtu", "--name", "--cpus", "--encap", "--max-frame",
-           "--delay-us", "--cell-loss", "--hec-errors", "--ber", "--seed", "--state-dir"},
-          {"--inatmarp", "--help", "-h"});
-    } else {
-      o = parse(args, {"--name", "--state-dir"}, {"--help", "-h"});
-    }
-    if (o.contains("--help") || o.contains("-h")) {
-      out << kUsage;
-      return 0;
-    }
-    const std::string name = o.contains("--name") ? o.at("--name") : "default";
-    const std::string dir = o.contains("--state-dir") ? o.at("--state-dir") : kTestbedStateDir;
     check_testbed_name(name);
-    try {
-      if (sub == "up") return up(o, name, dir, out, err);
-      if (sub == "down") return down(name, dir, out, err);
-      return status(o, dir, out);
-    } catch (const Usage&) {
-      throw;
-    } catch (const std::exception& e) {
-      err << "mtperf atm " << sub << ": " << e.what() << "\n";
-      return 1;
-    }
   } catch (const std::invalid_argument& e) {
-    err << "mtperf atm " << sub << ": " << e.what() << "\n" << kUsage;
-    return 2;
+    return usage_error(spec, err, "option " + cl->typed("name") + ": " + e.what());
+  }
+  try {
+    if (sub == "up") return up(*cl, name, dir, out, err);
+    if (sub == "down") return down(name, dir, out, err);
+    return status(*cl, dir, out);
+  } catch (const UsageError& e) {
+    return usage_error(spec, err, e.what());
+  } catch (const std::exception& e) {
+    err << "mtperf atm " << sub << ": " << e.what() << "\n";
+    return 1;
   }
 }
 

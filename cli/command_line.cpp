@@ -146,6 +146,28 @@ void print_option(std::ostream& s, const po::option_description& o) {
   }
 }
 
+// "usage: mtperf NAME SYNOPSIS", the synopsis wrapped under its first word between bracketed
+// groups ("[-o FILE]" stays on one line).
+std::string usage_line(const CommandSpec& spec) {
+  const std::string head = "usage: mtperf " + spec.name;
+  std::string synopsis = spec.synopsis;
+  int depth = 0;
+  for (char& c : synopsis) {
+    depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+    if (c == ' ' && depth > 0) c = '\x01';
+  }
+  std::string s = head;
+  const std::string indent(head.size() + 1, ' ');
+  bool first = true;
+  for (std::string line : wrap(synopsis, kWidth - indent.size())) {
+    if (line.empty()) continue;
+    std::replace(line.begin(), line.end(), '\x01', ' ');
+    s += (first ? " " : "\n" + indent) + line;
+    first = false;
+  }
+  return s + "\n";
+}
+
 po::options_description everything(const CommandSpec& spec) {
   po::options_description all;
   all.add_options()("help,h", "this help");
@@ -244,8 +266,9 @@ CommandLine parse_command_line(const CommandSpec& spec, const std::vector<std::s
 
 std::string usage_text(const CommandSpec& spec) {
   std::ostringstream s;
-  s << "usage: mtperf " << spec.name << (spec.synopsis.empty() ? "" : " " + spec.synopsis) << "\n";
-  if (!spec.summary.empty()) s << spec.summary << "\n";
+  s << usage_line(spec);
+  for (const std::string& line : wrap(spec.summary, kWidth))
+    if (!line.empty()) s << line << "\n";
   s << "options:\n";
   print_option(s, *everything(spec).options().front());
   for (const auto& o : spec.options.options())
@@ -270,8 +293,7 @@ std::optional<CommandLine> read_command_line(const CommandSpec& spec,
 
 int usage_error(const CommandSpec& spec, std::ostream& err, const std::string& what) {
   err << "mtperf " << spec.name << ": " << what << "\n"
-      << "usage: mtperf " << spec.name << (spec.synopsis.empty() ? "" : " " + spec.synopsis)
-      << "\n  ('mtperf " << spec.name << " --help' lists the options)\n";
+      << usage_line(spec) << "('mtperf " << spec.name << " --help' lists the options)\n";
   return kExitUsage;
 }
 

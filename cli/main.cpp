@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/hints.hpp"
 #include "cli/testbed_cmd.hpp"
@@ -27,6 +28,32 @@ const char* kUsage =
     "  atm         emulated ATM: up, down, status (root); cells, decode\n"
     "'mtperf COMMAND --help' for a command's options; 'mtperf --version'.\n";
 
+#ifdef MTPERF_HAVE_ATM
+int atm_command(const std::vector<std::string>& args) {
+  using namespace mtperf::cli;
+  auto testbed = [](const char* sub) {
+    return [sub](const std::vector<std::string>& a) {
+      return atm_testbed_command(sub, a, std::cout, std::cerr);
+    };
+  };
+  const std::vector<Subcommand> subs = {
+      {"up", "build an emulated ATM testbed, kept by a daemon until `down` (root)", testbed("up")},
+      {"down", "stop the daemon and remove what it made", testbed("down")},
+      {"status", "per-adapter line, host and VC counters of the testbeds that are up",
+       testbed("status")},
+      {"cells", "the cells of one AAL5 PDU, in hex",
+       [](const std::vector<std::string>& a) {
+         return atm_cells_command(a, std::cout, std::cerr);
+       }},
+      {"decode", "the PDUs of cells read in hex from stdin",
+       [](const std::vector<std::string>& a) {
+         return atm_decode_command(a, std::cin, std::cout, std::cerr);
+       }},
+  };
+  return run_subcommand("atm", subs, args, std::cout, std::cerr);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,22 +72,7 @@ int main(int argc, char** argv) {
   if (cmd == "topology") return mtperf::topology_command(args, std::cout, std::cerr);
   if (cmd == "testbed") return mtperf::testbed_command(args, std::cout, std::cerr);
 #ifdef MTPERF_HAVE_ATM
-  if (cmd == "atm" && !args.empty() && args[0] == "cells") {
-    return mtperf::cli::atm_cells_command({args.begin() + 1, args.end()}, std::cout, std::cerr);
-  }
-  if (cmd == "atm" && !args.empty() && args[0] == "decode") {
-    return mtperf::cli::atm_decode_command({args.begin() + 1, args.end()}, std::cin, std::cout,
-                                           std::cerr);
-  }
-  if (cmd == "atm" && !args.empty() &&
-      (args[0] == "up" || args[0] == "down" || args[0] == "status")) {
-    return mtperf::cli::atm_testbed_command(args[0], {args.begin() + 1, args.end()}, std::cout,
-                                            std::cerr);
-  }
-  if (cmd == "atm") {
-    std::fputs("usage: mtperf atm up|down|status|cells|decode [options]\n", stderr);
-    return 2;
-  }
+  if (cmd == "atm") return atm_command(args);
 #endif
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
     std::fputs(kUsage, stdout);

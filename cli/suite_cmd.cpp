@@ -3,10 +3,12 @@
 // line between two namespaces), side by side.
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli/atm_run.hpp"
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/hosts_run.hpp"
 #include "cli/run_options.hpp"
@@ -52,15 +54,21 @@ std::string figure(const Report& r) {
 }  // namespace
 
 int suite_command(const std::vector<std::string>& args) {
-  std::string length = "2";
-  for (size_t i = 0; i < args.size(); ++i) {
-    if ((args[i] == "-l" || args[i] == "--length") && i + 1 < args.size()) {
-      length = args[++i];
-    } else {
-      std::fprintf(stderr, "mtperf suite: unknown option '%s' (takes -l SECONDS)\n",
-                   args[i].c_str());
-      return 2;
-    }
+  CommandSpec spec("suite", "[-l SECONDS]",
+                   "Runs every workload on every transport usable here against an in-process "
+                   "server, side by side.");
+  spec.options.add_options()(
+      "length,l",
+      boost::program_options::value<std::string>()->default_value("2", "2")->value_name("SECONDS"),
+      "measured window of each case");
+  int rc = 0;
+  const auto cl = read_command_line(spec, args, std::cout, std::cerr, rc);
+  if (!cl) return rc;
+  const std::string length = cl->get<std::string>("length");
+  try {
+    parse_run_options({"-l", length});  // checked before the first case runs
+  } catch (const UsageError& e) {
+    return usage_error(spec, std::cerr, e.what());
   }
   std::vector<std::string> names;
   std::vector<std::string> no_udp;  // transports whose probe lists no "udp" (rdma: RC only)

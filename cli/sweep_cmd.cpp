@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli/atm_run.hpp"
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/hosts_run.hpp"
 #include "control/local_server.hpp"
@@ -41,16 +42,37 @@ const std::vector<RowKind>& row_kinds() {
   return all;
 }
 
-const char* kUsage =
-    "usage: mtperf sweep --adapters 1..N [-w ROW]... [--testbed [NAME]] [--format text|json|csv]\n"
-    "                    [-o FILE] [run options...]\n"
-    "  --adapters A..B|LIST  adapter counts, e.g. 1..4 or 1,2,4,8 (auto:N picks each set)\n"
-    "  -w ROW                outbound | inbound | bidirectional | tcp-rr | udp-rr-1k |\n"
-    "                        udp-rr-2k (repeatable; default: all six)\n"
-    "  --testbed [NAME]      between the namespaces of testbed NAME (built for the sweep,\n"
-    "                        with N veth links, when it is not up)\n"
-    "  other options go to every run: -l, --warmup, -T, -O, -P (flows per adapter),\n"
-    "  --per-controller, --bind, --cpus, -H, -i/-I, ... (see mtperf run --help)\n";
+CommandSpec sweep_spec() {
+  namespace po = boost::program_options;
+  CommandSpec spec("sweep",
+                   "--adapters A..B|LIST [-w ROW]... [--testbed [NAME]] [--format text|json|csv] "
+                   "[-o FILE] [run options...]",
+                   "The multi-adapter scalability table: each row's workload over each count of "
+                   "adapters, with CPU, efficiency and fairness.");
+  auto add = spec.options.add_options();
+  add("adapters", po::value<std::string>()->value_name("A..B|LIST"),
+      "adapter counts, 1..64: 1..4 or 1,2,4,8 (auto:N picks each set); required");
+  add("workload,w", po::value<std::vector<std::string>>()->value_name("ROW"),
+      "outbound | inbound | bidirectional | tcp-rr | udp-rr-1k | udp-rr-2k (repeatable; default: "
+      "all six)");
+  add("testbed", po::value<std::string>()->implicit_value("default", "default")->value_name("NAME"),
+      "between the namespaces of testbed NAME (built for the sweep, with as many veth links as the "
+      "largest count, when it is not up)");
+  add("format", po::value<std::string>()->default_value("text", "text")->value_name("FORMAT"),
+      "text | json | csv");
+  add("output,o", po::value<std::string>()->value_name("FILE"),
+      "write the table to FILE (default: stdout)");
+  // The rows set these; declared so that they are refused rather than passed on.
+  spec.hidden.add_options()("protocol,p", po::value<std::string>(), "")(
+      "rr-size,r", po::value<std::string>(), "");
+  spec.about =
+      "Other options go to every run: -l, --warmup, -T, -O, -P (flows per adapter),\n"
+      "--per-controller, --bind, --cpus, -H, -i/-I, --atm-rate, ... (mtperf run --help);\n"
+      "-p and -r are the rows'.\n";
+  spec.forward_unknown = true;
+  spec.habits = true;
+  return spec;
+}
 
 struct SweepOptions {
   std::vector<int> counts;
@@ -61,7 +83,8 @@ struct SweepOptions {
   bool help = false;
 };
 
-std::vector<int> parse_counts(const std::string& text) {
+// `option` is --adapters as typed.
+std::vector<int> parse_counts(const std::string& option, const std::string& text) {
   std::vector<int> out;
   auto number = [&](const std::string& t) {
     size_t used = 0;
@@ -71,13 +94,13 @@ std::vector<int> parse_counts(const std::string& text) {
     } catch (const std::exception&) {
     }
     if (used != t.size() || v < 1 || v > kMaxTestbedAdapters)
-      throw UsageError("option --adapters: '" + t + "' is not a count of 1.." +
+      throw UsageError("option " + option + ": '" + t + "' is not a count of 1.." +
                        std::to_string(kMaxTestbedAdapters));
     return v;
   };
   if (auto dots = text.find(".."); dots != std::string::npos) {
     int lo = number(text.substr(0, dots)), hi = number(text.substr(dots + 2));
-    if (lo > hi) throw UsageError("option --adapters: '" + text + "' runs backwards");
+    if (lo > hi) throw UsageError("option " + option + ": '" + text + "' runs backwards");
     for (int n = lo; n <= hi; ++n)
       out.push_back(n);
     return out;
@@ -91,64 +114,44 @@ std::vector<int> parse_counts(const std::string& text) {
   }
   for (size_t i = 1; i < out.size(); ++i)
     if (out[i] <= out[i - 1])
-      throw UsageError("option --adapters: counts must ascend, got '" + text + "'");
+      throw UsageError("option " + option + ": counts must ascend, got '" + text + "'");
   return out;
 }
 
-SweepOptions parse_sweep(const std::vector<std::string>& args_in) {
+SweepOptions parse_sweep(const std::vector<std::string>& args) {
   SweepOptions o;
-  // --name=value of the sweep's own options becomes two words.
-  std::vector<std::string> args;
-  for (const auto& a : args_in) {
-    size_t eq = a.find('=');
-    std::string name = a.substr(0, eq);
-    if (eq != std::string::npos &&
-        (name == "--adapters" || name == "--workload" || name == "--testbed" ||
-         name == "--format" || name == "--output")) {
-      args.push_back(name);
-      args.push_back(a.substr(eq + 1));
-    } else {
-      args.push_back(a);
+  const CommandLine cl = parse_command_line(sweep_spec(), args);
+  if (cl.help) {
+    o.help = true;
+    return o;
+  }
+  for (const char* set_by_rows : {"protocol", "rr-size"}) {
+    if (cl.has(set_by_rows)) {
+      throw UsageError("option " + cl.typed(set_by_rows) +
+                       ": the sweep's rows set it (choose rows with -w)");
     }
   }
-  auto value = [&](size_t& i) {
-    if (i + 1 >= args.size()) throw UsageError("option " + args[i] + " needs a value");
-    return args[++i];
-  };
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--help") {
-      o.help = true;
-    } else if (a == "--adapters") {
-      o.counts = parse_counts(value(i));
-    } else if (a == "-w" || a == "--workload") {
-      std::string name = value(i);
+  if (!cl.has("adapters")) throw UsageError("option --adapters A..B is required");
+  o.counts = parse_counts(cl.typed("adapters"), cl.get<std::string>("adapters"));
+  if (cl.has("workload")) {
+    for (const std::string& name : cl.get<std::vector<std::string>>("workload")) {
       const RowKind* found = nullptr;
       for (const auto& k : row_kinds())
         if (name == k.name) found = &k;
       if (found == nullptr)
-        throw UsageError("option -w: '" + name +
+        throw UsageError("option " + cl.typed("workload") + ": '" + name +
                          "' is not outbound, inbound, bidirectional, tcp-rr, udp-rr-1k or "
                          "udp-rr-2k");
       o.rows.push_back(found);
-    } else if (a == "--testbed") {
-      bool has_name = i + 1 < args.size() && !args[i + 1].starts_with("-");
-      o.testbed = has_name ? args[++i] : "default";
-    } else if (a == "--format") {
-      o.format = value(i);
-      if (o.format != "text" && o.format != "json" && o.format != "csv")
-        throw UsageError("option --format: '" + o.format + "' is not text, json or csv");
-    } else if (a == "-o" || a == "--output") {
-      o.output = value(i);
-    } else if (a == "-p" || a == "--protocol" || a == "-r" || a == "--rr-size" ||
-               a.starts_with("--protocol=") || a.starts_with("--rr-size=")) {
-      throw UsageError("option " + a + ": the sweep's rows set it (choose rows with -w)");
-    } else {
-      o.forward.push_back(a);
     }
   }
-  if (o.help) return o;
-  if (o.counts.empty()) throw UsageError("--adapters A..B is required");
+  if (cl.has("testbed")) o.testbed = cl.get<std::string>("testbed");
+  o.format = cl.get<std::string>("format");
+  if (o.format != "text" && o.format != "json" && o.format != "csv")
+    throw UsageError("option " + cl.typed("format") + ": '" + o.format +
+                     "' is not text, json or csv");
+  if (cl.has("output")) o.output = cl.get<std::string>("output");
+  o.forward = cl.rest;
   if (o.rows.empty())
     for (const auto& k : row_kinds())
       o.rows.push_back(&k);
@@ -208,25 +211,24 @@ Sweep run_sweep(const SweepOptions& so, const CellRunner& run_cell) {
 }  // namespace
 
 int sweep_command(const std::vector<std::string>& args) {
+  const CommandSpec spec = sweep_spec();
   SweepOptions so;
   RunOptions atm_probe;
   try {
     so = parse_sweep(args);
     if (so.help) {
-      std::fputs(kUsage, stdout);
+      std::fputs(usage_text(spec).c_str(), stdout);
       return 0;
     }
     // Every run's options are checked before the first test starts.
     std::vector<std::string> probe = so.forward;
     probe.insert(probe.end(), {"--adapters", "auto:" + std::to_string(so.counts.back())});
     RunOptions o = parse_run_options(probe);
-    if (o.help) throw UsageError("-h: use `mtperf sweep --help`");
     atm_probe = o;
     if (so.testbed && !o.embedded)
       throw UsageError("--testbed: the testbed's far host is the server; drop -H");
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "mtperf sweep: %s\n%s", e.what(), kUsage);
-    return 2;
+    return usage_error(spec, std::cerr, e.what());
   }
   catch_interrupts();
   try {

@@ -4,67 +4,47 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 
+#include "cli/command_line.hpp"
 #include "platform/netns.hpp"
 
 namespace mtperf {
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: mtperf testbed up --adapters N [--mtu M] [--rate R] [--name NAME]\n"
-    "       mtperf testbed down [--name NAME]\n"
-    "       mtperf testbed status\n"
-    "  --adapters N  veth pairs between the two namespaces, 1..64, one /24 each (10.231.<i>.0)\n"
-    "  --mtu M       MTU of every veth, 68..65535 (default 1500)\n"
-    "  --rate R      shape each direction with tbf, bits/s: 155.52mbit, 1g, 622080000\n"
-    "  --name NAME   the testbed's name, [a-z0-9_-]{1,32} (default: default)\n";
+namespace po = boost::program_options;
 
-struct Parsed {
-  std::string sub;
-  std::map<std::string, std::string> options;
-};
+// --name NAME, and the hidden --state-dir DIR (tests) of every subcommand.
+cli::CommandSpec spec_with_name(const std::string& sub, const std::string& synopsis,
+                                const std::string& summary, bool name) {
+  cli::CommandSpec spec("testbed " + sub, synopsis, summary);
+  if (name) {
+    spec.options.add_options()(
+        "name", po::value<std::string>()->default_value("default", "default")->value_name("NAME"),
+        "the testbed's name, [a-z0-9_-]{1,32}");
+  }
+  spec.hidden.add_options()(
+      "state-dir", po::value<std::string>()->default_value(kTestbedStateDir, "/run/mtperf"),
+      "where the state files are");
+  return spec;
+}
 
-// Returns 0 when parsed; otherwise the exit code after printing the problem.
-int parse(const std::vector<std::string>& args, Parsed& parsed, std::ostream& out,
-          std::ostream& err) {
-  if (args.empty()) {
-    err << "mtperf testbed: missing subcommand (up, down or status)\n" << kUsage;
-    return 2;
-  }
-  parsed.sub = args[0];
-  if (parsed.sub == "-h" || parsed.sub == "--help") {
-    out << kUsage;
-    return -1;
-  }
-  static const std::map<std::string, std::set<std::string>> kAllowed = {
-      {"up", {"--adapters", "--mtu", "--rate", "--name", "--state-dir"}},
-      {"down", {"--name", "--state-dir"}},
-      {"status", {"--state-dir"}}};
-  auto allowed = kAllowed.find(parsed.sub);
-  if (allowed == kAllowed.end()) {
-    err << "mtperf testbed: unknown subcommand '" << parsed.sub << "'\n" << kUsage;
-    return 2;
-  }
-  for (size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == "-h" || args[i] == "--help") {
-      out << kUsage;
-      return -1;
-    }
-    if (!allowed->second.contains(args[i])) {
-      err << "mtperf testbed " << parsed.sub << ": unknown option '" << args[i] << "'\n" << kUsage;
-      return 2;
-    }
-    if (i + 1 >= args.size() || args[i + 1].empty()) {
-      err << "mtperf testbed " << parsed.sub << ": " << args[i] << " needs a value\n";
-      return 2;
-    }
-    parsed.options[args[i]] = args[i + 1];
-    ++i;
-  }
-  return 0;
+cli::CommandSpec up_spec() {
+  cli::CommandSpec spec = spec_with_name(
+      "up", "--adapters N [--mtu M] [--rate R] [--name NAME]",
+      "Builds two network namespaces joined by N veth pairs and leaves them up (root).", true);
+  auto add = spec.options.add_options();
+  add("adapters", po::value<std::string>()->value_name("N"),
+      "veth pairs between the two namespaces, 1..64, one /24 each (10.231.<i>.0); required");
+  add("mtu", po::value<std::string>()->value_name("BYTES"),
+      "MTU of every veth, 68..65535 (default 1500)");
+  add("rate", po::value<std::string>()->value_name("RATE"),
+      "shape each direction with tbf, bits/s, k/m/g/t = 1000-based, an optional 'bit' after: "
+      "155.52mbit, 1g, 622080000 (default: unshaped)");
+  return spec;
 }
 
 bool parse_int(const std::string& text, int low, int high, int& value) {
@@ -72,32 +52,25 @@ bool parse_int(const std::string& text, int low, int high, int& value) {
   return ec == std::errc() && ptr == text.data() + text.size() && value >= low && value <= high;
 }
 
-// Options of `up` into TestbedOptions; returns false after naming the bad option.
-bool up_options(const Parsed& p, TestbedOptions& options, std::ostream& err) {
-  auto get = [&](const char* name) {
-    auto it = p.options.find(name);
-    return it == p.options.end() ? std::string() : it->second;
-  };
-  if (get("--adapters").empty()) {
-    err << "mtperf testbed up: --adapters N is required\n";
-    return false;
+// Options of `up` into TestbedOptions; throws cli::UsageError naming the option as typed.
+TestbedOptions up_options(const cli::CommandLine& cl) {
+  TestbedOptions options;
+  if (!cl.has("adapters")) throw cli::UsageError("option --adapters N is required");
+  const std::string adapters = cl.get<std::string>("adapters");
+  if (!parse_int(adapters, 1, kMaxTestbedAdapters, options.adapters)) {
+    throw cli::UsageError("option " + cl.typed("adapters") + ": '" + adapters + "' is not 1.." +
+                          std::to_string(kMaxTestbedAdapters));
   }
-  if (!parse_int(get("--adapters"), 1, kMaxTestbedAdapters, options.adapters)) {
-    err << "mtperf testbed up: --adapters '" << get("--adapters") << "': expected 1.."
-        << kMaxTestbedAdapters << "\n";
-    return false;
-  }
-  if (!get("--mtu").empty() && !parse_int(get("--mtu"), 68, 65535, options.mtu)) {
-    err << "mtperf testbed up: --mtu '" << get("--mtu") << "': expected 68..65535\n";
-    return false;
+  if (cl.has("mtu") && !parse_int(cl.get<std::string>("mtu"), 68, 65535, options.mtu)) {
+    throw cli::UsageError("option " + cl.typed("mtu") + ": '" + cl.get<std::string>("mtu") +
+                          "' is not 68..65535");
   }
   try {
-    if (!get("--rate").empty()) options.rate_bps = parse_rate(get("--rate"));
+    if (cl.has("rate")) options.rate_bps = parse_rate(cl.get<std::string>("rate"));
   } catch (const std::invalid_argument& e) {
-    err << "mtperf testbed up: --rate: " << e.what() << "\n";
-    return false;
+    throw cli::UsageError("option " + cl.typed("rate") + ": " + e.what());
   }
-  return true;
+  return options;
 }
 
 void print_state(const std::string& name, const nlohmann::json& state, std::ostream& out) {
@@ -116,10 +89,8 @@ void print_state(const std::string& name, const nlohmann::json& state, std::ostr
         << l.value("far_addr", "?") << "/" << l.value("prefix_length", 24) << "\n";
 }
 
-int up(const Parsed& p, const std::string& name, const std::string& dir, std::ostream& out,
+int up(TestbedOptions options, const std::string& name, const std::string& dir, std::ostream& out,
        std::ostream& err) {
-  TestbedOptions options;
-  if (!up_options(p, options, err)) return 2;
   if (std::filesystem::exists(testbed_state_path(name, dir))) {
     err << "mtperf testbed up: testbed '" << name << "' is already up; run `mtperf testbed down"
         << " --name " << name << "` first or choose another --name\n";
@@ -180,27 +151,63 @@ int status(const std::string& dir, std::ostream& out) {
   return 0;
 }
 
-}  // namespace
-
-int testbed_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  Parsed p;
-  if (int rc = parse(args, p, out, err); rc != 0) return rc < 0 ? 0 : rc;
-  std::string name = p.options.contains("--name") ? p.options["--name"] : "default";
-  std::string dir = p.options.contains("--state-dir") ? p.options["--state-dir"] : kTestbedStateDir;
+// Parses a subcommand's options, then runs `body(command line, name, state dir)`: 2 on bad usage,
+// 1 when the body throws.
+int subcommand(const cli::CommandSpec& spec, const std::vector<std::string>& args,
+               std::ostream& out, std::ostream& err,
+               const std::function<int(const cli::CommandLine&, const std::string&,
+                                       const std::string&)>& body) {
+  int rc = 0;
+  const auto cl = cli::read_command_line(spec, args, out, err, rc);
+  if (!cl) return rc;
+  const std::string name = cl->vm.count("name") ? cl->get<std::string>("name") : "default";
   try {
     check_testbed_name(name);
   } catch (const std::invalid_argument& e) {
-    err << "mtperf testbed " << p.sub << ": --name: " << e.what() << "\n";
-    return 2;
+    return cli::usage_error(spec, err, "option " + cl->typed("name") + ": " + e.what());
   }
   try {
-    if (p.sub == "up") return up(p, name, dir, out, err);
-    if (p.sub == "down") return down(name, dir, out);
-    return status(dir, out);
+    return body(*cl, name, cl->get<std::string>("state-dir"));
+  } catch (const cli::UsageError& e) {
+    return cli::usage_error(spec, err, e.what());
   } catch (const std::exception& e) {
-    err << "mtperf testbed " << p.sub << ": " << e.what() << "\n";
+    err << "mtperf " << spec.name << ": " << e.what() << "\n";
     return 1;
   }
+}
+
+}  // namespace
+
+int testbed_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  using Line = cli::CommandLine;
+  const std::vector<cli::Subcommand> subs = {
+      {"up", "build the namespaces and their veth pairs (root)",
+       [&](const std::vector<std::string>& a) {
+         return subcommand(up_spec(), a, out, err,
+                           [&](const Line& cl, const std::string& name, const std::string& dir) {
+                             return up(up_options(cl), name, dir, out, err);
+                           });
+       }},
+      {"down", "remove what `up` built",
+       [&](const std::vector<std::string>& a) {
+         const auto spec = spec_with_name("down", "[--name NAME]",
+                                          "Removes the namespaces of testbed NAME (root).", true);
+         return subcommand(spec, a, out, err,
+                           [&](const Line&, const std::string& name, const std::string& dir) {
+                             return down(name, dir, out);
+                           });
+       }},
+      {"status", "the testbeds that are up, and namespaces no state file lists",
+       [&](const std::vector<std::string>& a) {
+         const auto spec =
+             spec_with_name("status", "", "Lists the testbeds that are up and their links.", false);
+         return subcommand(spec, a, out, err,
+                           [&](const Line&, const std::string&, const std::string& dir) {
+                             return status(dir, out);
+                           });
+       }},
+  };
+  return cli::run_subcommand("testbed", subs, args, out, err);
 }
 
 }  // namespace mtperf

@@ -2,41 +2,31 @@
 
 #include <exception>
 
+#include "cli/command_line.hpp"
 #include "platform/topology.hpp"
 
 namespace mtperf {
 
-namespace {
-
-constexpr const char* kUsage =
-    "usage: mtperf topology [--root DIR] [--format text|json]\n"
-    "  --root DIR       read sysfs/procfs below DIR instead of / (a copied tree)\n"
-    "  --format FORMAT  text (default) or json\n";
-
-}  // namespace
-
 int topology_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::string root = "/", format = "text";
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      out << kUsage;
-      return 0;
-    }
-    std::string* target = arg == "--root" ? &root : arg == "--format" ? &format : nullptr;
-    if (target == nullptr) {
-      err << "mtperf topology: unknown option '" << arg << "'\n" << kUsage;
-      return 2;
-    }
-    if (i + 1 >= args.size() || args[i + 1].empty()) {
-      err << "mtperf topology: " << arg << " needs a value\n" << kUsage;
-      return 2;
-    }
-    *target = args[++i];
-  }
+  namespace po = boost::program_options;
+  cli::CommandSpec spec("topology", "[--root DIR] [--format text|json]",
+                        "Prints each network adapter with its PCI controller, NUMA node, IRQs and "
+                        "interrupt CPUs.");
+  auto add = spec.options.add_options();
+  add("root", po::value<std::string>()->default_value("/", "/")->value_name("DIR"),
+      "read sysfs and procfs below DIR (a copied tree)");
+  add("format", po::value<std::string>()->default_value("text", "text")->value_name("FORMAT"),
+      "text | json");
+  int rc = 0;
+  const auto cl = cli::read_command_line(spec, args, out, err, rc);
+  if (!cl) return rc;
+  const std::string root = cl->get<std::string>("root");
+  const std::string format = cl->get<std::string>("format");
+  if (root.empty())
+    return cli::usage_error(spec, err, "option " + cl->typed("root") + ": an empty directory");
   if (format != "text" && format != "json") {
-    err << "mtperf topology: --format '" << format << "': expected text or json\n";
-    return 2;
+    return cli::usage_error(
+        spec, err, "option " + cl->typed("format") + ": '" + format + "' is not text or json");
   }
   try {
     Topology topology = read_topology(root);

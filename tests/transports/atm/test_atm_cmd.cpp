@@ -182,7 +182,7 @@ TEST_CASE("cells rejects bad input naming the option") {
             .find("VCI 5 is reserved") != std::string::npos);
   CHECK(err_of({"--vpi", "0", "--vci", "32", "--encap", "llc", "--hex"}).find("--hex needs") !=
         std::string::npos);
-  CHECK(err_of({"--bogus"}).find("unknown option '--bogus'") != std::string::npos);
+  CHECK(err_of({"--bogus"}).find("unrecognised option '--bogus'") != std::string::npos);
   CHECK(err_of({"--vpi", "0", "--vci", "32", "--encap", "lane", "--hex", "00"}).find("lane") !=
         std::string::npos);
   CHECK(cells({"--help"}).rc == 0);

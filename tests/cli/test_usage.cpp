@@ -1,0 +1,164 @@
+// Every command and subcommand of the built mtperf binary: --help and -h print that command's
+// own usage and exit 0; an unknown option or a bad value exits 2 with a message that names the
+// option as typed (and the value as typed); defaults are printed as a person writes them.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+struct Result {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs `mtperf ARGS` (words without quoting needs), stdin from /dev/null.
+Result mtperf(const std::string& args) {
+  static const std::filesystem::path dir = [] {
+    char tmpl[] = "/tmp/mtperf-usage-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    return std::filesystem::path(tmpl);
+  }();
+  const std::string cmd = std::string(MTPERF_BINARY) + " " + args + " </dev/null >" +
+                          (dir / "out").string() + " 2>" + (dir / "err").string();
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir / "out");
+  r.err = slurp(dir / "err");
+  return r;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+// Each command, and the words that must come before an option for it to be read (sweep needs
+// --adapters before it looks at anything else).
+struct Command {
+  std::string name;
+  std::string before_bogus;
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> all = {
+      {"run", ""},          {"serve", ""},          {"suite", ""},    {"sweep", "--adapters 1"},
+      {"transports", ""},   {"topology", ""},       {"testbed", ""},  {"testbed up", ""},
+      {"testbed down", ""}, {"testbed status", ""},
+#ifdef MTPERF_HAVE_ATM
+      {"atm", ""},          {"atm up", ""},         {"atm down", ""}, {"atm status", ""},
+      {"atm cells", ""},    {"atm decode", ""},
+#endif
+  };
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("--help and -h print the command's own usage and exit 0") {
+  for (const Command& c : commands()) {
+    for (const char* help : {"--help", "-h"}) {
+      const Result r = mtperf(c.name + " " + help);
+      INFO("mtperf " << c.name << " " << help << "\nstdout:\n" << r.out << "stderr:\n" << r.err);
+      CHECK(r.rc == 0);
+      CHECK(r.err.empty());
+      const std::string head = "usage: mtperf " + c.name;
+      REQUIRE(r.out.size() > head.size());
+      CHECK(r.out.rfind(head, 0) == 0);
+      CHECK((r.out[head.size()] == ' ' || r.out[head.size()] == '\n'));
+      CHECK(count(r.out, "usage:") == 1);  // its own, not its siblings'
+    }
+  }
+}
+
+TEST_CASE("usage texts print defaults as a person writes them") {
+  for (const Command& c : commands()) {
+    const Result r = mtperf(c.name + " --help");
+    INFO("mtperf " << c.name << " --help\n" << r.out);
+    CHECK(r.out.find("(=") == std::string::npos);       // Boost's "arg (=10)"
+    CHECK(r.out.find("[=") == std::string::npos);       // Boost's "[=arg(=default)]"
+    CHECK(r.out.find(" arg ") == std::string::npos);    // an argument without a name
+    CHECK(r.out.find("0000000") == std::string::npos);  // 0.10000000000000001
+    CHECK(r.out.find("9999999") == std::string::npos);
+  }
+  const Result run = mtperf("run --help");
+  CHECK(run.out.find("--udp-timeout SECONDS") != std::string::npos);
+  CHECK(run.out.find("(default 0.1)") != std::string::npos);
+  CHECK(run.out.find("--testbed [NAME]") != std::string::npos);
+}
+
+TEST_CASE("an unknown option exits 2 and is named as typed") {
+  for (const Command& c : commands()) {
+    for (const std::string bogus : {"--bogus-option", "--bogus-option=3", "-Z"}) {
+      const std::string args = c.name + " " + c.before_bogus + " " + bogus;
+      const Result r = mtperf(args);
+      INFO("mtperf " << args << "\nstdout:\n" << r.out << "stderr:\n" << r.err);
+      CHECK(r.rc == 2);
+      CHECK(r.out.empty());
+      CHECK(r.err.rfind("mtperf " + c.name.substr(0, c.name.find(' ')), 0) == 0);
+      CHECK(r.err.find("'" + bogus + "'") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a bad value exits 2 naming the option and the value as typed") {
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"run -l soon", "option -l: 'soon' is not a number"},
+      {"run --len=soon", "option --len: 'soon' is not a number"},
+      {"run -Px", "option -P: 'x' is not a whole number"},
+      {"run -l", "option -l needs a value"},
+      {"run --mptcp=yes", "option --mptcp takes no value"},
+      {"run -l 1 --length 2", "option -l is given more than once"},
+      {"run 10.0.0.2", "unexpected argument '10.0.0.2'"},
+      {"run --lenght 3", "unrecognised option '--lenght'; did you mean --length?"},
+      {"serve --port notaport", "option --port: 'notaport' is not a whole number in 0..65535"},
+      {"suite -l soon", "option -l: 'soon' is not a number"},
+      {"suite --lenght 3", "did you mean --length?"},
+      {"sweep --adapters 0", "option --adapters: '0' is not a count of 1..64"},
+      {"sweep --adapters 1 -w sideways", "option -w: 'sideways' is not outbound"},
+      {"sweep --adapters 1 -p udp", "option -p: the sweep's rows set it"},
+      {"sweep --adapters 1 -l soon", "option -l: 'soon' is not a number"},
+      {"topology --format xml", "option --format: 'xml' is not text or json"},
+      {"topology --root", "option --root needs a value"},
+      {"testbed up --adapters 0", "option --adapters: '0' is not 1..64"},
+      {"testbed up --adapters 1 --rate fast", "option --rate: rate 'fast'"},
+      {"testbed down --name Bad!", "option --name: testbed name 'Bad!'"},
+      {"testbed dwn", "unknown subcommand 'dwn'; did you mean 'down'?"},
+#ifdef MTPERF_HAVE_ATM
+      {"atm up --mode token-ring", "option --mode: mode 'token-ring'"},
+      {"atm up --mode clip --adapters 0", "option --adapters: '0' is not a number in 1..256"},
+      {"atm status --name Bad!", "option --name: testbed name 'Bad!'"},
+      {"atm cells --vpi 256 --vci 32 --encap llc --hex 00",
+       "--vpi: '256' is not a number in 0..255"},
+      {"atm decode --encap x", "--encap"},
+      {"atm stat", "unknown subcommand 'stat'; did you mean 'status'?"},
+#endif
+  };
+  for (const Case& c : cases) {
+    const Result r = mtperf(c.args);
+    INFO("mtperf " << c.args << "\nstderr:\n" << r.err);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find(c.message) != std::string::npos);
+  }
+}
