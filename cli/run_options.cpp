@@ -6,6 +6,7 @@
 #include "workloads/memory.hpp"
 
 #include <cmath>
+#include <random>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -87,6 +88,9 @@ po::options_description run_description() {
   add("max-memory", text()->value_name("SIZE"),
       "memory this side of a test may take, K/M/G = 1024-based (default 1G, or a quarter of this "
       "host's memory)");
+  add("verify", po::bool_switch(),
+      "fill every payload with a pattern of the test's seed, flow and byte position, and check "
+      "every byte received on both ends (corrupted, lost, duplicated or misplaced data)");
   add("no-measure", po::bool_switch(),
       "counters only: no latency samples, CPU, interrupt or TCP_INFO readings (what measuring "
       "costs)");
@@ -260,6 +264,12 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
   s.interval_s = get<double>(vm, "interval");
   s.udp_timeout_s = get<double>(vm, "udp-timeout");
   s.measure = !get<bool>(vm, "no-measure");
+  if (get<bool>(vm, "verify")) {
+    std::random_device rd;
+    do {
+      s.verify_seed = (uint64_t(rd()) << 32) | rd();
+    } while (s.verify_seed == 0);
+  }
   wrap("test", [&] { validate(s); });
 }
 

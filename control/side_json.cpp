@@ -1,5 +1,6 @@
 #include "control/side_json.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "workloads/json_field.hpp"
@@ -44,6 +45,47 @@ const nlohmann::json& list(const nlohmann::json& j, const char* key,
     throw std::invalid_argument(std::string("result.") + key + ": more than " +
                                 std::to_string(max) + " entries");
   return *it;
+}
+
+nlohmann::json verify_json(const VerifyStats& v) {
+  nlohmann::json first = nlohmann::json::array();
+  for (uint32_t i = 0; i < v.kept; ++i) {
+    const VerifyMismatch& m = v.first[i];
+    first.push_back(
+        {{"seq", m.seq},
+         {"offset", m.offset},
+         {"expected", m.expected},
+         {"got", m.got},
+         {"around_offset", m.around_offset},
+         {"around", std::vector<uint8_t>(m.around.begin(), m.around.begin() + m.around_len)}});
+  }
+  return {{"bytes_checked", v.bytes_checked},
+          {"bad_receives", v.bad_receives},
+          {"bad_bytes", v.bad_bytes},
+          {"mismatches", first}};
+}
+
+VerifyStats verify_from(const nlohmann::json& j) {
+  VerifyStats v;
+  v.enabled = true;
+  v.bytes_checked = field<uint64_t>(j, "bytes_checked");
+  v.bad_receives = field<uint64_t>(j, "bad_receives");
+  v.bad_bytes = field<uint64_t>(j, "bad_bytes");
+  for (auto& m : list(j, "mismatches", VerifyStats::kKeptMismatches)) {
+    VerifyMismatch& out = v.first[v.kept++];
+    out.seq = field<uint64_t>(m, "seq");
+    out.offset = field<uint64_t>(m, "offset");
+    out.expected = field<uint8_t>(m, "expected");
+    out.got = field<uint8_t>(m, "got");
+    out.around_offset = field<uint64_t>(m, "around_offset");
+    auto around = field<std::vector<uint8_t>>(m, "around");
+    if (around.size() > VerifyMismatch::kAround)
+      throw std::invalid_argument("result.verify.mismatches.around: more than " +
+                                  std::to_string(VerifyMismatch::kAround) + " bytes");
+    std::copy(around.begin(), around.end(), out.around.begin());
+    out.around_len = uint8_t(around.size());
+  }
+  return v;
 }
 
 CounterValues counters_from(const nlohmann::json& j) {
@@ -225,6 +267,7 @@ nlohmann::json side_to_json(const SideResult& r) {
                  {"reordered", u.reordered},
                  {"duplicates", u.duplicates},
                  {"jitter_us", u.jitter_ns / 1e3}};
+    if (f.stats.verify.enabled) jf["verify"] = verify_json(f.stats.verify);
     if (f.stats.tcp_info_valid) {
       jf["tcp_info"] = {{"retransmits", f.stats.tcp_retransmits},
                         {"rtt_us", f.stats.tcp_rtt_us},
@@ -262,6 +305,7 @@ SideResult side_from_json(const nlohmann::json& j) {
     f.stats.udp.reordered = field<uint64_t>(u, "reordered");
     f.stats.udp.duplicates = field<uint64_t>(u, "duplicates");
     f.stats.udp.jitter_ns = field<double>(u, "jitter_us") * 1e3;
+    if (jf.contains("verify")) f.stats.verify = verify_from(object(jf, "verify"));
     if (jf.contains("tcp_info")) {
       const auto& t = object(jf, "tcp_info");
       f.stats.tcp_info_valid = true;

@@ -33,6 +33,26 @@ nlohmann::json sd_json(const std::optional<CpuFigures>& c) {
   return {{"value", num(c->service_demand)}, {"unit", c->service_demand_unit}};
 }
 
+// --verify's figures; null when the run did not verify.
+nlohmann::json verify_json(const std::optional<VerifyStats>& v) {
+  if (!v) return nullptr;
+  nlohmann::json first = nlohmann::json::array();
+  for (uint32_t i = 0; i < v->kept; ++i) {
+    const VerifyMismatch& m = v->first[i];
+    first.push_back(
+        {{"datagram", m.seq != 0 ? nlohmann::json(m.seq) : nlohmann::json()},
+         {"offset", m.offset},
+         {"expected", m.expected},
+         {"got", m.got},
+         {"around_offset", m.around_offset},
+         {"around", std::vector<uint8_t>(m.around.begin(), m.around.begin() + m.around_len)}});
+  }
+  return {{"bytes_checked", v->bytes_checked},
+          {"bad_receives", v->bad_receives},
+          {"bad_bytes", v->bad_bytes},
+          {"first_mismatches", first}};
+}
+
 nlohmann::json flow_json(const FlowFigures& f) {
   auto server = [&](uint64_t FlowTotals::*m) {
     return f.server_total ? nlohmann::json((*f.server_total).*m) : nlohmann::json();
@@ -62,6 +82,7 @@ nlohmann::json flow_json(const FlowFigures& f) {
             {"rtt_us", opt(f.rtt_us)},
             {"cwnd", opt(f.cwnd)},
             {"congestion", f.congestion}}},
+          {"verify", verify_json(f.verify)},
           {"error", f.error.empty() ? nlohmann::json() : nlohmann::json(f.error)},
           {"client_bytes_sent", f.client_total.bytes_sent},
           {"client_bytes_received", f.client_total.bytes_received},
@@ -140,6 +161,7 @@ nlohmann::json summary_json(const Summary& s) {
           {"local_process_cpu_percent", opt(s.local_process_cpu_percent)},
           {"remote_process_cpu_percent", opt(s.remote_process_cpu_percent)},
           {"udp_loss_percent", opt(s.udp_loss_percent)},
+          {"verify", verify_json(s.verify)},
           {"local_rdma_ports", rdma_ports_json(s.local_rdma_ports)},
           {"remote_rdma_ports", rdma_ports_json(s.remote_rdma_ports)},
           {"flows", flows},

@@ -57,6 +57,10 @@ FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowRe
   f.direction = direction_of(c.role);
   f.client_cpu = c.cpu;
   f.error = !c.stats.error.empty() ? c.stats.error : (s ? s->stats.error : "");
+  if (c.stats.verify.enabled || (s && s->stats.verify.enabled)) {
+    f.verify = c.stats.verify;
+    if (s) f.verify->merge(s->stats.verify);
+  }
   bool rr = c.role == Role::rr_client || c.role == Role::crr_client;
   if (rr) {
     f.transactions = c.window.transactions;
@@ -217,6 +221,10 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
     per_flow.push_back(rr ? f.transaction_rate : f.throughput_bps);
     udp_sent += f.udp_sent.value_or(0);
     udp_lost += f.udp_lost.value_or(0);
+    if (f.verify) {
+      if (!s.verify) s.verify.emplace();
+      s.verify->merge(*f.verify);
+    }
     s.flows.push_back(std::move(f));
   }
   s.transaction_rate = s.window_s > 0 ? double(s.transactions) / s.window_s : 0;
@@ -295,8 +303,14 @@ void finish_report(Report& r) {
   m.latency.reset();
   if (m.latency_histogram.count() > 0) m.latency = latency_of(m.latency_histogram);
   m.errors.clear();
-  for (auto& s : it)
+  m.verify.reset();
+  for (auto& s : it) {
     m.errors.insert(m.errors.end(), s.errors.begin(), s.errors.end());
+    if (s.verify) {  // every byte of every iteration was checked: the counts add up
+      if (!m.verify) m.verify.emplace();
+      m.verify->merge(*s.verify);
+    }
+  }
   r.summary = std::move(m);
   std::vector<double> samples;
   for (auto& s : it)

@@ -39,6 +39,8 @@ struct FlowFigures {
   std::optional<double> udp_jitter_us;
   std::optional<uint32_t> retransmits, rtt_us, cwnd;  // the sending side's TCP_INFO
   std::string congestion;
+  // --verify: what both ends received, checked (the server's part absent without its result).
+  std::optional<VerifyStats> verify;
   std::string error;
   std::string adapter;                        // placed tests: the flow's adapter
   std::string local_address, remote_address;  // placed tests: where it left from and went to
@@ -95,6 +97,7 @@ struct Summary {
   // mtperf's own CPU, % of one CPU; absent when the window was too short to measure.
   std::optional<double> local_process_cpu_percent, remote_process_cpu_percent;
   std::optional<double> udp_loss_percent;
+  std::optional<VerifyStats> verify;  // --verify: every flow's, both ends
   std::vector<FlowFigures> flows;
   std::vector<GroupFigures> adapters, controllers;  // placed tests only
   std::vector<IntervalSample> intervals;

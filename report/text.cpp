@@ -105,6 +105,24 @@ void flows_table(std::string& out, const TestSpec& spec, const Summary& s) {
   }
 }
 
+// --verify: the bytes checked on both ends and, when any was wrong, where, per flow.
+std::string verify_lines(const VerifyStats& v, const std::vector<FlowFigures>& flows) {
+  if (v.bad_receives == 0) {
+    return fmt::format("  verify             {} bytes checked, all as sent\n", v.bytes_checked);
+  }
+  std::string out = fmt::format(
+      "  verify             {} bytes checked: {} receive(s) CORRUPTED, {} wrong byte(s)\n",
+      v.bytes_checked, v.bad_receives, v.bad_bytes);
+  for (const auto& f : flows) {
+    if (!f.verify || f.verify->bad_receives == 0) continue;
+    out += fmt::format("    flow {} ({}): {} bad receive(s), {} wrong byte(s); first:\n", f.id,
+                       f.direction, f.verify->bad_receives, f.verify->bad_bytes);
+    for (uint32_t i = 0; i < f.verify->kept; ++i)
+      out += describe(f.verify->first[i], "      ");
+  }
+  return out;
+}
+
 void groups_table(std::string& out, const char* what, const std::vector<GroupFigures>& groups,
                   bool rr) {
   out += fmt::format("  {:<14} {:>6} {:>14} {:>8} {:>12}\n", what, "flows",
@@ -152,6 +170,7 @@ std::string report_text(const Report& r) {
   }
   if (s.udp_loss_percent)
     out += fmt::format("  udp loss           {:.4f} %\n", *s.udp_loss_percent);
+  if (s.verify) out += verify_lines(*s.verify, s.flows);
   out +=
       fmt::format("  local cpu          {}  sd {}\n", cpu_cell(s.local_cpu), sd_cell(s.local_cpu));
   out += fmt::format("  remote cpu         {}  sd {}\n", cpu_cell(s.remote_cpu),

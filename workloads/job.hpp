@@ -16,6 +16,7 @@
 #include "transports/api/endpoint.hpp"
 #include "transports/api/transport.hpp"
 #include "workloads/spec.hpp"
+#include "workloads/verify.hpp"
 
 namespace mtperf {
 
@@ -66,7 +67,8 @@ struct UdpStats {
 struct FlowStats {
   Histogram latency;  // round trips, ns, measured window only
   UdpStats udp;
-  std::string error;  // first error seen, empty when none
+  VerifyStats verify;  // --verify: what this side received, checked
+  std::string error;   // first error seen, empty when none
   std::string congestion;
   uint32_t tcp_retransmits = 0, tcp_rtt_us = 0, tcp_cwnd = 0;
   bool tcp_info_valid = false;

@@ -56,6 +56,7 @@ MemoryFigure test_memory(const TestSpec& spec, const Transport& transport) {
   // snapshots; the interim reports the clock thread keeps.
   uint64_t per_flow = sizeof(FlowSlot) + Histogram::kBucketCount * sizeof(uint64_t) +
                       3 * sizeof(CounterValues) + sizeof(FlowResult);
+  if (spec.verify_seed != 0) per_flow += 2 * sizeof(Pattern);  // --verify: one per direction
   m.flow_state += uint64_t(flows) * per_flow;
   if (spec.interval_s > 0) {
     m.flow_state += uint64_t(std::ceil(spec.duration_s / spec.interval_s) + 1) *

@@ -77,6 +77,9 @@ struct TestSpec {
   // CPUs the server pins its workers to (worker i to entry i % size), as netperf's -T ,rcpu;
   // empty: not pinned.
   std::vector<int> server_cpus;
+  // --verify: the seed of every flow's payload pattern (workloads/verify.hpp); both ends fill
+  // what they send and check every byte they receive. 0 = no verification.
+  uint64_t verify_seed = 0;
 
   uint32_t flows_total() const { return workload == Workload::bidir ? 2 * flows : flows; }
   uint32_t stream_msg_size() const;

@@ -41,7 +41,8 @@ class Worker {
               (spec_.workload == Workload::rr || spec_.workload == Workload::crr)),
         quiet_(engine.caps().unsignaled_sends && spec_.burst == 1 &&
                (spec_.workload == Workload::rr || spec_.workload == Workload::crr)),
-        passive_(engine.caps().passive_sender) {}
+        passive_(engine.caps().passive_sender),
+        verify_(spec_.verify_seed != 0) {}
 
   void run();
 
@@ -68,6 +69,10 @@ class Worker {
     int64_t interval_ns = 0;
     int64_t started_ns = 0;                 // crr: transaction start
     uint32_t ring_head = 0, ring_tail = 0;  // rr send timestamps (TCP: FIFO)
+    // --verify: the patterns of what this flow sends and receives, and the stream positions.
+    const Pattern* tx = nullptr;
+    const Pattern* rx = nullptr;
+    uint64_t tx_off = 0, rx_off = 0;
   };
 
   static uint64_t cookie(uint32_t flow, int conn, Kind k) {
@@ -116,6 +121,35 @@ class Worker {
   const std::byte* recv_data(Flow& f, const Completion& c) {
     return (c.flags & kCompBuffer) ? c.data : recv_buf(f).data;
   }
+  // --verify. A TCP send's payload continues the flow's stream (or, for crr, a connection's,
+  // from `at`); a datagram's is drawn from its sequence number, after the header.
+  void fill(Flow& f, Buf& b, bool udp, uint64_t seq) {
+    if (!verify_) return;
+    if (udp) {
+      f.tx->fill(b.data + kUdpHeaderBytes, seq * b.len + kUdpHeaderBytes, b.len - kUdpHeaderBytes);
+    } else {
+      f.tx->fill(b.data, f.tx_off, b.len);
+      f.tx_off += b.len;
+    }
+  }
+  void fill_at(Flow& f, Buf& b, uint64_t at) {
+    if (verify_) f.tx->fill(b.data, at, b.len);
+  }
+  void check(Flow& f, const Completion& c, uint64_t at) {
+    if (verify_) f.slot->stats.verify.check(*f.rx, recv_data(f, c), size_t(c.bytes), at);
+  }
+  void check_stream(Flow& f, const Completion& c) {
+    if (!verify_) return;
+    check(f, c, f.rx_off);
+    f.rx_off += uint64_t(c.bytes);
+  }
+  // A datagram of `size` bytes as sent (its sequence's place in the stream), as received.
+  void check_datagram(Flow& f, const Completion& c, uint64_t seq, uint32_t size) {
+    if (!verify_ || c.bytes <= int32_t(kUdpHeaderBytes)) return;
+    f.slot->stats.verify.check(*f.rx, recv_data(f, c) + kUdpHeaderBytes,
+                               size_t(c.bytes) - kUdpHeaderBytes, kUdpHeaderBytes, seq * size, seq);
+  }
+  void setup_verify();
   void post(Flow& f, int conn, Op op, Buf b, Kind k);
   void post_recv(Flow& f, int conn) {
     if (conn == armed_conn_) return;  // a multishot receive is still armed there
@@ -158,6 +192,8 @@ class Worker {
   // Stream senders post nothing: the receiver pulls the data (Caps::passive_sender). A sender
   // waits for the end of the phase, then half-closes.
   const bool passive_;
+  const bool verify_;
+  std::vector<Pattern> patterns_;  // --verify: two per flow, made before the timed phase
   int armed_conn_ = -1;  // while dispatching a receive that stays armed (kCompMore): its conn
 };
 

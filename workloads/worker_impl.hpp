@@ -43,6 +43,30 @@ void Worker<E>::setup() {
       f.interval_ns = std::max<int64_t>(f.interval_ns, 1);
     }
   }
+  if (verify_) setup_verify();
+}
+
+template <EngineType E>
+void Worker<E>::setup_verify() {
+  // Direction 0 is what the flow's client side sends (a stream's data, whichever end sends it:
+  // both ends know the flow by the same id), 1 what its server side answers.
+  patterns_.reserve(2 * flows_.size());
+  for (Flow& f : flows_) {
+    const uint32_t id = f.slot->id;
+    patterns_.emplace_back(verify_key(spec_.verify_seed, id, 0));
+    patterns_.emplace_back(verify_key(spec_.verify_seed, id, 1));
+    const Pattern* d0 = &patterns_[patterns_.size() - 2];
+    const Pattern* d1 = &patterns_.back();
+    bool client = f.slot->role == Role::rr_client || f.slot->role == Role::crr_client;
+    bool server = f.slot->role == Role::rr_server || f.slot->role == Role::crr_server;
+    f.tx = server ? d1 : d0;
+    f.rx = client ? d1 : d0;
+    f.slot->stats.verify.enabled = true;
+    // The receiver reads the sender's memory itself (RDMA READ): no send carries the pattern.
+    if (passive_ && !f.done)
+      fail(f, "--verify: this transport's receiver reads the sender's buffers directly",
+           EOPNOTSUPP);
+  }
 }
 
 template <EngineType E>
@@ -212,6 +236,7 @@ void Worker<E>::on_recv(Flow& f, const Completion& c, int conn, int64_t now) {
       } else {
         FlowCounters::add(f.slot->counters.bytes_recv, uint64_t(c.bytes));
         FlowCounters::add(f.slot->counters.msgs_recv, 1);
+        check_stream(f, c);
         post_recv(f, f.conn);
       }
       break;

@@ -24,7 +24,9 @@ void Worker<E>::pump_sender(Flow& f, int64_t now) {
       f.next_send_ns += f.interval_ns;
     }
     Buf b = send_buf(f, size);
-    if (udp) write_udp_header(b.data, f.seq++, now);
+    if (udp) write_udp_header(b.data, f.seq, now);
+    fill(f, b, udp, f.seq);
+    f.seq += udp;
     post(f, f.conn, Op::send, b, kSend);
   }
 }
@@ -59,8 +61,10 @@ void Worker<E>::rr_send_request(Flow& f, int64_t now) {
     seqs_[base + j] = seq;
     ring_[base + j] = now;
     write_udp_header(b.data, seq, now);
+    fill(f, b, true, seq);
   } else {
     ring_[base + (f.ring_head++ % spec_.burst)] = now;
+    fill(f, b, false, 0);
   }
   ++f.inflight;
   post(f, f.conn, Op::send, b, kSend);
@@ -79,6 +83,7 @@ void Worker<E>::rr_client_recv(Flow& f, const Completion& c, int64_t now) {
   FlowCounters& ctr = f.slot->counters;
   FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
   FlowCounters::add(ctr.msgs_recv, 1);
+  check_stream(f, c);
   f.acc += uint64_t(c.bytes);
   size_t base = size_t(f.idx) * spec_.burst;
   bool more = !phase_done();
@@ -116,8 +121,10 @@ void Worker<E>::rr_server_recv(Flow& f, const Completion& c) {
     }
     FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
     FlowCounters::add(ctr.msgs_recv, 1);
+    check_datagram(f, c, h.seq, spec_.req_size);
     Buf b = send_buf(f, spec_.resp_size);
     write_udp_header(b.data, h.seq, h.send_ns);
+    fill(f, b, true, h.seq);
     post(f, f.conn, Op::send, b, kSend);
     FlowCounters::add(ctr.transactions, 1);
     post_recv(f, f.conn);
@@ -130,10 +137,13 @@ void Worker<E>::rr_server_recv(Flow& f, const Completion& c) {
   }
   FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
   FlowCounters::add(ctr.msgs_recv, 1);
+  check_stream(f, c);
   f.acc += uint64_t(c.bytes);
   while (f.acc >= spec_.req_size && !f.done) {
     f.acc -= spec_.req_size;
-    post(f, f.conn, Op::send, send_buf(f, spec_.resp_size), kSend);
+    Buf b = send_buf(f, spec_.resp_size);
+    fill(f, b, false, 0);
+    post(f, f.conn, Op::send, b, kSend);
     FlowCounters::add(ctr.transactions, 1);
   }
   post_recv(f, f.conn);
@@ -150,6 +160,7 @@ void Worker<E>::udp_rr_client_recv(Flow& f, const Completion& c, int64_t now) {
   FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
   FlowCounters::add(ctr.msgs_recv, 1);
   UdpHeader h = read_udp_header(recv_data(f, c));
+  check_datagram(f, c, h.seq, spec_.resp_size);
   size_t base = size_t(f.idx) * spec_.burst;
   uint32_t j = 0;
   while (j < spec_.burst && seqs_[base + j] != h.seq)
@@ -191,6 +202,7 @@ void Worker<E>::udp_receiver_recv(Flow& f, const Completion& c, int64_t now) {
   }
   FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
   FlowCounters::add(ctr.msgs_recv, 1);
+  check_datagram(f, c, h.seq, spec_.stream_msg_size());
   ++u.received;
   if (!u.any || h.seq > u.highest_seq) {
     u.highest_seq = h.seq;
@@ -224,7 +236,9 @@ void Worker<E>::crr_open(Flow& f, int64_t now) {
   f.conn = id;
   f.acc = 0;
   f.started_ns = now;
-  post(f, id, Op::send, send_buf(f, spec_.req_size), kSend);
+  Buf b = send_buf(f, spec_.req_size);
+  fill_at(f, b, 0);  // each connection's stream starts again
+  post(f, id, Op::send, b, kSend);
   post_recv(f, id);
 }
 
@@ -243,6 +257,7 @@ void Worker<E>::crr_client_recv(Flow& f, const Completion& c, int conn, int64_t 
   FlowCounters& ctr = f.slot->counters;
   FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
   FlowCounters::add(ctr.msgs_recv, 1);
+  check(f, c, f.acc);
   f.acc += uint64_t(c.bytes);
   if (f.acc < spec_.resp_size) {
     post_recv(f, conn);
@@ -286,10 +301,13 @@ void Worker<E>::crr_server_recv(Flow& f, const Completion& c, int conn) {
   FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
   FlowCounters::add(ctr.msgs_recv, 1);
   if (conn == f.conn) {
+    check(f, c, f.acc);
     f.acc += uint64_t(c.bytes);
     if (f.acc >= spec_.req_size) {
       f.acc = 0;
-      post(f, conn, Op::send, send_buf(f, spec_.resp_size), kSend);
+      Buf b = send_buf(f, spec_.resp_size);
+      fill_at(f, b, 0);
+      post(f, conn, Op::send, b, kSend);
       FlowCounters::add(ctr.transactions, 1);
     }
   }
