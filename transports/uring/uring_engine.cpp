@@ -315,6 +315,14 @@ void UringEngine::close(int id) {
     }
   }
   starved_.resize(keep);
+  // Queued sends never reached the kernel: they end here, without a completion.
+  for (int32_t i = c.tx_head; i >= 0;) {
+    int32_t next = ops_[i].tx_next;
+    ops_[i].tx_next = -1;
+    release(uint32_t(i));
+    i = next;
+  }
+  c.tx_head = c.tx_tail = -1;
   // An unsignaled send is done by the WorkReq::signal contract. Should it still be in the
   // kernel, the shutdown below ends it, and its CQE carries an old generation: dropped.
   bool quiet = c.quiet >= 0;
@@ -443,7 +451,10 @@ int UringEngine::post(int id, std::span<const WorkReq> reqs) {
   for (const WorkReq& r : reqs) {
     if (r.op == Op::write || r.op == Op::read) return n > 0 ? n : -EOPNOTSUPP;
     if ((r.op == Op::accept) != c.listener) return n > 0 ? n : -EINVAL;
-    if (r.op == Op::send) retire_quiet(c);  // the workload knows the previous one is done
+    if (r.op == Op::send) {
+      retire_quiet(c);  // the workload knows the previous one is done
+      kick_tx(id);
+    }
     uint32_t& dir = r.op == Op::send ? c.sends : c.recvs;
     if (dir == depth_ || free_ops_.empty()) break;
     uint32_t index = free_ops_.back();
@@ -455,6 +466,21 @@ int UringEngine::post(int id, std::span<const WorkReq> reqs) {
     o.op = r.op;
     o.buf = r.buf;
     o.cookie = r.cookie;
+    if (r.op == Op::send && c.proto == Proto::tcp && (c.tx_issued >= 0 || c.tx_head >= 0)) {
+      // Another send of this stream is still in the kernel: this one waits its turn, signalled
+      // (a skipped CQE would leave the queue behind it waiting), and outside any chain.
+      if (c.tx_tail >= 0) {
+        ops_[c.tx_tail].tx_next = int32_t(index);
+      } else {
+        c.tx_head = int32_t(index);
+      }
+      c.tx_tail = int32_t(index);
+      free_ops_.pop_back();
+      ++dir;
+      ++c.outstanding;
+      ++n;
+      continue;
+    }
     // The recv that answers a linked send on this connection joins its chain. With multishot
     // no recv ever follows (it stays armed), so no chain is begun.
     int32_t head = open_link_;
@@ -465,6 +491,7 @@ int UringEngine::post(int id, std::span<const WorkReq> reqs) {
     o.quiet = !r.signal && r.op == Op::send && eff_.cqe_skip && !link;
     if (!issue(index, link, follows)) break;
     if (o.quiet) c.quiet = int32_t(index);
+    if (r.op == Op::send && c.proto == Proto::tcp) c.tx_issued = int32_t(index);
     if (follows && open_link_ == head) {  // get_sqe did not have to submit the head alone
       ops_[head].link_peer = int32_t(index);
       o.link_peer = head;
@@ -485,9 +512,21 @@ int UringEngine::flush() {
   return rc == -EINTR || rc == -EAGAIN || rc == -EBUSY ? 0 : rc;
 }
 
+void UringEngine::kick_tx(int id) {
+  Conn& c = conns_[id];
+  if (c.tx_issued >= 0 || c.tx_head < 0 || c.closing) return;
+  uint32_t index = uint32_t(c.tx_head);
+  if (!issue(index)) return;  // no SQE: the next completion or post on the ring tries again
+  c.tx_head = ops_[index].tx_next;
+  if (c.tx_head < 0) c.tx_tail = -1;
+  ops_[index].tx_next = -1;
+  c.tx_issued = int32_t(index);
+}
+
 void UringEngine::release(uint32_t index) {
   OpSlot& o = ops_[index];
   Conn& c = conns_[o.conn];
+  if (c.tx_issued == int32_t(index)) c.tx_issued = -1;  // an unsignaled send, retired
   (o.op == Op::send ? c.sends : c.recvs)--;
   int id = o.conn;
   if (c.quiet == int32_t(index)) c.quiet = -1;

@@ -134,6 +134,10 @@ class UringEngine {
     uint32_t sends = 0, recvs = 0;  // operations in flight, per direction
     uint32_t outstanding = 0;
     int32_t quiet = -1;  // the last unsignaled send (cqe_skip), held until the next send
+    // TCP: one send in the kernel at a time (tx_issued), the others queued in order (tx_head
+    // .. tx_tail, through OpSlot::tx_next). Two sends in flight on one stream socket can
+    // interleave their bytes: one cut short waits for room, the other goes first.
+    int32_t tx_issued = -1, tx_head = -1, tx_tail = -1;
   };
   struct OpSlot {
     int conn = -1;
@@ -146,6 +150,7 @@ class UringEngine {
     bool quiet = false;      // unsignaled send (cqe_skip): no completion unless it fails
     uint32_t gen = 0;        // bumped each time the slot is taken; the high half of user_data
     int32_t link_peer = -1;  // the other op of a send->recv chain (send: its recv; recv: send)
+    int32_t tx_next = -1;    // the next queued TCP send of its connection
     int32_t result = 0;
     Buf buf;
     uint64_t cookie = 0;
@@ -159,7 +164,8 @@ class UringEngine {
   // connection joins it in a chain; `follows`: this op is that recv (the chain stays open).
   bool issue(uint32_t op_index, bool link = false, bool follows = false);
   void* get_sqe();
-  void unlink();  // an open chain whose recv did not come: the send stands alone
+  void unlink();         // an open chain whose recv did not come: the send stands alone
+  void kick_tx(int id);  // issues a TCP connection's next queued send once none is in flight
   int submit();
   // Handles one CQE; writes 0..2 completions to `out` (a linked send, then its recv).
   int handle(uint64_t user_data, int32_t res, uint32_t flags, Completion* out);

@@ -78,6 +78,11 @@ int UringEngine::handle(uint64_t user_data, int32_t res, uint32_t flags, Complet
     }
     o.result = res;
     o.sent_all = true;
+    // The stream's bytes of this send are all in the kernel (or it failed): the next may go.
+    if (conns_[o.conn].tx_issued == int32_t(index)) {
+      conns_[o.conn].tx_issued = -1;
+      kick_tx(o.conn);
+    }
     if (o.notifs > 0) return 0;  // wait for the buffer to be released
   }
   if (o.dropped) {
