@@ -22,6 +22,14 @@ using nlohmann::json;
 
 namespace {
 
+// Under ASan/UBSan the emulated line's daemon runs several times slower: the goodput floors
+// measure the build, not the line, and are left out (the ceilings stay).
+#ifdef MTPERF_SANITIZED
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 struct Result {
   int rc = -1;
   std::string out;
@@ -85,7 +93,7 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
 
   // Both adapters carry a stream and request/response; the second by its own addresses.
   const double goodput = stream_goodput_bps("-T " + mode + " --testbed " + name + " --cc cubic");
-  CHECK(goodput > 0.5 * theory_bps);
+  if (!kSanitized) CHECK(goodput > 0.5 * theory_bps);
   CHECK(goodput < 1.01 * theory_bps);  // the line cannot carry more than its cells allow
   const Result rr = mtperf_cmd("run -T " + mode + " --testbed " + name +
                                " -w rr -l 1 --warmup 0.2 -q --format json");
@@ -152,7 +160,7 @@ TEST_CASE("run -T clip and -T lane build a one-adapter testbed for the run and r
     INFO(kind);
     const double goodput =
         stream_goodput_bps(std::string("-T ") + kind + " --atm-rate oc3 --cc cubic");
-    CHECK(goodput > 0.5 * theory);
+    if (!kSanitized) CHECK(goodput > 0.5 * theory);
     CHECK(goodput < 1.01 * theory);
   }
   CHECK(atm_namespaces() == before);
