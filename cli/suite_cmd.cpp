@@ -15,6 +15,7 @@
 #include "control/local_server.hpp"
 #include "platform/interrupt.hpp"
 #include "report/render.hpp"
+#include "report/suite.hpp"
 #include "transports/api/registry.hpp"
 
 namespace mtperf::cli {
@@ -54,19 +55,30 @@ std::string figure(const Report& r) {
 }  // namespace
 
 int suite_command(const std::vector<std::string>& args) {
-  CommandSpec spec("suite", "[-l SECONDS]",
+  CommandSpec spec("suite", "[-l SECONDS] [--format text|json]",
                    "Runs every workload on every transport usable here against an in-process "
                    "server, side by side.");
   spec.options.add_options()(
       "length,l",
       boost::program_options::value<std::string>()->default_value("2", "2")->value_name("SECONDS"),
-      "measured window of each case");
+      "measured window of each case")(
+      "format",
+      boost::program_options::value<std::string>()
+          ->default_value("text", "text")
+          ->value_name("FORMAT"),
+      "text (a table, row by row as the cases run) | json (one document at the end)");
   int rc = 0;
   const auto cl = read_command_line(spec, args, std::cout, std::cerr, rc);
   if (!cl) return rc;
   const std::string length = cl->get<std::string>("length");
+  const std::string format = cl->get<std::string>("format");
+  if (format != "text" && format != "json")
+    return usage_error(spec, std::cerr,
+                       "option " + cl->typed("format") + ": '" + format + "' is not text or json");
+  const bool text = format == "text";
+  Suite suite;
   try {
-    parse_run_options({"-l", length});  // checked before the first case runs
+    suite.length_s = parse_run_options({"-l", length}).spec.duration_s;  // checked before any case
   } catch (const UsageError& e) {
     return usage_error(spec, std::cerr, e.what());
   }
@@ -80,18 +92,21 @@ int suite_command(const std::vector<std::string>& args) {
         no_udp.emplace_back(e.name);
       }
     } else {
-      std::printf("transport %s: not usable here: %s\n", std::string(e.name).c_str(),
-                  p.why.c_str());
+      suite.unusable.push_back({std::string(e.name), p.why});
+      if (text)
+        std::printf("transport %s: not usable here: %s\n", std::string(e.name).c_str(),
+                    p.why.c_str());
     }
   }
-  std::printf(
-      "mtperf suite: every workload on every usable transport (loopback; clip and lane "
-      "over an emulated OC-12c line between two namespaces), %s s each\n",
-      length.c_str());
+  suite.transports = names;
   std::string head = fmt::format("{:<22}", "workload");
   for (auto& n : names)
     head += fmt::format(" | {:<32}", n);
-  std::printf("%s\n%s\n", head.c_str(), std::string(head.size(), '-').c_str());
+  if (text)
+    std::printf(
+        "mtperf suite: every workload on every usable transport (loopback; clip and lane "
+        "over an emulated OC-12c line between two namespaces), %s s each\n%s\n%s\n",
+        length.c_str(), head.c_str(), std::string(head.size(), '-').c_str());
   control::LocalServer server(control::own_server_options());
   control::ClientOptions client;
   client.server = server.address();
@@ -100,14 +115,17 @@ int suite_command(const std::vector<std::string>& args) {
   for (const Case& c : cases()) {
     if (interrupts() > 0) break;
     std::string row = fmt::format("{:<22}", c.label);
+    SuiteCase& result = suite.cases.emplace_back(SuiteCase{c.label, c.args, {}});
     for (auto& n : names) {
       if (interrupts() > 0) {
+        result.results.push_back({n, SuiteStatus::interrupted, std::nullopt, ""});
         row += fmt::format(" | {:<32}", "(interrupted)");
         continue;
       }
       std::vector<std::string> a = c.args;
       bool udp = std::find(a.begin(), a.end(), "udp") != a.end();
       if (udp && std::find(no_udp.begin(), no_udp.end(), n) != no_udp.end()) {
+        result.results.push_back({n, SuiteStatus::skipped, std::nullopt, "no UDP"});
         row += fmt::format(" | {:<32}", "n/a (no UDP)");
         continue;
       }
@@ -119,15 +137,21 @@ int suite_command(const std::vector<std::string>& args) {
         Report r = is_atm_transport(n) ? run_on_atm(o) : run_iterations(o, client);
         failures += r.summary.errors.empty() ? 0 : 1;
         row += fmt::format(" | {:<32}", figure(r));
+        SuiteStatus status = r.summary.errors.empty() ? SuiteStatus::ok : SuiteStatus::failed;
+        result.results.push_back({n, status, std::move(r), ""});
       } catch (const std::exception& e) {
         ++failures;
+        result.results.push_back({n, SuiteStatus::failed, std::nullopt, e.what()});
         row += fmt::format(" | {:<32}", std::string("FAILED: ") + e.what()).substr(0, 35);
       }
     }
-    std::printf("%s\n", row.c_str());
+    if (text) std::printf("%s\n", row.c_str());
     std::fflush(stdout);
   }
-  std::printf("(Mb/s = 10^6 bits/s; t/s = transactions/s; cpu = client host CPU utilization)\n");
+  if (text)
+    std::printf("(Mb/s = 10^6 bits/s; t/s = transactions/s; cpu = client host CPU utilization)\n");
+  else
+    std::printf("%s\n", suite_json(suite).dump(2).c_str());
   if (interrupts() > 0) {
     std::fprintf(stderr, "mtperf suite: interrupted; the table holds the cases measured so far\n");
     return kExitInterrupted;

@@ -135,6 +135,7 @@ TEST_CASE("a bad value exits 2 naming the option and the value as typed") {
       {"serve --port notaport", "option --port: 'notaport' is not a whole number in 0..65535"},
       {"suite -l soon", "option -l: 'soon' is not a number"},
       {"suite --lenght 3", "did you mean --length?"},
+      {"suite --format csv", "option --format: 'csv' is not text or json"},
       {"sweep --adapters 0", "option --adapters: '0' is not a count of 1..64"},
       {"sweep --adapters 1 -w sideways", "option -w: 'sideways' is not outbound"},
       {"sweep --adapters 1 -p udp", "option -p: the sweep's rows set it"},
