@@ -1,12 +1,13 @@
 #pragma once
 // The subcommands of mtperf. Each returns the process exit status: 0 ok, 1 the test or the
-// set-up failed, 2 bad usage, 130 interrupted (SIGINT/SIGTERM: a partial result, everything the
-// run created removed).
+// set-up failed, 2 bad usage, 3 a --check failed (the test ran), 130 interrupted
+// (SIGINT/SIGTERM: a partial result, everything the run created removed).
 #include <string>
 #include <vector>
 
 namespace mtperf::cli {
 
+inline constexpr int kExitCheckFailed = 3;
 inline constexpr int kExitInterrupted = 130;
 
 int run_command(const std::vector<std::string>& args);

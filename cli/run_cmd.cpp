@@ -30,14 +30,19 @@ void write_histogram(const std::string& where, const Histogram& h) {
   if (!(out << text)) throw std::runtime_error("cannot write the histogram to " + where);
 }
 
-std::string render(const Report& r, Format f) {
+std::string render(const Report& r, Format f, const std::vector<CheckResult>& checks) {
   switch (f) {
     case Format::text:
-      return report_text(r);
-    case Format::json:
-      return report_json(r).dump(2) + "\n";
+      return report_text(r) + (checks.empty() ? "" : checks_text(checks));
+    case Format::json: {
+      nlohmann::json j = report_json(r);
+      if (!checks.empty()) j["checks"] = checks_json(checks);
+      return j.dump(2) + "\n";
+    }
     case Format::csv:
       return report_csv(r, true);
+    case Format::junit:
+      return checks_junit(r, checks);
   }
   return "";
 }
@@ -109,7 +114,8 @@ int run_command(const std::vector<std::string>& args) {
       }
       r = run_placed(o, client);
     }
-    std::string text = render(r, o.format);
+    const std::vector<CheckResult> checks = evaluate_checks(o.checks, r);
+    std::string text = render(r, o.format, checks);
     if (o.output.empty()) {
       std::fputs(text.c_str(), stdout);
     } else {
@@ -121,7 +127,15 @@ int run_command(const std::vector<std::string>& args) {
       std::fprintf(stderr, "mtperf run: interrupted; the report is a partial result\n");
       return kExitInterrupted;
     }
-    if (r.summary.errors.empty()) return 0;
+    if (r.summary.errors.empty()) {
+      if (all_passed(checks)) return 0;
+      std::string failed;
+      for (const auto& c : checks)
+        if (!c.passed)
+          failed += (failed.empty() ? "" : ", ") + c.check.text + " (" + c.detail + ")";
+      std::fprintf(stderr, "mtperf run: checks failed: %s\n", failed.c_str());
+      return kExitCheckFailed;
+    }
     // The report says everything; the exit status and one line on stderr say that it failed.
     const auto& errors = r.summary.errors;
     std::string more =

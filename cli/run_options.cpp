@@ -80,7 +80,11 @@ po::options_description run_description() {
       "iterations (MIN defaults to MAX)");
   add("confidence,I", text()->default_value("95,5", "95,5")->value_name("LEVEL,WIDTH"),
       "with -i: stop when the LEVEL% interval is within +/-WIDTH/2 % of the mean");
-  add("format", text()->default_value("text", "text")->value_name("FORMAT"), "text | json | csv");
+  add("format", text()->default_value("text", "text")->value_name("FORMAT"),
+      "text | json | csv | junit (JUnit XML of the --check verdicts)");
+  add("check", text()->value_name("CHECKS"),
+      "pass/fail thresholds, e.g. 'throughput>=9G,loss<=0,errors==0,verify==0': exit 3 when one "
+      "fails (docs/validation.md)");
   add("output,o", text()->value_name("FILE"), "write the report to FILE (default: stdout)");
   add("histogram", text()->value_name("FILE"),
       "write the latency histogram's buckets to FILE (- for stdout)");
@@ -375,8 +379,19 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     o.format = Format::json;
   else if (f == "csv")
     o.format = Format::csv;
+  else if (f == "junit")
+    o.format = Format::junit;
   else
-    throw UsageError("option --format: '" + f + "' is not text, json or csv");
+    throw UsageError("option --format: '" + f + "' is not text, json, csv or junit");
+  if (vm.count("check")) {
+    try {
+      o.checks = parse_checks(get<std::string>(vm, "check"));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("option --check: ") + e.what());
+    }
+  }
+  if (o.format == Format::junit && o.checks.empty())
+    throw UsageError("option --format: junit reports checks: give them with --check");
   if (vm.count("output")) o.output = get<std::string>(vm, "output");
   if (vm.count("histogram")) o.histogram = get<std::string>(vm, "histogram");
   o.atm_rate = get<std::string>(vm, "atm-rate");

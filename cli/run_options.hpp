@@ -9,20 +9,22 @@
 #include "cli/command_line.hpp"
 #include "control/client.hpp"
 #include "platform/placement.hpp"
+#include "report/checks.hpp"
 #include "stats/confidence.hpp"
 #include "workloads/spec.hpp"
 
 namespace mtperf::cli {
 
-enum class Format { text, json, csv };
+enum class Format { text, json, csv, junit };
 
 struct RunOptions {
   TestSpec spec;
   control::ClientOptions client;
   bool embedded = true;  // no -H: an in-process server on 127.0.0.1
   Format format = Format::text;
-  std::string output;     // -o FILE, "" = stdout
-  std::string histogram;  // --histogram FILE|-: the latency buckets
+  std::string output;         // -o FILE, "" = stdout
+  std::string histogram;      // --histogram FILE|-: the latency buckets
+  std::vector<Check> checks;  // --check: the run's verdict (exit 3 when one fails)
   IterationRule rule;
   // --adapters/--per-controller/--bind: which adapters carry the flows (-P flows each) and where
   // their workers run. Absent: no placement, the flows go to -H's address.

@@ -12,6 +12,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -420,4 +424,37 @@ TEST_CASE("--verify: every byte checked on both ends, all as sent", "[loopback][
   }
   // Without --verify there is nothing to report.
   CHECK(run_json({"-w", "rr"}).at("summary").at("verify").is_null());
+}
+
+TEST_CASE("--check: a verdict, exit 3 when a check fails, JUnit XML", "[loopback][check]") {
+  char dir[] = "/tmp/mtperf-junit-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string xml = std::string(dir) + "/results.xml";
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::vector<std::string> base = {
+      "run",      "-H",  server().address(), "-w",       "stream", "-l", "0.5",
+      "--warmup", "0.1", "--verify",         "--format", "junit",  "-o", xml};
+  auto with = [&](const std::string& checks) {
+    auto a = base;
+    a.push_back("--check");
+    a.push_back(checks);
+    return run(a);
+  };
+  Result pass = with("throughput>0,errors==0,verify==0");
+  INFO(pass.err);
+  CHECK(pass.rc == 0);
+  std::string doc = read(xml);
+  CHECK_THAT(doc, Catch::Contains("<testsuites tests=\"3\" failures=\"0\">"));
+  CHECK_THAT(doc, Catch::Contains("name=\"verify==0\""));
+
+  Result fail = with("throughput>0,throughput>=1T");
+  CHECK(fail.rc == 3);
+  CHECK_THAT(fail.err, Catch::Contains("checks failed: throughput>=1T (measured"));
+  doc = read(xml);
+  CHECK_THAT(doc, Catch::Contains("<testsuites tests=\"2\" failures=\"1\">"));
+  CHECK_THAT(doc, Catch::Contains("<failure message=\"measured"));
+  std::filesystem::remove_all(dir);
 }

@@ -1,0 +1,284 @@
+#include "report/checks.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace mtperf {
+
+namespace {
+
+struct OpName {
+  std::string_view text;
+  Check::Op op;
+};
+// Two-character operators first, so "<=" is not read as "<" followed by "=".
+constexpr OpName kOps[] = {{"<=", Check::Op::le}, {">=", Check::Op::ge}, {"==", Check::Op::eq},
+                           {"!=", Check::Op::ne}, {"<", Check::Op::lt},  {">", Check::Op::gt}};
+
+constexpr std::string_view kMetrics[] = {
+    "throughput",  "throughput_c2s", "throughput_s2c", "transaction_rate", "latency_mean",
+    "latency_p50", "latency_p90",    "latency_p99",    "latency_p99_9",    "latency_max",
+    "loss",        "retransmits",    "errors",         "verify",           "jain",
+    "local_cpu",   "remote_cpu"};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+double parse_value(std::string_view v, const std::string& check) {
+  std::string text(trim(v));
+  if (text.empty())
+    throw std::invalid_argument("check '" + check + "': no value after the operator");
+  double scale = 1;
+  switch (text.back()) {
+    case 'K':
+    case 'k':
+      scale = 1e3;
+      break;
+    case 'M':
+    case 'm':
+      scale = 1e6;
+      break;
+    case 'G':
+    case 'g':
+      scale = 1e9;
+      break;
+    case 'T':
+    case 't':
+      scale = 1e12;
+      break;
+    default:
+      break;
+  }
+  if (scale != 1) text.pop_back();
+  char* end = nullptr;
+  double d = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(d)) {
+    throw std::invalid_argument("check '" + check + "': '" + std::string(trim(v)) +
+                                "' is not a number (a K, M, G or T suffix is allowed)");
+  }
+  return d * scale;
+}
+
+Check parse_one(std::string_view s) {
+  std::string text(trim(s));
+  for (const OpName& o : kOps) {
+    size_t at = text.find(o.text);
+    if (at == std::string::npos) continue;
+    Check c;
+    c.text = text;
+    c.op = o.op;
+    c.metric = std::string(trim(std::string_view(text).substr(0, at)));
+    bool known = false;
+    for (auto m : kMetrics)
+      known = known || m == c.metric;
+    if (!known) {
+      std::string list;
+      for (auto m : kMetrics)
+        list += (list.empty() ? "" : ", ") + std::string(m);
+      throw std::invalid_argument("check '" + text + "': unknown figure '" + c.metric +
+                                  "' (one of " + list + ")");
+    }
+    c.value = parse_value(std::string_view(text).substr(at + o.text.size()), text);
+    return c;
+  }
+  throw std::invalid_argument("check '" + text +
+                              "': no comparison (METRIC OP VALUE, OP one of < <= > >= == !=)");
+}
+
+// The figure a metric names, or why the run has none.
+std::optional<double> figure(const std::string& m, const Report& r, std::string& why) {
+  const Summary& s = r.summary;
+  if (m == "throughput") return s.throughput_bps;
+  if (m == "throughput_c2s") return s.throughput_c2s_bps;
+  if (m == "throughput_s2c") return s.throughput_s2c_bps;
+  if (m == "transaction_rate") return s.transaction_rate;
+  if (m.starts_with("latency_")) {
+    if (!s.latency) {
+      why = "no latency measured (rr and crr measure round trips)";
+      return std::nullopt;
+    }
+    const LatencyFigures& l = *s.latency;
+    if (m == "latency_mean") return l.mean_us;
+    if (m == "latency_p50") return l.p50_us;
+    if (m == "latency_p90") return l.p90_us;
+    if (m == "latency_p99") return l.p99_us;
+    if (m == "latency_p99_9") return l.p999_us;
+    return l.max_us;
+  }
+  if (m == "loss") {
+    if (!s.udp_loss_percent) why = "no loss measured (UDP streams count it)";
+    return s.udp_loss_percent;
+  }
+  if (m == "retransmits") {
+    double sum = 0;
+    bool any = false;
+    for (const auto& f : s.flows) {
+      if (f.retransmits) {
+        sum += *f.retransmits;
+        any = true;
+      }
+    }
+    if (!any) why = "no TCP_INFO from the senders";
+    return any ? std::optional<double>(sum) : std::nullopt;
+  }
+  if (m == "errors") return double(s.errors.size());
+  if (m == "verify") {
+    if (!s.verify) why = "the run did not verify its payload (add --verify)";
+    return s.verify ? std::optional<double>(double(s.verify->bad_receives)) : std::nullopt;
+  }
+  if (m == "jain") return s.jain_fairness;
+  const auto& cpu = m == "local_cpu" ? s.local_cpu : s.remote_cpu;
+  if (!cpu) why = "no CPU figure for that host";
+  return cpu ? std::optional<double>(cpu->host.total.util) : std::nullopt;
+}
+
+bool holds(double v, Check::Op op, double limit) {
+  switch (op) {
+    case Check::Op::lt:
+      return v < limit;
+    case Check::Op::le:
+      return v <= limit;
+    case Check::Op::gt:
+      return v > limit;
+    case Check::Op::ge:
+      return v >= limit;
+    case Check::Op::eq:
+      return v == limit;
+    case Check::Op::ne:
+      return v != limit;
+  }
+  return false;
+}
+
+// 11030000000 -> "11.03G"; small figures as they are.
+std::string human(double v) {
+  double a = std::fabs(v);
+  if (a >= 1e12) return fmt::format("{:.4g}T", v / 1e12);
+  if (a >= 1e9) return fmt::format("{:.4g}G", v / 1e9);
+  if (a >= 1e6) return fmt::format("{:.4g}M", v / 1e6);
+  if (a >= 1e4) return fmt::format("{:.4g}K", v / 1e3);
+  return fmt::format("{:.6g}", v);
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Check> parse_checks(std::string_view list) {
+  std::vector<Check> out;
+  while (true) {
+    size_t comma = list.find(',');
+    std::string_view part = trim(list.substr(0, comma));
+    if (part.empty()) throw std::invalid_argument("an empty check in '" + std::string(list) + "'");
+    out.push_back(parse_one(part));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+std::vector<CheckResult> evaluate_checks(const std::vector<Check>& checks, const Report& r) {
+  std::vector<CheckResult> out;
+  for (const Check& c : checks) {
+    CheckResult res;
+    res.check = c;
+    std::string why;
+    res.measured = figure(c.metric, r, why);
+    if (res.measured) {
+      res.passed = holds(*res.measured, c.op, c.value);
+      res.detail = "measured " + human(*res.measured);
+    } else {
+      res.detail = why;
+    }
+    out.push_back(std::move(res));
+  }
+  return out;
+}
+
+bool all_passed(const std::vector<CheckResult>& results) {
+  for (const auto& r : results)
+    if (!r.passed) return false;
+  return true;
+}
+
+std::string checks_text(const std::vector<CheckResult>& results) {
+  std::string out;
+  for (const auto& r : results)
+    out += fmt::format("  check {:<28} {:<4} {}\n", r.check.text, r.passed ? "pass" : "FAIL",
+                       r.detail);
+  out += fmt::format("  verdict            {}\n", all_passed(results) ? "PASS" : "FAIL");
+  return out;
+}
+
+nlohmann::json checks_json(const std::vector<CheckResult>& results) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& r : results) {
+    list.push_back({{"check", r.check.text},
+                    {"metric", r.check.metric},
+                    {"limit", r.check.value},
+                    {"measured", r.measured ? nlohmann::json(*r.measured) : nlohmann::json()},
+                    {"passed", r.passed},
+                    {"detail", r.detail}});
+  }
+  return list;
+}
+
+std::string checks_junit(const Report& r, const std::vector<CheckResult>& results) {
+  size_t failures = 0;
+  for (const auto& c : results)
+    failures += !c.passed;
+  std::string suite = fmt::format("mtperf run {} {} over {}", to_string(r.spec.workload),
+                                  to_string(r.spec.proto), r.spec.transport);
+  double t = r.summary.window_s * double(std::max<size_t>(1, r.iterations.size()));
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites tests=\"{}\" failures=\"{}\">\n", results.size(), failures);
+  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n",
+                     xml_escape(suite), results.size(), failures, t);
+  for (const auto& c : results) {
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"",
+                       xml_escape(suite), xml_escape(c.check.text), t);
+    if (c.passed) {
+      out += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                         xml_escape(c.detail));
+    } else {
+      out += fmt::format(">\n      <failure message=\"{}\">{}: {}</failure>\n    </testcase>\n",
+                         xml_escape(c.detail), xml_escape(c.check.text), xml_escape(c.detail));
+    }
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+}  // namespace mtperf

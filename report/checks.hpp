@@ -1,0 +1,55 @@
+#pragma once
+// Pass/fail thresholds on a run's figures (`mtperf run --check`): a verdict for CI pipelines.
+//
+//   --check 'throughput>=9G,loss<=0,errors==0,verify==0,latency_p99<=200'
+//
+// Each check is METRIC OP VALUE, OP one of < <= > >= == !=, VALUE a number with an optional
+// decimal suffix K M G T (10^3 ...). The metrics, each from the report's summary (the mean over
+// iterations; latency over all of them):
+//   throughput, throughput_c2s, throughput_s2c   bits/s
+//   transaction_rate                             transactions/s
+//   latency_mean, latency_p50, latency_p90, latency_p99, latency_p99_9, latency_max   us
+//   loss          UDP stream loss, % of datagrams sent
+//   retransmits   TCP retransmits, all flows (the senders' TCP_INFO)
+//   errors        errors reported by either side
+//   verify        receives holding a wrong byte (--verify), both ends
+//   jain          Jain's fairness index over the flows
+//   local_cpu, remote_cpu   % of the host's CPUs
+// A check whose figure the run did not produce (verify without --verify, latency of a stream)
+// fails, and says why: a threshold that cannot be checked is not a pass.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/summary.hpp"
+
+namespace mtperf {
+
+struct Check {
+  enum class Op { lt, le, gt, ge, eq, ne };
+  std::string metric;
+  Op op = Op::le;
+  double value = 0;
+  std::string text;  // as the user wrote it
+};
+
+struct CheckResult {
+  Check check;
+  std::optional<double> measured;  // absent: the run did not produce this figure
+  bool passed = false;
+  std::string detail;  // "measured 11.03G" or why it could not be checked
+};
+
+// Parses a comma-separated list; throws std::invalid_argument naming the check that is wrong.
+std::vector<Check> parse_checks(std::string_view list);
+std::vector<CheckResult> evaluate_checks(const std::vector<Check>& checks, const Report& r);
+bool all_passed(const std::vector<CheckResult>& results);
+
+// The verdict as text lines (for the text report) and as JSON (for the JSON document).
+std::string checks_text(const std::vector<CheckResult>& results);
+nlohmann::json checks_json(const std::vector<CheckResult>& results);
+// JUnit XML: one testsuite for the run, one testcase per check, a <failure> for each that failed.
+std::string checks_junit(const Report& r, const std::vector<CheckResult>& results);
+
+}  // namespace mtperf

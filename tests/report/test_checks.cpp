@@ -1,0 +1,91 @@
+#include <catch2/catch.hpp>
+
+#include "report/checks.hpp"
+
+using namespace mtperf;
+
+namespace {
+
+Report stream_report() {
+  Report r;
+  r.spec.workload = Workload::stream;
+  r.summary.window_s = 2;
+  r.summary.throughput_bps = 9.5e9;
+  r.summary.throughput_c2s_bps = 9.5e9;
+  r.summary.udp_loss_percent = 0.25;
+  r.summary.jain_fairness = 0.99;
+  r.iterations.push_back(r.summary);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("checks parse: metric, operator, value with a decimal suffix") {
+  auto c = parse_checks(" throughput>=9G , loss<=0,errors==0,jain!=1,latency_p99<2.5K,verify>-1");
+  REQUIRE(c.size() == 6);
+  CHECK(c[0].metric == "throughput");
+  CHECK(c[0].op == Check::Op::ge);
+  CHECK(c[0].value == 9e9);
+  CHECK(c[0].text == "throughput>=9G");
+  CHECK(c[1].op == Check::Op::le);
+  CHECK(c[2].op == Check::Op::eq);
+  CHECK(c[3].op == Check::Op::ne);
+  CHECK(c[4].op == Check::Op::lt);
+  CHECK(c[4].value == 2500);
+  CHECK(c[5].op == Check::Op::gt);
+  CHECK(c[5].value == -1);
+}
+
+TEST_CASE("a bad check is refused, naming it") {
+  CHECK_THROWS_WITH(parse_checks("throughput>=9G,througput>1"),
+                    Catch::Contains("'througput>1': unknown figure 'througput'"));
+  CHECK_THROWS_WITH(parse_checks("loss"), Catch::Contains("'loss': no comparison"));
+  CHECK_THROWS_WITH(parse_checks("loss<=x"), Catch::Contains("'x' is not a number"));
+  CHECK_THROWS_WITH(parse_checks("loss<="), Catch::Contains("no value"));
+  CHECK_THROWS_WITH(parse_checks("loss<=1,,errors==0"), Catch::Contains("an empty check"));
+  CHECK_THROWS_WITH(parse_checks("loss<=1e999"), Catch::Contains("is not a number"));
+}
+
+TEST_CASE("checks evaluate against the summary; a figure the run lacks fails") {
+  Report r = stream_report();
+  auto res = evaluate_checks(
+      parse_checks("throughput>=9G,throughput>=10G,loss<=0.5,loss<=0,latency_p99<=100,verify==0"),
+      r);
+  REQUIRE(res.size() == 6);
+  CHECK(res[0].passed);
+  CHECK(res[0].detail == "measured 9.5G");
+  CHECK_FALSE(res[1].passed);
+  CHECK(res[2].passed);
+  CHECK_FALSE(res[3].passed);
+  CHECK_FALSE(res[4].passed);
+  CHECK_FALSE(res[4].measured);
+  CHECK_THAT(res[4].detail, Catch::Contains("no latency"));
+  CHECK_FALSE(res[5].passed);
+  CHECK_THAT(res[5].detail, Catch::Contains("--verify"));
+  CHECK_FALSE(all_passed(res));
+
+  r.summary.verify.emplace();
+  r.summary.verify->bad_receives = 2;
+  r.summary.errors = {"flow 0: receive: Connection reset by peer"};
+  res = evaluate_checks(parse_checks("verify==0,verify<=2,errors==0"), r);
+  CHECK_FALSE(res[0].passed);
+  CHECK(res[1].passed);
+  CHECK_FALSE(res[2].passed);
+  CHECK(*res[2].measured == 1);
+}
+
+TEST_CASE("JUnit XML: one testcase per check, failures counted and escaped") {
+  Report r = stream_report();
+  auto res = evaluate_checks(parse_checks("throughput>=9G,loss<0.1"), r);
+  std::string xml = checks_junit(r, res);
+  CHECK_THAT(xml, Catch::StartsWith("<?xml version=\"1.0\""));
+  CHECK_THAT(xml, Catch::Contains("<testsuites tests=\"2\" failures=\"1\">"));
+  CHECK_THAT(xml, Catch::Contains("name=\"throughput&gt;=9G\""));
+  CHECK_THAT(xml, Catch::Contains("name=\"loss&lt;0.1\""));
+  CHECK_THAT(xml, Catch::Contains("<failure message=\"measured 0.25\">loss&lt;0.1: measured 0.25"));
+  CHECK_THAT(checks_text(res), Catch::Contains("verdict            FAIL"));
+  auto j = checks_json(res);
+  REQUIRE(j.size() == 2);
+  CHECK(j[0]["passed"] == true);
+  CHECK(j[1]["measured"] == 0.25);
+}
