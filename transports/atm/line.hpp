@@ -12,6 +12,14 @@
 // k cell times. When the sender is late (a sleep overshoots by 50-100 us in a VM), the clock
 // lags real time and the next PDUs are due at once, so the lost time is made up: credit is kept
 // up to bucket_cells cell times (never less than the PDU itself). Pure logic, time passed in.
+//
+// Window bound: credit is never more than the bucket, however long the line idled, so over any
+// window of W ns (whatever its edges) the cells let onto the line are at most
+//   rate x W + max(bucket_cells, the largest PDU's cells)
+// (plus the 1 ns the clock's whole-ns comparison may give away, under 0.002 cells at OC-12c).
+// That max() is the burst allowance: one bucket, saved while idle, spent once; 4096 cells by
+// default = 11.6 ms of line time at OC-3c, 2.9 ms at OC-12c. A window that starts on a busy
+// line finds the bucket already spent. tests/transports/atm/test_pacer.cpp checks the bound.
 #include <cstdint>
 #include <string_view>
 
