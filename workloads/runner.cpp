@@ -145,21 +145,27 @@ void Runner::clock_main() {
   window_start_ns_ = now_ns();
   clock_.phase.store(Phase::measure);
   int64_t end = window_start_ns_ + int64_t(spec_.duration_s * 1e9);
-  if (ok && spec_.interval_s > 0) {
+  const bool intervals = ok && spec_.interval_s > 0;
+  auto prev = at_start_;
+  int64_t prev_t = window_start_ns_;
+  auto record = [&](const std::vector<CounterValues>& cur, int64_t now) {
+    std::vector<CounterValues> diff(cur.size());
+    for (size_t i = 0; i < cur.size(); ++i)
+      diff[i] = cur[i] - prev[i];
+    IntervalSample s{(prev_t - window_start_ns_) / 1e9, (now - window_start_ns_) / 1e9,
+                     sum_of(diff)};
+    intervals_.push_back(s);
+    if (on_interval_) on_interval_(s);
+  };
+  if (intervals) {
     int64_t step = int64_t(spec_.interval_s * 1e9);
-    auto prev = at_start_;
-    int64_t prev_t = window_start_ns_;
+    // A remainder under a tenth of a step joins the last interval rather than standing alone.
     for (int64_t t = window_start_ns_ + step; t < end - step / 10 && ok; t += step) {
       ok = sleep_until(t);
+      if (!ok) break;  // the window ends now: the interval ends with it, below
       auto cur = snapshot();
       int64_t now = now_ns();
-      std::vector<CounterValues> diff(cur.size());
-      for (size_t i = 0; i < cur.size(); ++i)
-        diff[i] = cur[i] - prev[i];
-      IntervalSample s{(prev_t - window_start_ns_) / 1e9, (now - window_start_ns_) / 1e9,
-                       sum_of(diff)};
-      intervals_.push_back(s);
-      if (on_interval_) on_interval_(s);
+      record(cur, now);
       prev = std::move(cur);
       prev_t = now;
     }
@@ -167,6 +173,8 @@ void Runner::clock_main() {
   if (ok) sleep_until(end);
   at_end_ = snapshot();
   window_end_ns_ = now_ns();
+  // The last interval, full or partial, ends with the window (also one cut short by Ctrl-C).
+  if (intervals && window_end_ns_ > prev_t) record(at_end_, window_end_ns_);
   if (spec_.measure) edge(cpu1_, irq1_, proc1_, rdma1_);
   clock_.phase.store(Phase::done);
   sleep_until(window_end_ns_ + int64_t(kLingerS * 1e9));

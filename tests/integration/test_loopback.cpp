@@ -458,3 +458,57 @@ TEST_CASE("--check: a verdict, exit 3 when a check fails, JUnit XML", "[loopback
   CHECK_THAT(doc, Catch::Contains("<failure message=\"measured"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("--interval: intervals cover the window, the last one ending with it", "[loopback]") {
+  // 1.2 s in steps of 0.5 s: [0, 0.5], [0.5, 1.0] and the last, partial [1.0, 1.2].
+  for (const char* workload : {"rr", "stream"}) {
+    INFO("workload " << workload);
+    Result r = run({"run", "-H", server().address(), "--format", "json", "-l", "1.2", "--warmup",
+                    "0.2", "-q", "-w", workload, "--interval", "0.5"});
+    INFO("stderr: " << r.err);
+    REQUIRE(r.rc == 0);
+    const json s = json::parse(r.out).at("summary");
+    const json& iv = s.at("intervals");
+    REQUIRE(iv.size() == 3);
+    CHECK(iv[0].at("start_s").get<double>() == 0.0);
+    for (size_t i = 1; i < iv.size(); ++i)
+      CHECK(iv[i].at("start_s").get<double>() == iv[i - 1].at("end_s").get<double>());
+    // Each boundary is taken when the clock thread wakes: within 50 ms of its nominal time.
+    CHECK(iv[0].at("end_s").get<double>() == Approx(0.5).margin(0.05));
+    CHECK(iv[2].at("end_s").get<double>() == Approx(s.at("window_s").get<double>()).margin(1e-3));
+    CHECK(iv[2].at("end_s").get<double>() == Approx(1.2).margin(0.05));
+    uint64_t transactions = 0;
+    for (const json& i : iv)
+      transactions += i.at("transactions").get<uint64_t>();
+    if (std::string(workload) == "rr") {
+      CHECK(transactions == s.at("transactions").get<uint64_t>());  // nothing left out
+      CHECK(iv[2].at("transactions").get<uint64_t>() > 0);
+    } else {
+      CHECK(iv[2].at("bytes_sent").get<uint64_t>() > 0);
+    }
+  }
+}
+
+TEST_CASE("interim lines are in the workload's own unit, the last interval too", "[loopback]") {
+  struct Case {
+    const char* workload;
+    const char* unit;
+    const char* other;
+  };
+  for (const Case c : {Case{"rr", "trans/s", "Mbit/s"}, Case{"crr", "trans/s", "Mbit/s"},
+                       Case{"stream", "Mbit/s", "trans/s"}}) {
+    INFO("workload " << c.workload);
+    Result r = run({"run", "-H", server().address(), "-l", "1", "--warmup", "0", "-w", c.workload,
+                    "--interval", "0.5"});
+    INFO("stderr: " << r.err);
+    REQUIRE(r.rc == 0);
+    std::vector<std::string> lines;
+    for (const std::string& line : mtperf::test::split_lines(r.err))
+      if (line.find(" s] ") != std::string::npos) lines.push_back(line);
+    REQUIRE(lines.size() == 2);  // [0, 0.5] and [0.5, 1.0]: the window's end is reported
+    for (const std::string& line : lines) {
+      CHECK_THAT(line, Catch::Contains(c.unit));
+      CHECK_THAT(line, !Catch::Contains(c.other));
+    }
+  }
+}
