@@ -280,7 +280,11 @@ nlohmann::json side_to_json(const SideResult& r) {
                       {"window_s", r.window_s},
                       {"flows", flows},
                       {"errors", r.errors},
-                      {"process_cpu", {{"user_s", r.process.user_s}, {"sys_s", r.process.sys_s}}}};
+                      {"process_cpu",
+                       {{"user_s", r.process.user_s},
+                        {"sys_s", r.process.sys_s},
+                        {"allowed_cpus", r.process.allowed_cpus},
+                        {"instance", r.process.instance}}}};
   j["cpu"] = r.cpu ? cpu_to_json(*r.cpu) : nlohmann::json(nullptr);
   j["interrupts"] = r.interrupts ? interrupts_to_json(*r.interrupts) : nlohmann::json(nullptr);
   j["rdma_ports"] = rdma_ports_to_json(r.rdma_ports);
@@ -320,6 +324,13 @@ SideResult side_from_json(const nlohmann::json& j) {
   const auto& p = object(j, "process_cpu");
   r.process.user_s = field<double>(p, "user_s");
   r.process.sys_s = field<double>(p, "sys_s");
+  // Absent from a peer that predates them: unknown (0).
+  if (p.contains("allowed_cpus")) {
+    r.process.allowed_cpus = field<int>(p, "allowed_cpus");
+    if (r.process.allowed_cpus < 0 || r.process.allowed_cpus > 65536)
+      throw std::invalid_argument("result.process_cpu.allowed_cpus: out of range 0..65536");
+  }
+  if (p.contains("instance")) r.process.instance = field<uint64_t>(p, "instance");
   if (auto c = j.find("cpu"); c != j.end() && !c->is_null())
     r.cpu = cpu_from_json(object(j, "cpu"));
   if (auto i = j.find("interrupts"); i != j.end() && !i->is_null()) {

@@ -167,4 +167,18 @@ std::vector<int> current_thread_affinity() {
   return cpus;
 }
 
+std::vector<int> process_affinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(getpid(), sizeof(set), &set) != 0) {
+    throw std::runtime_error(std::string("cannot read the process's CPU affinity: ") +
+                             std::strerror(errno));
+  }
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
 }  // namespace mtperf

@@ -40,4 +40,8 @@ void set_current_thread_affinity(std::span<const int> cpus);
 // The CPUs the calling thread may run on, ascending.
 std::vector<int> current_thread_affinity();
 
+// The CPUs the process may run on (sched_getaffinity of its main thread, which mtperf never
+// pins; workers pin only within it), ascending. Throws std::runtime_error with the error text.
+std::vector<int> process_affinity();
+
 }  // namespace mtperf

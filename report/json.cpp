@@ -126,6 +126,28 @@ nlohmann::json rdma_ports_json(const std::vector<RdmaPortCounters>& ports) {
   return out;
 }
 
+// Each device's counter deltas beside the payload this side sent over it
+// (report/netdev_figures.hpp).
+nlohmann::json netdev_json(const std::vector<NetdevFigures>& devices) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& d : devices) {
+    out.push_back({{"device", d.device},
+                   {"tx_bytes", d.tx_bytes},
+                   {"rx_bytes", d.rx_bytes},
+                   {"tx_packets", d.tx_packets},
+                   {"rx_packets", d.rx_packets},
+                   {"errors", d.errors},
+                   {"drops", d.drops},
+                   {"app_bytes_sent", d.app_bytes_sent},
+                   {"wire_payload_ratio", opt(d.wire_payload_ratio)},
+                   {"carried", d.carried ? nlohmann::json(*d.carried) : nlohmann::json()},
+                   {"faults", d.faults},
+                   {"driver", d.driver},
+                   {"stats", d.stats}});
+  }
+  return out;
+}
+
 nlohmann::json summary_json(const Summary& s) {
   nlohmann::json flows = nlohmann::json::array();
   for (auto& f : s.flows)
@@ -160,10 +182,15 @@ nlohmann::json summary_json(const Summary& s) {
            s.remote_interrupts ? interrupts_to_json(*s.remote_interrupts) : nlohmann::json()},
           {"local_process_cpu_percent", opt(s.local_process_cpu_percent)},
           {"remote_process_cpu_percent", opt(s.remote_process_cpu_percent)},
+          {"one_process", s.one_process},
           {"udp_loss_percent", opt(s.udp_loss_percent)},
           {"verify", verify_json(s.verify)},
           {"local_rdma_ports", rdma_ports_json(s.local_rdma_ports)},
           {"remote_rdma_ports", rdma_ports_json(s.remote_rdma_ports)},
+          {"local_netdev", netdev_json(s.local_netdev)},
+          {"remote_netdev", netdev_json(s.remote_netdev)},
+          {"local_tcp", s.local_tcp},
+          {"remote_tcp", s.remote_tcp},
           {"flows", flows},
           {"adapters", groups_json(s.adapters)},
           {"controllers", groups_json(s.controllers)},

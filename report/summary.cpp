@@ -125,14 +125,27 @@ std::optional<CpuFigures> cpu_figures(const TestSpec& spec, const std::optional<
   return c;
 }
 
-// mtperf's own CPU over a side's window, in % of one CPU; absent when the window is too short
-// to measure or the figure is impossible (negative, or more than every CPU of the host).
+// Rusage and the window's clock are read a moment apart: a figure this much over the bound is
+// that, and is shown as the bound; beyond it the figure is impossible.
+constexpr double kProcessCpuSlack = 1.02;
+
+// mtperf's own CPU over a side's window, in % of one CPU, bounded by the CPUs the process may
+// use: the host's, and those of its affinity mask (--cpus, taskset, a cpuset). Absent when the
+// window is too short to measure or the figure is impossible (negative, or over the bound).
 std::optional<double> process_percent(const SideResult& side) {
   if (!(side.window_s >= kMinCpuWindowS)) return std::nullopt;
   double p = process_cpu_percent(side.process, side.window_s);
-  double most = 100.0 * (side.cpu && side.cpu->cpus > 0 ? side.cpu->cpus : 4096);
-  if (!(p >= 0 && p <= most)) return std::nullopt;
-  return p;
+  int cpus = side.cpu && side.cpu->cpus > 0 ? side.cpu->cpus : 4096;
+  if (side.process.allowed_cpus > 0) cpus = std::min(cpus, side.process.allowed_cpus);
+  const double most = 100.0 * cpus;
+  if (!(p >= 0 && p <= most * kProcessCpuSlack)) return std::nullopt;
+  return std::min(p, most);
+}
+
+// The client and the server measured the same process (an in-process server): one id, known.
+bool one_process(const control::TestOutcome& o) {
+  return o.server && o.client.process.instance != 0 &&
+         o.server->process.instance == o.client.process.instance;
 }
 
 double rate_of_irqs(const InterruptRates& r, const std::vector<int>& irqs) {
@@ -199,6 +212,37 @@ void attribute(Summary& s, const control::TestOutcome& o, const Placement& p) {
       }
 }
 
+// Payload bytes each of a side's devices carried out in the side's window. A flow's bytes go to
+// the side's one device; with several, to its adapter's (placed tests: the client's devices are
+// the adapters; the server's, found from the flows' server addresses in flow order, pair with
+// the adapters in order of first use). Flows that cannot be attributed are left out.
+std::map<std::string, uint64_t> app_sent_by_device(const SideResult& side, const Summary& s,
+                                                   bool local) {
+  std::map<std::string, uint64_t> out;
+  const auto& devices = side.netdev.devices;
+  std::vector<std::string> adapters;  // in order of first use
+  for (const auto& f : s.flows)
+    if (!f.adapter.empty() &&
+        std::find(adapters.begin(), adapters.end(), f.adapter) == adapters.end())
+      adapters.push_back(f.adapter);
+  for (const auto& f : side.flows) {
+    std::string dev = devices.size() == 1 ? devices[0].device : "";
+    auto ff = std::find_if(s.flows.begin(), s.flows.end(),
+                           [&](const FlowFigures& x) { return x.id == f.id; });
+    if (dev.empty() && ff != s.flows.end() && !ff->adapter.empty()) {
+      if (local) {
+        dev = ff->adapter;
+      } else if (adapters.size() == devices.size()) {
+        size_t k =
+            size_t(std::find(adapters.begin(), adapters.end(), ff->adapter) - adapters.begin());
+        dev = devices[k].device;
+      }
+    }
+    if (!dev.empty()) out[dev] += f.window.bytes_sent;
+  }
+  return out;
+}
+
 }  // namespace
 
 Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Placement* placement) {
@@ -241,8 +285,15 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   s.local_rdma_ports = o.client.rdma_ports;
   if (o.server) s.remote_rdma_ports = o.server->rdma_ports;
   s.local_process_cpu_percent = process_percent(o.client);
-  if (o.server) s.remote_process_cpu_percent = process_percent(*o.server);
+  s.one_process = one_process(o);
+  if (o.server && !s.one_process) s.remote_process_cpu_percent = process_percent(*o.server);
   if (placement) attribute(s, o, *placement);
+  s.local_netdev = netdev_figures(o.client.netdev, app_sent_by_device(o.client, s, true));
+  s.local_tcp = o.client.netdev.tcp;
+  if (o.server) {
+    s.remote_netdev = netdev_figures(o.server->netdev, app_sent_by_device(*o.server, s, false));
+    s.remote_tcp = o.server->netdev.tcp;
+  }
   s.intervals = o.client.intervals;
   s.transport_settings = o.transport_settings;
   s.errors = o.client.errors;

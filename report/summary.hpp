@@ -11,6 +11,7 @@
 
 #include "control/client.hpp"
 #include "platform/placement.hpp"
+#include "report/netdev_figures.hpp"
 #include "stats/confidence.hpp"
 #include "stats/histogram.hpp"
 #include "workloads/spec.hpp"
@@ -94,8 +95,18 @@ struct Summary {
   // Each host's RDMA port counter deltas over the window: the devices' witness that the
   // application's bytes crossed them. Empty without RDMA devices.
   std::vector<RdmaPortCounters> local_rdma_ports, remote_rdma_ports;
-  // mtperf's own CPU, % of one CPU; absent when the window was too short to measure.
+  // Each host's network devices that carried the flows, their counter deltas over the window
+  // beside the payload the side sent over them, and the host's TCP counter deltas
+  // (platform/netdev_stats.hpp): the devices' witness. Empty where nothing could be read.
+  std::vector<NetdevFigures> local_netdev, remote_netdev;
+  std::map<std::string, uint64_t> local_tcp, remote_tcp;
+  // mtperf's own CPU, % of one CPU, at most 100 x the CPUs the process may use (its affinity
+  // mask, and the host's CPUs); absent when the window was too short to measure.
   std::optional<double> local_process_cpu_percent, remote_process_cpu_percent;
+  // Client and server were one mtperf process (no -H: an in-process server). getrusage counts
+  // the process once, both sides' threads together: local_process_cpu_percent holds it and
+  // remote_process_cpu_percent stays absent, so the figure is never counted twice.
+  bool one_process = false;
   std::optional<double> udp_loss_percent;
   std::optional<VerifyStats> verify;  // --verify: every flow's, both ends
   std::vector<FlowFigures> flows;

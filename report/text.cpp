@@ -74,6 +74,47 @@ std::string rdma_lines(const char* label, const std::vector<RdmaPortCounters>& p
   return out;
 }
 
+// 1234567 -> "1.23M": bytes (10^3 steps) and packets, to three figures.
+std::string scaled(uint64_t v, const char* const units[4]) {
+  double x = double(v);
+  int k = 0;
+  while (x >= 1000 && k < 3) {
+    x /= 1000;
+    ++k;
+  }
+  return k == 0 ? fmt::format("{}{}", v, units[0]) : fmt::format("{:.3g}{}", x, units[k]);
+}
+
+// One line per network device: its deltas over the window, the faults that moved, and the
+// device's bytes beside the payload this side sent over it; then the host's TCP counters.
+std::string netdev_lines(const char* side, const std::vector<NetdevFigures>& devices,
+                         const std::map<std::string, uint64_t>& tcp) {
+  static const char* const kBytes[4] = {" B", " kB", " MB", " GB"};
+  static const char* const kPkts[4] = {"", "k", "M", "G"};
+  std::string out;
+  for (const auto& d : devices) {
+    std::string faults;
+    for (const auto& [name, value] : d.faults)
+      faults += fmt::format("{} {} {}", faults.empty() ? "; moved:" : ",", name, value);
+    std::string ratio = "no payload sent over it";
+    if (d.wire_payload_ratio)
+      ratio = fmt::format("device/app bytes {:.3f}{}", *d.wire_payload_ratio,
+                          d.carried.value_or(false) ? "" : " (LESS than the application sent)");
+    out += fmt::format("  {} netdev {}: tx {} {} pkts, rx {} {} pkts, errors {} drops {}; {}{}\n",
+                       side, d.device, scaled(d.tx_bytes, kBytes), scaled(d.tx_packets, kPkts),
+                       scaled(d.rx_bytes, kBytes), scaled(d.rx_packets, kPkts), d.errors, d.drops,
+                       ratio, faults);
+  }
+  if (!devices.empty() && !tcp.empty()) {
+    std::string line;
+    for (const char* name : {"RetransSegs", "InErrs", "OutRsts", "InCsumErrors"})
+      if (auto it = tcp.find(name); it != tcp.end())
+        line += fmt::format(" {} {}", name, it->second);
+    out += fmt::format("  {} tcp:{}\n", side, line);
+  }
+  return out;
+}
+
 void flows_table(std::string& out, const TestSpec& spec, const Summary& s) {
   bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
   out += rr ? fmt::format("  {:>5} {:>5} {:>14} {:>12} {:>10} {:>5}\n", "flow", "dir",
@@ -179,11 +220,18 @@ std::string report_text(const Report& r) {
   out += fmt::format("  remote interrupts  {}\n", irq_cell(s.remote_interrupts));
   out += rdma_lines("local rdma", s.local_rdma_ports, s.window_s);
   out += rdma_lines("remote rdma", s.remote_rdma_ports, s.window_s);
+  out += netdev_lines("local", s.local_netdev, s.local_tcp);
+  out += netdev_lines("remote", s.remote_netdev, s.remote_tcp);
   auto percent = [](const std::optional<double>& p) {
     return p ? fmt::format("{:.1f}%", *p) : std::string("n/a");
   };
-  out += fmt::format("  mtperf itself      local {} remote {} of one CPU\n",
-                     percent(s.local_process_cpu_percent), percent(s.remote_process_cpu_percent));
+  if (s.one_process) {
+    out += fmt::format("  mtperf itself      local+remote (one process) {} of one CPU\n",
+                       percent(s.local_process_cpu_percent));
+  } else {
+    out += fmt::format("  mtperf itself      local {} remote {} of one CPU\n",
+                       percent(s.local_process_cpu_percent), percent(s.remote_process_cpu_percent));
+  }
   if (s.flows.size() > 1) {
     out += fmt::format("  fairness           Jain {:.4f}, min/max {:.3f}\n", s.jain_fairness,
                        s.min_max_ratio);

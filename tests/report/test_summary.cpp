@@ -390,3 +390,49 @@ TEST_CASE("mtperf's own CPU is a share of the window, and never more than the ho
   CHECK(*s.local_process_cpu_percent == Approx(25));
   CHECK_FALSE(s.remote_process_cpu_percent.has_value());
 }
+
+TEST_CASE("mtperf's own CPU is bounded by the CPUs in its affinity mask", "[summary]") {
+  control::TestOutcome o = rr_outcome({100}, 2.0, 1000);
+  o.client.cpu = cpu(10, 8);
+  o.client.process.allowed_cpus = 1;  // taskset -c 0 on an 8-CPU host
+  o.client.process.user_s = 2.01;     // 100.5%: read a moment apart from the window's edges
+  o.server->cpu = cpu(10, 8);
+  o.server->process.allowed_cpus = 2;
+  o.server->process.user_s = 6;  // 300% with two CPUs allowed: impossible
+  Summary s = summarize(spec_of(Workload::rr), o);
+  REQUIRE(s.local_process_cpu_percent);
+  CHECK(*s.local_process_cpu_percent == Approx(100));
+  CHECK_FALSE(s.remote_process_cpu_percent.has_value());
+  CHECK_FALSE(s.one_process);
+}
+
+TEST_CASE("an in-process server's CPU is the client's process, counted once", "[summary]") {
+  control::TestOutcome o = rr_outcome({100}, 2.0, 1000);
+  o.client.cpu = cpu(10, 4);
+  o.server->cpu = cpu(10, 4);
+  // getrusage(RUSAGE_SELF) on both sides of one process: the same CPU time, read twice.
+  o.client.process = ProcessCpu{.user_s = 1.0, .sys_s = 0.5, .instance = 42};
+  o.server->process = ProcessCpu{.user_s = 1.0, .sys_s = 0.5, .instance = 42};
+  Summary s = summarize(spec_of(Workload::rr), o);
+  CHECK(s.one_process);
+  REQUIRE(s.local_process_cpu_percent);
+  CHECK(*s.local_process_cpu_percent == Approx(75));
+  CHECK_FALSE(s.remote_process_cpu_percent.has_value());
+  Report r;
+  r.spec = spec_of(Workload::rr);
+  r.iterations = {s};
+  r.summary = s;
+  const nlohmann::json j = report_json(r).at("summary");
+  CHECK(j.at("one_process") == true);
+  CHECK(j.at("remote_process_cpu_percent").is_null());
+  CHECK_THAT(report_text(r), Catch::Contains("local+remote (one process) 75.0% of one CPU"));
+
+  // Two processes (a server with -H, or an unknown id from an older peer): both figures.
+  o.server->process.instance = 7;
+  Summary two = summarize(spec_of(Workload::rr), o);
+  CHECK_FALSE(two.one_process);
+  CHECK(two.remote_process_cpu_percent.has_value());
+  o.client.process.instance = 0;
+  o.server->process.instance = 0;
+  CHECK_FALSE(summarize(spec_of(Workload::rr), o).one_process);
+}
