@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "platform/netdev_stats.hpp"
+#include "transports/inet/inet.hpp"
 #include "workloads/json_field.hpp"
 
 namespace mtperf::control {
@@ -97,6 +99,26 @@ const InterfaceAddress& find_local(const std::string& address,
   for (const auto& a : local)
     if (a.address == address) return a;
   throw std::runtime_error("this host has no address " + address);
+}
+
+std::vector<std::string> flow_netdevs(const std::vector<std::string>& flow_addresses,
+                                      int control_fd) {
+  std::vector<std::string> addresses = flow_addresses;
+  if (addresses.empty()) {
+    try {
+      SockAddr local = inet::local_address(control_fd);
+      char host[INET6_ADDRSTRLEN] = {};
+      const void* raw = local.family() == AF_INET
+                            ? static_cast<const void*>(
+                                  &reinterpret_cast<const sockaddr_in*>(local.get())->sin_addr)
+                            : static_cast<const void*>(
+                                  &reinterpret_cast<const sockaddr_in6*>(local.get())->sin6_addr);
+      if (inet_ntop(local.family(), raw, host, sizeof host)) addresses.push_back(host);
+    } catch (const std::exception&) {
+      return {};
+    }
+  }
+  return netdevs_of_addresses(addresses);
 }
 
 }  // namespace mtperf::control

@@ -31,4 +31,10 @@ std::string server_address_for(const InterfaceAddress& local,
 const InterfaceAddress& find_local(const std::string& address,
                                    const std::vector<InterfaceAddress>& local);
 
+// The network devices of this host that carry the flows: those holding `flow_addresses` (this
+// side's address of each flow), or, when there are none, the one holding this side's end of the
+// control connection `control_fd`. Never throws; empty when none is found.
+std::vector<std::string> flow_netdevs(const std::vector<std::string>& flow_addresses,
+                                      int control_fd);
+
 }  // namespace mtperf::control

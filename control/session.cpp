@@ -225,6 +225,7 @@ void ServerSession::exchange() {
   expect(fd_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
 
   Runner runner(spec, Side::server, *transport, std::move(flows), spec.server_cpus);
+  runner.set_netdevs(flow_netdevs(spec.flow_servers, fd_));
   runner_ = &runner;
   if (aborted_) runner.abort();
   runner.start();

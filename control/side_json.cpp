@@ -252,6 +252,67 @@ std::vector<RdmaPortCounters> rdma_ports_from_json(const nlohmann::json& j) {
   return out;
 }
 
+nlohmann::json netdev_to_json(const NetWitness& w) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& d : w.devices)
+    devices.push_back({{"device", d.device}, {"stats", d.stats}, {"driver", d.driver}});
+  return {{"devices", devices}, {"tcp", w.tcp}};
+}
+
+namespace {
+
+// {name: unsigned count}, at most `limit` entries, names of 1..kMaxNetdevCounterName characters.
+std::map<std::string, uint64_t> counts_from(const nlohmann::json& j, const std::string& at,
+                                            size_t limit) {
+  if (!j.is_object()) throw std::invalid_argument(at + ": missing or not an object");
+  if (j.size() > limit)
+    throw std::invalid_argument(at + ": more than " + std::to_string(limit) + " entries");
+  std::map<std::string, uint64_t> out;
+  for (const auto& [name, value] : j.items()) {
+    if (name.empty() || name.size() > kMaxNetdevCounterName)
+      throw std::invalid_argument(at + ": a name empty or too long");
+    if (!value.is_number_integer() || (!value.is_number_unsigned() && value.get<int64_t>() < 0))
+      throw std::invalid_argument(at + "." + name + ": not an unsigned count");
+    out.emplace(name, value.get<uint64_t>());
+  }
+  return out;
+}
+
+const nlohmann::json& member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json kMissing;
+  auto it = j.find(key);
+  return it == j.end() ? kMissing : *it;
+}
+
+}  // namespace
+
+NetWitness netdev_from_json(const nlohmann::json& j) {
+  const std::string at = "result.netdev";
+  if (!j.is_object()) throw std::invalid_argument(at + ": wrong type, not an object");
+  const auto& devices = member(j, "devices");
+  if (!devices.is_array()) throw std::invalid_argument(at + ".devices: missing or not a list");
+  if (devices.size() > kMaxNetdevs)
+    throw std::invalid_argument(at + ".devices: more than " + std::to_string(kMaxNetdevs) +
+                                " entries");
+  NetWitness w;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    std::string di = at + ".devices[" + std::to_string(i) + "]";
+    const auto& e = devices[i];
+    if (!e.is_object()) throw std::invalid_argument(di + ": wrong type, not an object");
+    const auto& name = member(e, "device");
+    if (!name.is_string()) throw std::invalid_argument(di + ".device: missing or not a string");
+    NetdevCounters d;
+    d.device = name.get<std::string>();
+    if (d.device.empty() || d.device.size() > kMaxNetdevName)
+      throw std::invalid_argument(di + ".device: empty or too long");
+    d.stats = counts_from(member(e, "stats"), di + ".stats", kMaxNetdevCounters);
+    d.driver = counts_from(member(e, "driver"), di + ".driver", kMaxNetdevCounters);
+    w.devices.push_back(std::move(d));
+  }
+  w.tcp = counts_from(member(j, "tcp"), at + ".tcp", kMaxTcpCounters);
+  return w;
+}
+
 nlohmann::json side_to_json(const SideResult& r) {
   nlohmann::json flows = nlohmann::json::array();
   for (auto& f : r.flows) {
@@ -268,6 +329,7 @@ nlohmann::json side_to_json(const SideResult& r) {
                  {"duplicates", u.duplicates},
                  {"jitter_us", u.jitter_ns / 1e3}};
     if (f.stats.verify.enabled) jf["verify"] = verify_json(f.stats.verify);
+    if (f.unsent_change != 0) jf["unsent_change"] = f.unsent_change;
     if (f.stats.tcp_info_valid) {
       jf["tcp_info"] = {{"retransmits", f.stats.tcp_retransmits},
                         {"rtt_us", f.stats.tcp_rtt_us},
@@ -288,6 +350,7 @@ nlohmann::json side_to_json(const SideResult& r) {
   j["cpu"] = r.cpu ? cpu_to_json(*r.cpu) : nlohmann::json(nullptr);
   j["interrupts"] = r.interrupts ? interrupts_to_json(*r.interrupts) : nlohmann::json(nullptr);
   j["rdma_ports"] = rdma_ports_to_json(r.rdma_ports);
+  j["netdev"] = netdev_to_json(r.netdev);
   return j;
 }
 
@@ -310,6 +373,12 @@ SideResult side_from_json(const nlohmann::json& j) {
     f.stats.udp.duplicates = field<uint64_t>(u, "duplicates");
     f.stats.udp.jitter_ns = field<double>(u, "jitter_us") * 1e3;
     if (jf.contains("verify")) f.stats.verify = verify_from(object(jf, "verify"));
+    // Bounded by a socket's send buffer, far below 2^40 either way.
+    if (jf.contains("unsent_change")) {
+      f.unsent_change = field<int64_t>(jf, "unsent_change");
+      if (f.unsent_change < -(int64_t(1) << 40) || f.unsent_change > (int64_t(1) << 40))
+        throw std::invalid_argument("result.flows[].unsent_change: out of range");
+    }
     if (jf.contains("tcp_info")) {
       const auto& t = object(jf, "tcp_info");
       f.stats.tcp_info_valid = true;
@@ -338,6 +407,7 @@ SideResult side_from_json(const nlohmann::json& j) {
   }
   // Absent from a peer that predates it.
   if (auto p = j.find("rdma_ports"); p != j.end()) r.rdma_ports = rdma_ports_from_json(*p);
+  if (auto n = j.find("netdev"); n != j.end()) r.netdev = netdev_from_json(*n);
   return r;
 }
 

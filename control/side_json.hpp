@@ -26,4 +26,11 @@ nlohmann::json rdma_ports_to_json(const std::vector<RdmaPortCounters>& ports);
 // Throws std::invalid_argument naming the entry and the field.
 std::vector<RdmaPortCounters> rdma_ports_from_json(const nlohmann::json& j);
 
+// Network device counter deltas and the host's TCP counter deltas:
+// {"devices": [{"device": "eth0", "stats": {name: count}, "driver": {name: count}}],
+//  "tcp": {name: count}}. Parsing is bounded as the reader is (platform/netdev_stats.hpp).
+nlohmann::json netdev_to_json(const NetWitness& w);
+// Throws std::invalid_argument naming the entry and the field.
+NetWitness netdev_from_json(const nlohmann::json& j);
+
 }  // namespace mtperf

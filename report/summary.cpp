@@ -238,7 +238,10 @@ std::map<std::string, uint64_t> app_sent_by_device(const SideResult& side, const
         dev = devices[k].device;
       }
     }
-    if (!dev.empty()) out[dev] += f.window.bytes_sent;
+    // What the device had to carry: the window's writes, less what still waited to go at its
+    // end, plus what waited at its start.
+    int64_t carried = int64_t(f.window.bytes_sent) - f.unsent_change;
+    if (!dev.empty()) out[dev] += uint64_t(std::max<int64_t>(carried, 0));
   }
   return out;
 }

@@ -131,17 +131,27 @@ std::vector<CounterValues> Runner::snapshot() const {
   return v;
 }
 
+std::vector<int64_t> Runner::unsent() const {
+  std::vector<int64_t> v;
+  if (!spec_.measure) return v;
+  for (int fd : dup_fds_)
+    v.push_back(inet::unsent_bytes(fd));
+  return v;
+}
+
 void Runner::clock_main() {
   auto edge = [this](std::optional<CpuSnapshot>& cpu, std::optional<InterruptSnapshot>& irq,
-                     ProcessCpu& proc, std::vector<RdmaPortCounters>& rdma) {
+                     ProcessCpu& proc, std::vector<RdmaPortCounters>& rdma, NetWitness& net) {
     cpu = try_read<CpuSnapshot>([] { return read_cpu_snapshot(); });
     irq = try_read<InterruptSnapshot>([] { return read_interrupt_snapshot(); });
     proc = try_read<ProcessCpu>([] { return read_process_cpu(); }).value_or(ProcessCpu{});
     rdma = read_rdma_counters();  // one listing when the host has no RDMA device
+    net = read_net_witness(netdevs_);
   };
   bool ok = sleep_until(clock_.start_ns + int64_t(spec_.warmup_s * 1e9));
-  if (spec_.measure) edge(cpu0_, irq0_, proc0_, rdma0_);
+  if (spec_.measure) edge(cpu0_, irq0_, proc0_, rdma0_, net0_);
   at_start_ = snapshot();
+  unsent0_ = unsent();
   window_start_ns_ = now_ns();
   clock_.phase.store(Phase::measure);
   int64_t end = window_start_ns_ + int64_t(spec_.duration_s * 1e9);
@@ -172,10 +182,11 @@ void Runner::clock_main() {
   }
   if (ok) sleep_until(end);
   at_end_ = snapshot();
+  unsent1_ = unsent();
   window_end_ns_ = now_ns();
   // The last interval, full or partial, ends with the window (also one cut short by Ctrl-C).
   if (intervals && window_end_ns_ > prev_t) record(at_end_, window_end_ns_);
-  if (spec_.measure) edge(cpu1_, irq1_, proc1_, rdma1_);
+  if (spec_.measure) edge(cpu1_, irq1_, proc1_, rdma1_, net1_);
   clock_.phase.store(Phase::done);
   sleep_until(window_end_ns_ + int64_t(kLingerS * 1e9));
   clock_.finish.store(true);
@@ -205,6 +216,8 @@ SideResult Runner::join() {
     if (i < at_start_.size() && i < at_end_.size()) fr.window = at_end_[i] - at_start_[i];
     fr.stats = std::move(f.stats);
     fr.cpu = jobs_[i % jobs_.size()].cpu;  // flows are dealt to workers round-robin
+    if (i < unsent0_.size() && i < unsent1_.size() && unsent0_[i] >= 0 && unsent1_[i] >= 0)
+      fr.unsent_change = unsent1_[i] - unsent0_[i];
     if (dup_fds_[i] >= 0 && spec_.measure) {
       auto t = inet::tcp_stats(dup_fds_[i]);
       fr.stats.tcp_info_valid = t.valid;
@@ -245,6 +258,7 @@ SideResult Runner::join() {
   }
   r.process = process_cpu_delta(proc0_, proc1_);
   r.rdma_ports = rdma_counter_deltas(rdma0_, rdma1_);
+  if (spec_.measure) r.netdev = net_witness_delta(net0_, net1_);
   return r;
 }
 

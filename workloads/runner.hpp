@@ -15,6 +15,7 @@
 
 #include "platform/cpu_stat.hpp"
 #include "platform/interrupts.hpp"
+#include "platform/netdev_stats.hpp"
 #include "platform/rdma_devices.hpp"
 #include "platform/rusage.hpp"
 #include "transports/api/registry.hpp"
@@ -29,6 +30,9 @@ struct FlowResult {
   CounterValues window;  // the measured window
   FlowStats stats;
   int cpu = -1;  // the worker's CPU, -1 when not pinned
+  // TCP: bytes written but not yet handed to the device (SIOCOUTQNSD), at the window's end minus
+  // at its start: window.bytes_sent - this is what the device had to carry. 0 when unknown.
+  int64_t unsent_change = 0;
 };
 
 // Sums over all flows for one interim interval.
@@ -48,6 +52,10 @@ struct SideResult {
   // Every RDMA port's counter deltas over the window (counters/ and hw_counters/), the device's
   // witness beside the application's bytes; empty on a host without RDMA devices.
   std::vector<RdmaPortCounters> rdma_ports;
+  // The counter deltas over the window of the network devices this side's flows used
+  // (Runner::set_netdevs) and the host's TCP counters: the devices' witness beside the
+  // application's bytes. Empty devices when none were named.
+  NetWitness netdev;
   std::vector<std::string> errors;
   // SIGINT/SIGTERM ended the measured window early (platform/interrupt.hpp): the figures are
   // what was measured until then.
@@ -70,6 +78,8 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   void set_interval_callback(IntervalCallback cb) { on_interval_ = std::move(cb); }
+  // The network devices whose counters are read at the window's edges; before start().
+  void set_netdevs(std::vector<std::string> devices) { netdevs_ = std::move(devices); }
   void start();
   SideResult join();
   PhaseClock& clock() { return clock_; }
@@ -83,6 +93,7 @@ class Runner {
   void worker_main(size_t i);
   bool sleep_until(int64_t t_ns);  // false when aborted or all workers are gone
   std::vector<CounterValues> snapshot() const;
+  std::vector<int64_t> unsent() const;  // per flow, unsent_bytes() of its TCP socket
 
   TestSpec spec_;
   Side side_;
@@ -100,6 +111,7 @@ class Runner {
 
   // Filled by the clock thread, read after join.
   std::vector<CounterValues> at_start_, at_end_;
+  std::vector<int64_t> unsent0_, unsent1_;  // per flow, -1 unknown
   std::vector<IntervalSample> intervals_;
   int64_t window_start_ns_ = 0, window_end_ns_ = 0;
   bool interrupted_ = false;  // written by the clock thread, read after join
@@ -107,6 +119,8 @@ class Runner {
   std::optional<InterruptSnapshot> irq0_, irq1_;
   ProcessCpu proc0_, proc1_;
   std::vector<RdmaPortCounters> rdma0_, rdma1_;
+  std::vector<std::string> netdevs_;
+  NetWitness net0_, net1_;
 };
 
 }  // namespace mtperf

@@ -232,6 +232,31 @@ TEST_CASE("stream: client and server agree on every byte", "[loopback]") {
   check_stream_flow(s.at("flows")[0], "c2s");
 }
 
+TEST_CASE("stream: lo carried at least the payload the application sent", "[loopback]") {
+  // `mtperf run -w stream -l 0.5 --format json` against the serving process over 127.0.0.1.
+  Result r = run({"run", "-H", server().address(), "--format", "json", "-l", "0.5", "--warmup",
+                  "0.2", "-q", "-w", "stream"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.rc == 0);
+  const json s = json::parse(r.out).at("summary");
+  INFO("local_netdev: " << s.at("local_netdev").dump());
+  REQUIRE(s.at("local_netdev").size() == 1);
+  const json& lo = s.at("local_netdev")[0];
+  CHECK(lo.at("device") == "lo");
+  uint64_t app = u64(lo, "app_bytes_sent");
+  CHECK(app > 0);
+  INFO("lo device/app bytes " << lo.at("wire_payload_ratio"));
+  CHECK(u64(lo, "tx_bytes") >= app);
+  CHECK(lo.at("carried") == true);
+  double ratio = lo.at("wire_payload_ratio").get<double>();
+  CHECK(ratio >= 1.0);
+  CHECK(ratio < 1.5);  // headers of 64 KiB segments and the acknowledgements, not a second copy
+  CHECK(u64(lo, "errors") == 0);
+  CHECK(s.at("local_tcp").contains("RetransSegs"));
+  REQUIRE(s.at("remote_netdev").size() == 1);  // the server reached over 127.0.0.1: lo too
+  CHECK(s.at("remote_netdev")[0].at("device") == "lo");
+}
+
 TEST_CASE("maerts: the server sends, the client receives it all", "[loopback]") {
   json s = run_json({"-w", "maerts"}).at("summary");
   CHECK(s.at("throughput_s2c_bps").get<double>() > 0);

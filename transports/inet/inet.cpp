@@ -2,9 +2,11 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <netdb.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -356,6 +358,12 @@ std::string congestion_of(int fd) {
   socklen_t len = sizeof name;
   if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) != 0) return "";
   return std::string(name, strnlen(name, sizeof name));
+}
+
+int64_t unsent_bytes(int fd) noexcept {
+  int n = 0;
+  if (fd < 0 || ::ioctl(fd, SIOCOUTQNSD, &n) != 0 || n < 0) return -1;
+  return n;
 }
 
 TcpStats tcp_stats(int fd) noexcept {

@@ -64,6 +64,9 @@ struct TcpStats {
   uint32_t snd_mss = 0;   // bytes
 };
 TcpStats tcp_stats(int fd) noexcept;
+// Bytes written to a TCP socket that the kernel has not yet handed to the device (SIOCOUTQNSD);
+// -1 when it cannot say. Cheap: one ioctl, for the window's edges.
+int64_t unsent_bytes(int fd) noexcept;
 
 // Raises RLIMIT_NOFILE to its hard limit (many flows need many descriptors).
 void raise_fd_limit() noexcept;
