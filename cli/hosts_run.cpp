@@ -3,12 +3,15 @@
 #include <sys/socket.h>
 
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <optional>
 #include <thread>
 
+#include "cli/command_line.hpp"
 #include "control/local_server.hpp"
 #include "control/server.hpp"
+#include "transports/atm/emu/testbed.hpp"
 
 namespace mtperf::cli {
 namespace {
@@ -156,6 +159,14 @@ Report run_on_hosts(const RunOptions& o, const TestHosts& hosts) {
 
 Report run_on_testbed(const RunOptions& o, const std::string& name) {
   check_testbed_name(name);
+  // An emulated ATM testbed of that name: measuring a veth testbed built beside it would be a
+  // silent substitute.
+  if (std::filesystem::exists(atm::atm_state_path(name))) {
+    std::ifstream in(atm::atm_state_path(name));
+    std::string kind = nlohmann::json::parse(in).value("kind", std::string("clip"));
+    throw UsageError("option --testbed: '" + name + "' is an emulated ATM testbed (" + kind +
+                     "): run over it with -T " + kind);
+  }
   if (std::filesystem::exists(testbed_state_path(name)))
     return run_on_hosts(o, hosts_from_state(read_testbed_state(name)));
   TestbedOptions options;

@@ -151,6 +151,8 @@ int run_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "mtperf run: the test failed: %s%s\n", errors.front().c_str(),
                  more.c_str());
     return 1;
+  } catch (const UsageError& e) {  // found once the hosts were known: a testbed of another kind
+    return usage_error(run_spec(), std::cerr, e.what());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mtperf run: %s\n", e.what());
     return interrupts() > 0 ? kExitInterrupted : 1;

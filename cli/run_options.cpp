@@ -395,6 +395,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   if (vm.count("output")) o.output = get<std::string>(vm, "output");
   if (vm.count("histogram")) o.histogram = get<std::string>(vm, "histogram");
   o.atm_rate = get<std::string>(vm, "atm-rate");
+  o.atm_rate_given = !vm["atm-rate"].defaulted();
   o.atm_mtu = get<int>(vm, "atm-mtu");
   if (o.atm_mtu != 0 && (o.atm_mtu < 68 || o.atm_mtu > 65527))
     throw UsageError("option --atm-mtu: " + std::to_string(o.atm_mtu) + " is outside 68..65527");

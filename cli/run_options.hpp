@@ -34,6 +34,7 @@ struct RunOptions {
   std::optional<std::string> testbed;
   // -T clip|lane: the emulated ATM line built for the run (when no --testbed names one).
   std::string atm_rate = "oc12";  // oc3 | oc12 | cells/s
+  bool atm_rate_given = false;    // --atm-rate on the command line (not the default)
   int atm_mtu = 0;                // 0: 9180 for CLIP, 1500 for LANE
   bool quiet = false;
   bool help = false;

@@ -98,6 +98,16 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
   const Result rr = mtperf_cmd("run -T " + mode + " --testbed " + name +
                                " -w rr -l 1 --warmup 0.2 -q --format json");
   REQUIRE(rr.rc == 0);
+
+  // Never a silent substitute: sockets over a veth testbed of the same name, or the line at
+  // another rate than asked, are refused before anything runs.
+  const Result veth = mtperf_cmd("run --testbed " + name + " --adapters auto:2 -l 0.3 2>&1");
+  CHECK(veth.rc == 2);
+  CHECK_THAT(veth.out, Catch::Contains("is an emulated ATM testbed (" + mode + ")"));
+  const Result rate =
+      mtperf_cmd("run -T " + mode + " --testbed " + name + " --atm-rate oc12 -l 0.3 2>&1");
+  CHECK(rate.rc == 2);
+  CHECK_THAT(rate.out, Catch::Contains("runs its line at 353207 cells/s"));
   CHECK(json::parse(rr.out)["summary"]["transactions"].get<double>() > 100);
 
   ::sleep(2);  // the daemon rewrites its counters every second
