@@ -65,7 +65,8 @@ struct SideResult {
   bool one_sided = false;
 };
 
-// Called by the clock thread at each interval boundary (interim reports). May be empty.
+// Called by the clock thread at each interval boundary (interim reports), and once more at the
+// window's end for the last, possibly shorter, interval. May be empty.
 using IntervalCallback = std::function<void(const IntervalSample&)>;
 
 class Runner {
