@@ -27,15 +27,16 @@ struct RowKind {
   const char* name;
   const char* label;
   std::vector<std::string> args;
+  const char* workload = nullptr;  // the same row by `run`'s workload name (-w stream ...)
 };
 
 // The rows of the multi-adapter reports, in their order.
 const std::vector<RowKind>& row_kinds() {
   static const std::vector<RowKind> all = {
-      {"outbound", "TCP outbound", {"-w", "stream"}},
-      {"inbound", "TCP inbound", {"-w", "maerts"}},
-      {"bidirectional", "TCP bidirectional", {"-w", "bidir"}},
-      {"tcp-rr", "TCP rr 1 byte", {"-w", "rr", "-r", "1,1"}},
+      {"outbound", "TCP outbound", {"-w", "stream"}, "stream"},
+      {"inbound", "TCP inbound", {"-w", "maerts"}, "maerts"},
+      {"bidirectional", "TCP bidirectional", {"-w", "bidir"}, "bidir"},
+      {"tcp-rr", "TCP rr 1 byte", {"-w", "rr", "-r", "1,1"}, "rr"},
       {"udp-rr-1k", "UDP rr 1K", {"-w", "rr", "-p", "udp", "-r", "1024,1024"}},
       {"udp-rr-2k", "UDP rr 2K", {"-w", "rr", "-p", "udp", "-r", "2048,2048"}},
   };
@@ -53,8 +54,8 @@ CommandSpec sweep_spec() {
   add("adapters", po::value<std::string>()->value_name("A..B|LIST"),
       "adapter counts, 1..64: 1..4 or 1,2,4,8 (auto:N picks each set); required");
   add("workload,w", po::value<std::vector<std::string>>()->value_name("ROW"),
-      "outbound | inbound | bidirectional | tcp-rr | udp-rr-1k | udp-rr-2k (repeatable; default: "
-      "all six)");
+      "outbound | inbound | bidirectional | tcp-rr | udp-rr-1k | udp-rr-2k, or run's names stream, "
+      "maerts, bidir, rr for the first four (repeatable; default: all six)");
   add("testbed", po::value<std::string>()->implicit_value("default", "default")->value_name("NAME"),
       "between the namespaces of testbed NAME (built for the sweep, with as many veth links as the "
       "largest count, when it is not up)");
@@ -137,11 +138,11 @@ SweepOptions parse_sweep(const std::vector<std::string>& args) {
     for (const std::string& name : cl.get<std::vector<std::string>>("workload")) {
       const RowKind* found = nullptr;
       for (const auto& k : row_kinds())
-        if (name == k.name) found = &k;
+        if (name == k.name || (k.workload && name == k.workload)) found = &k;
       if (found == nullptr)
         throw UsageError("option " + cl.typed("workload") + ": '" + name +
-                         "' is not outbound, inbound, bidirectional, tcp-rr, udp-rr-1k or "
-                         "udp-rr-2k");
+                         "' is not outbound (stream), inbound (maerts), bidirectional (bidir), "
+                         "tcp-rr (rr), udp-rr-1k or udp-rr-2k");
       o.rows.push_back(found);
     }
   }

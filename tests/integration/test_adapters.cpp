@@ -142,7 +142,7 @@ TEST_CASE("a flow's source must be on a subnet the server has") {
 TEST_CASE("mtperf sweep --adapters 1..2 on a testbed prints the scalability table") {
   int rc = -1;
   std::string out = capture(std::string(MTPERF_BINARY) +
-                                " sweep --adapters 1..2 --testbed itsweep -w outbound -w tcp-rr"
+                                " sweep --adapters 1..2 --testbed itsweep -w outbound -w rr"
                                 " -l 0.5 --warmup 0.1 --cpus 0 --format json 2>/dev/null",
                             &rc);
   REQUIRE(rc == 0);
@@ -150,6 +150,8 @@ TEST_CASE("mtperf sweep --adapters 1..2 on a testbed prints the scalability tabl
   const auto& sweep = j.at("sweep");
   CHECK(sweep["adapters"] == nlohmann::json({1, 2}));
   REQUIRE(sweep["rows"].size() == 2);
+  CHECK(sweep["rows"][0]["name"] == "outbound");
+  CHECK(sweep["rows"][1]["name"] == "tcp-rr");  // asked for by run's workload name, -w rr
   for (const auto& row : sweep["rows"]) {
     REQUIRE(row["cells"].size() == 2);
     for (const auto& c : row["cells"]) {
