@@ -228,6 +228,19 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
       s.transport_params[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
   }
+  // The transport and its options, checked now: a typo is bad usage, found before anything runs.
+  // (Creating a transport only reads its options; nothing is opened until a test sets up.)
+  const TransportEntry* entry = nullptr;
+  try {
+    entry = &find_transport(s.transport);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("option -T: ") + e.what());
+  }
+  try {
+    if (entry->create) (void)entry->create(s.transport_params);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("option -O: ") + e.what());
+  }
   s.duration_s = seconds_option(vm, "length", "-l/--length", 0.05, kLimits.max_duration_s);
   s.warmup_s = seconds_option(vm, "warmup", "--warmup", 0, kLimits.max_warmup_s);
   s.flows = count_option(vm, "flows", "-P/--flows", 1, kLimits.max_flows);

@@ -98,14 +98,15 @@ run_case() {
   printf 'ok   %-22s %-36s %3d s\n' "$label" "$fig" $((SECONDS - t0))
 }
 
-# refused LABEL PATTERN MTPERF-RUN-ARGS...: exits 1 at once, saying PATTERN.
+# refused LABEL STATUS PATTERN MTPERF-RUN-ARGS...: exits with STATUS at once (1: refused for
+# this test, 2: bad usage, found while parsing), saying PATTERN.
 refused() {
-  local label=$1 pattern=$2 rc=0
-  shift 2
+  local label=$1 want=$2 pattern=$3 rc=0
+  shift 3
   wanted "$label" || return 0
   timeout 60 "$bin" run -H "$addr:$port" -T rdma -l 1 "$@" > /dev/null 2> "$scratch/err" || rc=$?
-  if [ $rc -ne 1 ] || ! grep -q -- "$pattern" "$scratch/err"; then
-    fail "$label: expected exit 1 with '$pattern', got $rc: $(tail -n 2 "$scratch/err" | tr '\n' ' ')"
+  if [ $rc -ne "$want" ] || ! grep -q -- "$pattern" "$scratch/err"; then
+    fail "$label: expected exit $want with '$pattern', got $rc: $(tail -n 2 "$scratch/err" | tr '\n' ' ')"
     return
   fi
   passed=$((passed + 1))
@@ -220,9 +221,9 @@ run_case rr/send/block transactions -w rr --wait block
 run_case stream/send/P4 bytes -w stream -P 4 --threads 1
 run_case rr/send/P8-srq transactions -w rr -P 8 --threads 1
 
-refused udp/refused "rdma carries RC connections" -w stream -p udp
-refused rr/read/refused "RDMA READ" -w rr -O verb=read
-refused verb/unknown "expected send, write, write_imm or read" -w stream -O verb=atomic
+refused udp/refused 1 "rdma carries RC connections" -w stream -p udp
+refused rr/read/refused 1 "RDMA READ" -w rr -O verb=read
+refused verb/unknown 2 "expected send, write, write_imm or read" -w stream -O verb=atomic
 ipv6_cases
 killed_server
 removed_device
