@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target (fuzz/, clang, ASan+UBSan) for ${FUZZ_SECONDS:-20} s from the
-# committed corpus, a fresh set of seeds and the inputs that once failed. A crash, a sanitizer
-# report, a leak, a timeout or a broken invariant fails the script; libFuzzer leaves the input
-# under $build/findings/<target>/ (replay it with `$build/fuzz/fuzz_<target> FILE`, and commit it
+# Runs each libFuzzer target (fuzz/, clang, ASan+UBSan) for ${FUZZ_SECONDS:-20} s, FUZZ_JOBS
+# (default: one per CPU) at a time, from the committed corpus, a fresh set of seeds and the
+# inputs that once failed. A crash, a sanitizer report, a leak, a timeout or a broken invariant
+# fails the script; libFuzzer leaves the input under $build/findings/<target>/ (replay it with `$build/fuzz/fuzz_<target> FILE`, and commit it
 # to fuzz/regressions/<target>/ with the fix).
 #
 # The targets are built in ${FUZZ_BUILD_DIR:-build-asan}, the folder ci/sanitize.sh builds the
@@ -24,25 +24,47 @@ rm -rf "$build/seeds"
 built=$(date +%s)
 
 targets=${FUZZ_TARGETS:-$(cat "$build/fuzz/targets.txt")}
-failed=()
-for t in $targets; do
-  work="$build/corpus/$t" findings="$build/findings/$t"
+jobs=${FUZZ_JOBS:-$(nproc)}
+
+# fuzz_one TARGET: one libFuzzer run; its exit status, its output in findings/TARGET.log.
+fuzz_one() {
+  local t=$1
+  local work="$build/corpus/$t" findings="$build/findings/$t"
   mkdir -p "$work" "$findings"
-  dirs=("$work" "fuzz/corpus/$t" "$build/seeds/$t")
+  local dirs=("$work" "fuzz/corpus/$t" "$build/seeds/$t")
   [ -d "fuzz/regressions/$t" ] && dirs+=("fuzz/regressions/$t")
-  dict=()
+  local dict=()
   [[ $t == control_* ]] && dict=(-dict=fuzz/control.dict)
-  log="$build/findings/$t.log"
   # New inputs go to the first folder (build-fuzz/corpus/<target>), so a later run goes on from
   # where this one stopped; the committed corpus is only read.
-  if "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -max_len=70000 -print_final_stats=1 -artifact_prefix="$findings/" "${dict[@]}" \
-    "${dirs[@]}" >"$log" 2>&1; then
+    "${dirs[@]}" >"$build/findings/$t.log" 2>&1
+}
+
+# FUZZ_JOBS targets at a time (default: one per CPU), each single-threaded; each leaves its exit
+# status in findings/TARGET.rc.
+for t in $targets; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+    wait -n || true
+  done
+  rm -f "$build/findings/$t.rc"
+  (
+    rc=0
+    fuzz_one "$t" || rc=$?
+    echo "$rc" >"$build/findings/$t.rc"
+  ) &
+done
+wait
+failed=()
+for t in $targets; do
+  log="$build/findings/$t.log"
+  if [ "$(cat "$build/findings/$t.rc" 2>/dev/null)" = 0 ]; then
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     echo "ci/fuzz.sh: $t: ${execs:-?} executions in ${seconds} s, no finding"
   else
     tail -n 40 "$log"
-    echo "ci/fuzz.sh: $t FAILED (log $log, input under $findings/)"
+    echo "ci/fuzz.sh: $t FAILED (log $log, input under $build/findings/$t/)"
     failed+=("$t")
   fi
 done

@@ -57,7 +57,9 @@ asan_stage() {
   cmake --build "$build" -j"$(nproc)" || return 1
   local t1=$(date +%s)
   local rc=0
-  run_tests "$build" || rc=$?
+  # Every test but the JSON Schema checks: they validate the documents' shape by running the
+  # binary some 40 times over code the other tests run too, and take the longest under ASan.
+  run_tests "$build" -E '^report/json_schema_' || rc=$?
   echo "ci/sanitize.sh: ASan+UBSan: build $((t1 - t0)) s, tests $(($(date +%s) - t1)) s"
   return $rc
 }
