@@ -2,8 +2,8 @@
 # Runs each libFuzzer target (fuzz/, clang, ASan+UBSan) for ${FUZZ_SECONDS:-20} s, FUZZ_JOBS
 # (default: one per CPU) at a time, from the committed corpus, a fresh set of seeds and the
 # inputs that once failed. A crash, a sanitizer report, a leak, a timeout or a broken invariant
-# fails the script; libFuzzer leaves the input under $build/findings/<target>/ (replay it with `$build/fuzz/fuzz_<target> FILE`, and commit it
-# to fuzz/regressions/<target>/ with the fix).
+# fails the script; libFuzzer leaves the input under $build/findings/<target>/ (replay it with
+# `$build/fuzz/fuzz_<target> FILE`, and commit it to fuzz/regressions/<target>/ with the fix).
 #
 # The targets are built in ${FUZZ_BUILD_DIR:-build-asan}, the folder ci/sanitize.sh builds the
 # sanitized suite in (ci/clang-asan.sh: one compilation of the libraries serves both), at
