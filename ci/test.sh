@@ -5,7 +5,7 @@
 # Tests that need root or a device they lack are reported as skipped, with the reason.
 #
 # TEST_STAGES picks stages (default "suite sanitize fuzz"); e.g. TEST_STAGES=suite for the
-# quick loop. Measured on a fresh clone of a 2-core machine: see docs/testing.md.
+# quick loop. Time of each stage on a fresh clone of a 2-core machine: README.md, Testing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stages=" ${TEST_STAGES:-suite sanitize fuzz} "
