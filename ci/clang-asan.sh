@@ -20,8 +20,9 @@ configure_build() {
     "-DCMAKE_CXX_COMPILER=$compiler" "-DMTPERF_SANITIZE=$sanitizers" "$@" >/dev/null
 }
 
-# configure_clang_asan build-dir [opt]: the shared ASan + UBSan + fuzzer build.
+# configure_clang_asan build-dir [opt [sanitizers]]: the shared ASan + UBSan + fuzzer build
+# (sanitizers: address,undefined by default; a long fuzz run may take undefined alone, for speed).
 configure_clang_asan() {
-  configure_build "$1" clang++ address,undefined -DMTPERF_FUZZ=ON -DMTPERF_TESTS=ON \
+  configure_build "$1" clang++ "${3:-address,undefined}" -DMTPERF_FUZZ=ON -DMTPERF_TESTS=ON \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=${2:--O0} -gline-tables-only"
 }

@@ -9,15 +9,21 @@
 # sanitized suite in (ci/clang-asan.sh: one compilation of the libraries serves both), at
 # ${FUZZ_OPT:--O0}. A long run is worth an optimized folder of its own, e.g.
 #   FUZZ_BUILD_DIR=build-fuzz-O1 FUZZ_OPT=-O1 FUZZ_SECONDS=3600 FUZZ_TARGETS=atm_lane bash ci/fuzz.sh
+# FUZZ_RUNS=N stops each target after N executions instead (FUZZ_SECONDS still caps it),
+# FUZZ_MAX_LEN bounds the inputs libFuzzer makes (default 70000: a whole control frame), and
+# FUZZ_SANITIZERS chooses the sanitizers of a folder of its own (default address,undefined;
+# `undefined` alone runs several times faster, for runs of millions of executions).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/deps.sh
 source ci/clang-asan.sh
 build=${FUZZ_BUILD_DIR:-build-asan}
 seconds=${FUZZ_SECONDS:-20}
+runs=${FUZZ_RUNS:--1}
+max_len=${FUZZ_MAX_LEN:-70000}
 start=$(date +%s)
 
-configure_clang_asan "$build" "${FUZZ_OPT:--O0}"
+configure_clang_asan "$build" "${FUZZ_OPT:--O0}" "${FUZZ_SANITIZERS:-address,undefined}"
 cmake --build "$build" -j"$(nproc)" --target fuzz_all
 rm -rf "$build/seeds"
 "$build/fuzz/fuzz_make_seeds" "$build/seeds"
@@ -37,8 +43,8 @@ fuzz_one() {
   [[ $t == control_* ]] && dict=(-dict=fuzz/control.dict)
   # New inputs go to the first folder (build-fuzz/corpus/<target>), so a later run goes on from
   # where this one stopped; the committed corpus is only read.
-  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=70000 -print_final_stats=1 -artifact_prefix="$findings/" "${dict[@]}" \
+  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -runs="$runs" -timeout=10 -rss_limit_mb=2048 \
+    -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$findings/" "${dict[@]}" \
     "${dirs[@]}" >"$build/findings/$t.log" 2>&1
 }
 
@@ -61,7 +67,8 @@ for t in $targets; do
   log="$build/findings/$t.log"
   if [ "$(cat "$build/findings/$t.rc" 2>/dev/null)" = 0 ]; then
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-    echo "ci/fuzz.sh: $t: ${execs:-?} executions in ${seconds} s, no finding"
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+    echo "ci/fuzz.sh: $t: ${execs:-?} executions (${rate:-?}/s), no finding"
   else
     tail -n 40 "$log"
     echo "ci/fuzz.sh: $t FAILED (log $log, input under $build/findings/$t/)"

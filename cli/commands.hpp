@@ -15,5 +15,6 @@ int serve_command(const std::vector<std::string>& args);
 int transports_command(const std::vector<std::string>& args);
 int suite_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
+int compare_command(const std::vector<std::string>& args);
 
 }  // namespace mtperf::cli

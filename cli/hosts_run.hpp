@@ -2,6 +2,7 @@
 // Runs over chosen adapters: placement (which adapters, which CPU per flow, which local address
 // per flow) on this host's topology or a testbed's, and the testbed run itself (client in the
 // near namespace, server on a thread in the far one).
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,10 @@
 #include "platform/placement.hpp"
 #include "platform/topology.hpp"
 #include "report/summary.hpp"
+
+namespace mtperf::control {
+class LocalServer;
+}
 
 namespace mtperf::cli {
 
@@ -33,6 +38,13 @@ PlannedFlows plan_flows(const PlacementRequest& request, const Topology& topolog
 // flows' sources and CPUs are in `client` already and the report carries it.
 Report run_iterations(const RunOptions& o, const control::ClientOptions& client,
                       const Placement* placement = nullptr);
+
+// One test where o says: over the emulated ATM line (clip, lane), between a testbed's
+// namespaces (--testbed), against -H's server, or against an in-process server on 127.0.0.1,
+// made in `local` on first use and kept there for the next test.
+Report run_where_told(const RunOptions& o, std::unique_ptr<control::LocalServer>& local);
+// Where run_where_told runs o, in words: "loopback, an in-process server", "server HOST", ...
+std::string where_told(const RunOptions& o);
 
 // `run --adapters` on this host (no testbed): the embedded server or -H.
 Report run_placed(const RunOptions& o, const control::ClientOptions& client);

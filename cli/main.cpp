@@ -22,6 +22,7 @@ const char* kUsage =
     "  serve       serve tests to clients\n"
     "  suite       every workload on every usable transport, on loopback, side by side\n"
     "  sweep       the multi-adapter scalability table: workloads over 1..N adapters\n"
+    "  compare     configurations side by side, iterated, with a verdict per workload\n"
     "  transports  list transports: compiled in, usable here, and why not\n"
     "  topology    adapters, PCI controllers, NUMA nodes, interrupt CPUs\n"
     "  testbed     test hosts in network namespaces joined by veth pairs (root)\n"
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   if (cmd == "serve") return serve_command(args);
   if (cmd == "suite") return suite_command(args);
   if (cmd == "sweep") return sweep_command(args);
+  if (cmd == "compare") return compare_command(args);
   if (cmd == "transports") return transports_command(args);
   if (cmd == "topology") return mtperf::topology_command(args, std::cout, std::cerr);
   if (cmd == "testbed") return mtperf::testbed_command(args, std::cout, std::cerr);
@@ -82,8 +84,8 @@ int main(int argc, char** argv) {
     std::printf("mtperf %s\n", MTPERF_VERSION);
     return 0;
   }
-  std::string near = closest_option(
-      cmd, {"run", "serve", "suite", "sweep", "transports", "topology", "testbed", "atm"});
+  std::string near = closest_option(cmd, {"run", "serve", "suite", "sweep", "compare", "transports",
+                                          "topology", "testbed", "atm"});
   std::string hint = habit_hint(args);
   if (!near.empty()) hint = "did you mean 'mtperf " + near + "'?";
   std::fprintf(stderr, "mtperf: unknown command '%s'%s%s\n%s", cmd.c_str(),

@@ -94,6 +94,28 @@ Report run_iterations(const RunOptions& o, const control::ClientOptions& client,
   return r;
 }
 
+Report run_where_told(const RunOptions& o, std::unique_ptr<control::LocalServer>& local) {
+  if (is_atm_transport(o.spec.transport) && (o.testbed || o.embedded))
+    return run_on_atm(o);  // the emulated ATM line: its own testbed, or the one --testbed names
+  if (o.testbed) return run_on_testbed(o, *o.testbed);
+  control::ClientOptions client = o.client;
+  if (o.embedded) {
+    if (!local)
+      local =
+          std::make_unique<control::LocalServer>(control::own_server_options(o.client.max_memory));
+    client.server = local->address();
+  }
+  return run_placed(o, client);
+}
+
+std::string where_told(const RunOptions& o) {
+  if (is_atm_transport(o.spec.transport) && (o.testbed || o.embedded))
+    return o.testbed ? "the emulated ATM testbed " + *o.testbed
+                     : "an emulated ATM line between two namespaces, built for each run";
+  if (o.testbed) return "testbed " + *o.testbed;
+  return o.embedded ? "loopback, an in-process server" : "server " + o.client.server;
+}
+
 int run_command(const std::vector<std::string>& args) {
   RunOptions o;
   try {
@@ -107,21 +129,8 @@ int run_command(const std::vector<std::string>& args) {
   }
   catch_interrupts();
   try {
-    Report r;
-    if (is_atm_transport(o.spec.transport) && (o.testbed || o.embedded)) {
-      r = run_on_atm(o);  // the emulated ATM line: its own testbed, or the one --testbed names
-    } else if (o.testbed) {
-      r = run_on_testbed(o, *o.testbed);
-    } else {
-      std::unique_ptr<control::LocalServer> server;
-      control::ClientOptions client = o.client;
-      if (o.embedded) {
-        server = std::make_unique<control::LocalServer>(
-            control::own_server_options(o.client.max_memory));
-        client.server = server->address();
-      }
-      r = run_placed(o, client);
-    }
+    std::unique_ptr<control::LocalServer> server;
+    Report r = run_where_told(o, server);
     const std::vector<CheckResult> checks = evaluate_checks(o.checks, r);
     std::string text = render(r, o.format, checks);
     if (o.output.empty()) {

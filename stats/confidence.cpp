@@ -67,6 +67,14 @@ void check_df(int df) {
 
 double student_t_cdf(double t, int df) {
   check_df(df);
+  return student_t_cdf_real(t, df);
+}
+
+double student_t_cdf_real(double t, double df) {
+  if (!(df > 0.0) || !std::isfinite(df)) {
+    throw std::invalid_argument("Student's t needs positive degrees of freedom, got " +
+                                std::to_string(df));
+  }
   const double nu = df;
   // P(|T| > |t|) = I_{nu/(nu+t^2)}(nu/2, 1/2).
   const double tail = 0.5 * regularized_incomplete_beta(nu / 2.0, 0.5, nu / (nu + t * t));

@@ -16,6 +16,10 @@ double student_t_quantile(double p, int df);
 // Cumulative distribution P(T <= t) of Student's t with df >= 1 degrees of freedom.
 double student_t_cdf(double t, int df);
 
+// The same for real df > 0 (Welch's test has fractional degrees of freedom); else
+// std::invalid_argument.
+double student_t_cdf_real(double t, double df);
+
 struct ConfidenceInterval {
   double mean = 0.0;
   double half_width = 0.0;  // t * s / sqrt(n), same unit as the samples

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace mtperf {
 
@@ -33,6 +34,21 @@ SampleSummary summarize(std::span<const double> samples) {
     squares += (x - mean) * (x - mean);
   s.stddev = static_cast<double>(std::sqrt(squares / (samples.size() - 1)));
   return s;
+}
+
+}  // namespace mtperf
+
+namespace mtperf {
+
+double median(std::span<const double> samples) {
+  if (samples.empty()) return 0.0;
+  std::vector<double> sorted(samples.begin(), samples.end());
+  for (size_t i = 0; i < sorted.size(); ++i)
+    if (!std::isfinite(sorted[i]))
+      throw std::invalid_argument("median: sample " + std::to_string(i) + " is not finite");
+  std::sort(sorted.begin(), sorted.end());
+  const size_t mid = sorted.size() / 2;
+  return sorted.size() % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0;
 }
 
 }  // namespace mtperf

@@ -18,4 +18,8 @@ struct SampleSummary {
 // a broken measurement never reaches a report as "nan".
 SampleSummary summarize(std::span<const double> samples);
 
+// The middle sample (the mean of the two middle ones for an even count); 0 for an empty series.
+// Throws std::invalid_argument on a NaN or infinite sample.
+double median(std::span<const double> samples);
+
 }  // namespace mtperf

@@ -6,6 +6,7 @@
 
 #include "stats/summary.hpp"
 
+using mtperf::median;
 using mtperf::summarize;
 
 TEST_CASE("summary of a known series", "[summary]") {
@@ -41,4 +42,13 @@ TEST_CASE("summary keeps a tiny spread on a large mean", "[summary]") {
 TEST_CASE("summary rejects non-finite samples", "[summary]") {
   const std::vector<double> x = {1.0, std::numeric_limits<double>::quiet_NaN()};
   CHECK_THROWS_WITH(summarize(x), Catch::Contains("sample 1"));
+}
+
+TEST_CASE("median of odd, even and empty series", "[summary]") {
+  const std::vector<double> odd = {5, 1, 3}, even = {4, 1, 3, 2}, none;
+  CHECK(median(odd) == 3.0);
+  CHECK(median(even) == 2.5);
+  CHECK(median(none) == 0.0);
+  const std::vector<double> bad = {1, std::numeric_limits<double>::infinity()};
+  CHECK_THROWS_AS(median(bad), std::invalid_argument);
 }
