@@ -196,7 +196,12 @@ CompareOptions parse_compare(const std::vector<std::string>& args) {
   c.common_args.insert(c.common_args.end(), {"-l", cl.get<std::string>("length")});
   // Every run's options are checked before the first one starts.
   std::vector<std::string> where(c.configs.size());
-  for (size_t k = 0; k < c.configs.size(); ++k)
+  for (const auto& name : w) {  // what every run gets, named as typed
+    std::vector<std::string> a = c.common_args;
+    a.insert(a.end(), {"-w", name});
+    parse_run_options(a);
+  }
+  for (size_t k = 0; k < c.configs.size(); ++k)  // then each configuration's own
     for (const auto& name : w) {
       try {
         const RunOptions r = parse_run_options(run_args(c, k, name));

@@ -60,12 +60,24 @@ struct Command {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
-      {"run", ""},          {"serve", ""},          {"suite", ""},    {"sweep", "--adapters 1"},
-      {"transports", ""},   {"topology", ""},       {"testbed", ""},  {"testbed up", ""},
-      {"testbed down", ""}, {"testbed status", ""},
+      {"run", ""},
+      {"serve", ""},
+      {"suite", ""},
+      {"sweep", "--adapters 1"},
+      {"compare", "-T socket,socket"},
+      {"transports", ""},
+      {"topology", ""},
+      {"testbed", ""},
+      {"testbed up", ""},
+      {"testbed down", ""},
+      {"testbed status", ""},
 #ifdef MTPERF_HAVE_ATM
-      {"atm", ""},          {"atm up", ""},         {"atm down", ""}, {"atm status", ""},
-      {"atm cells", ""},    {"atm decode", ""},
+      {"atm", ""},
+      {"atm up", ""},
+      {"atm down", ""},
+      {"atm status", ""},
+      {"atm cells", ""},
+      {"atm decode", ""},
 #endif
   };
   return all;
@@ -146,6 +158,17 @@ TEST_CASE("a bad value exits 2 naming the option and the value as typed") {
       {"sweep --adapters 1 -w sideways", "option -w: 'sideways' is not outbound"},
       {"sweep --adapters 1 -p udp", "option -p: the sweep's rows set it"},
       {"sweep --adapters 1 -l soon", "option -l: 'soon' is not a number"},
+      {"compare", "compare needs two configurations or more: -T A,B, or --variant twice"},
+      {"compare -T socket,nosuch", "nosuch: option -T: unknown transport 'nosuch'"},
+      {"compare -T socket,socket -i 1", "option -i: 1 is not 2..1000"},
+      {"compare -T socket,socket -w sideways", "option -w: 'sideways' is not stream"},
+      {"compare -T socket,socket --baseline uring", "option --baseline: 'uring' is none of"},
+      {"compare -T socket,socket --level 0.95", "option --level: 0.95 is not a percentage"},
+      {"compare -T socket,socket -I 95,5", "option -I: not for compare"},
+      {"compare -T socket --variant cc=bbr --variant wait=never",
+       "wait=never: option --wait: unknown wait mode 'never'"},
+      {"compare -T socket,socket -l soon", "option -l: 'soon' is not a number"},
+      {"compare -T socket,socket --format xml", "option --format: 'xml' is not text, json or csv"},
       {"topology --format xml", "option --format: 'xml' is not text or json"},
       {"topology --root", "option --root needs a value"},
       {"testbed up --adapters 0", "option --adapters: '0' is not 1..64"},
