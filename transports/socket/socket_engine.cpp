@@ -56,7 +56,7 @@ Caps SocketEngine::caps() const {
   return c;
 }
 
-int SocketEngine::register_fd(int fd, Proto proto, bool listener) {
+int SocketEngine::register_fd(int fd, Proto proto, bool listener, Origin origin) {
   if (free_.empty()) return -ENOSPC;
   int id = free_.back();
   free_.pop_back();
@@ -70,13 +70,20 @@ int SocketEngine::register_fd(int fd, Proto proto, bool listener) {
   c.proto = proto;
   c.listener = listener;
   int timeout_ms = cfg_.sock ? cfg_.sock->io_timeout_ms : 200;
-  if (blocking_ && !listener) {
-    inet::set_nonblocking(fd, false);
-    inet::set_io_timeout(fd, timeout_ms);
+  if (listener) {
+    // Listeners stay non-blocking (a blocking accept waits in poll()). What is set here, an
+    // accepted socket inherits (Linux copies the listener's socket at accept): the per-socket
+    // options and, in blocking mode, the I/O timeouts, set once instead of per connection.
+    inet::set_nonblocking(fd, true);
+    if (cfg_.sock) inet::apply_accepted_options(fd, Proto::tcp, *cfg_.sock);
+    if (blocking_) inet::set_io_timeout(fd, timeout_ms);
   } else if (blocking_) {
+    if (origin == Origin::adopted) inet::set_nonblocking(fd, false);
+    if (origin != Origin::accepted) inet::set_io_timeout(fd, timeout_ms);
+  } else if (origin != Origin::accepted) {
     inet::set_nonblocking(fd, true);
-  } else {
-    inet::set_nonblocking(fd, true);
+  }
+  if (!blocking_) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
     ev.data.u32 = uint32_t(id);
@@ -91,17 +98,17 @@ int SocketEngine::register_fd(int fd, Proto proto, bool listener) {
 }
 
 int SocketEngine::adopt(int fd, Proto proto) {
-  return register_fd(fd, proto, false);
+  return register_fd(fd, proto, false, Origin::adopted);
 }
 
 int SocketEngine::listen_adopt(int fd) {
-  return register_fd(fd, Proto::tcp, true);
+  return register_fd(fd, Proto::tcp, true, Origin::adopted);
 }
 
 int SocketEngine::open(const ConnectSpec& spec) {
   int fd = inet::connect_fast(spec);
   if (fd < 0) return fd;
-  int id = register_fd(fd, spec.proto, false);
+  int id = register_fd(fd, spec.proto, false, Origin::connected);
   if (id < 0) ::close(fd);
   return id;
 }
@@ -110,7 +117,7 @@ int SocketEngine::accept(int listen_id) {
   Conn& l = conns_[listen_id];
   int fd = do_accept(l, true);
   if (fd < 0) return fd;
-  int id = register_fd(fd, Proto::tcp, false);
+  int id = register_fd(fd, Proto::tcp, false, Origin::accepted);
   if (id < 0) ::close(fd);
   return id;
 }
@@ -200,12 +207,12 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
     if (rc == 0) return -EAGAIN;
     if (rc < 0) return errno == EINTR ? -EAGAIN : -errno;
   }
+  // The new socket is made blocking or not as this mode wants; its options come from the
+  // listener (register_fd).
+  int flags = SOCK_CLOEXEC | (blocking_ ? 0 : SOCK_NONBLOCK);
   for (;;) {
-    int fd = ::accept4(c.fd, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd >= 0) {
-      if (cfg_.sock) inet::apply_accepted_options(fd, Proto::tcp, *cfg_.sock);
-      return fd;
-    }
+    int fd = ::accept4(c.fd, nullptr, nullptr, flags);
+    if (fd >= 0) return fd;
     if (errno != EINTR && errno != ECONNABORTED) return -errno;
   }
 }
@@ -238,7 +245,7 @@ size_t SocketEngine::run_recvs(int id, std::span<Completion> out, bool block) {
       rc = do_accept(c, !block);
       if (rc >= 0) {
         int fd = rc;
-        rc = register_fd(fd, Proto::tcp, false);
+        rc = register_fd(fd, Proto::tcp, false, Origin::accepted);
         if (rc < 0) ::close(fd);
       }
     } else {

@@ -57,7 +57,15 @@ class SocketEngine {
     Queue sq, rq;           // sends; recvs and accepts
   };
 
-  int register_fd(int fd, Proto proto, bool listener);
+  // Where a descriptor comes from says which of its settings are already right, so a crr
+  // connection costs no system call it does not need:
+  //   adopted    from set-up: any blocking state, no I/O timeouts yet
+  //   connected  connect_fast(): blocking, no I/O timeouts
+  //   accepted   our accept4(): blocking or not as this engine's mode wants, and the I/O
+  //              timeouts, TCP_NODELAY and SO_BUSY_POLL inherited from the listener, which
+  //              listen_adopt() gave them once
+  enum class Origin { adopted, connected, accepted };
+  int register_fd(int fd, Proto proto, bool listener, Origin origin);
   WorkReq& slot(int id, bool send_side, uint32_t pos);
   void make_runnable(int id);
   bool has_ready_work(const Conn& c) const;
