@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """Runs the real mtperf binary and validates its JSON against docs/json-schema/*.schema.json.
 
-    json_schema_check.py --mtperf BINARY --schemas DIR run|testbed|suite
+    json_schema_check.py --mtperf BINARY --schemas DIR run|testbed|suite|sweep
 
 run      `mtperf run` of every workload (TCP, and UDP where valid) on loopback against the
          in-process server, one with iterations, one with interim intervals, one with
          --server-cpus; then the negative checks: documents with a required field removed, an
          unknown field added or a figure of the wrong type must fail, so the check cannot pass
          vacuously.
-testbed  `mtperf run --testbed --adapters auto:2` and `mtperf sweep --testbed` (every row, 1..2
-         adapters) between two namespaces. Needs root: skipped (exit 77) otherwise.
+testbed  `mtperf run --testbed --adapters auto:2`, `mtperf sweep --testbed` (every row, 1..2
+         adapters) and `mtperf sweep --testbed --mtu 1500,9000` between two namespaces. Needs
+         root: skipped (exit 77) otherwise.
 suite    `mtperf suite -l 0.1 --format json`: every case on every transport usable here.
+sweep    `mtperf sweep --message-size` and `--flows` on loopback against the in-process server,
+         then the sweep document's negative checks.
 
 Beyond the schemas it checks what the schemas cannot say: rr splits its bytes by direction
 (requests client to server, responses back), --server-cpus keeps its order, a multi-adapter run
@@ -175,44 +178,71 @@ def mode_run(binary, v):
 
 
 SWEEP_DOC = {
-    "schema": 2,
+    "schema": 3,
     "sweep": {
         "transport": "socket", "hosts": "testbed a -> b (veth, 2 links)", "length_s": 1.0,
-        "adapters": [1, 2],
+        "axis": {"name": "adapters", "values": [1, 2]},
         "rows": [{"name": "outbound", "label": "TCP outbound", "figure": "throughput_bps",
-                  "cells": [{"adapters": 1, "throughput_bps": 1e9, "transaction_rate": None,
-                             "local_cpu_percent": 50.0, "remote_cpu_percent": None,
-                             "jain_fairness_adapters": None, "scaling_efficiency": 1.0,
-                             "errors": []}]}],
+                  "service_demand_unit": "us/KB",
+                  "cells": [{"at": 1, "adapters": 1, "throughput_bps": 1e9,
+                             "transaction_rate": None, "local_cpu_percent": 50.0,
+                             "remote_cpu_percent": None, "local_service_demand": 0.5,
+                             "remote_service_demand": None, "jain_fairness_adapters": None,
+                             "scaling_efficiency": 1.0, "errors": []}]}],
+    },
+}
+
+FLOWS_DOC = {
+    "schema": 3,
+    "sweep": {
+        "transport": "socket", "hosts": "this host -> an in-process server", "length_s": 1.0,
+        "axis": {"name": "flows", "values": [1, 2]},
+        "rows": [{"name": "tcp-rr", "label": "TCP rr 1 byte", "figure": "transaction_rate",
+                  "service_demand_unit": "us/transaction", "peak_at": 2,
+                  "cpu_saturated_at": None,
+                  "cells": [{"at": n, "throughput_bps": None, "transaction_rate": 1000.0 * n,
+                             "local_cpu_percent": 50.0, "remote_cpu_percent": 40.0,
+                             "local_service_demand": 10.0, "remote_service_demand": 8.0,
+                             "latency_mean_us": 20.0, "latency_p99_us": 40.0, "errors": []}
+                            for n in (1, 2)]}],
     },
 }
 
 
+def without(doc, *path):
+    d = copy.deepcopy(doc)
+    node = d
+    for key in path[:-1]:
+        node = node[key]
+    del node[path[-1]]
+    return d
+
+
+def with_value(doc, value, *path):
+    d = copy.deepcopy(doc)
+    node = d
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return d
+
+
+def must_fail(v, bad):
+    for name, doc, what in bad:
+        if not errors_of(v[name], doc):
+            fail("negative check passed validation: " + what)
+    print("%d negative checks" % len(bad))
+
+
 def negative_checks(v, rr, stream):
     """Each mutation breaks one documented rule; the schema must catch every one."""
-    def without(doc, *path):
-        d = copy.deepcopy(doc)
-        node = d
-        for key in path[:-1]:
-            node = node[key]
-        del node[path[-1]]
-        return d
-
-    def with_value(doc, value, *path):
-        d = copy.deepcopy(doc)
-        node = d
-        for key in path[:-1]:
-            node = node[key]
-        node[path[-1]] = value
-        return d
-
     suite_ok = {"schema": 1, "suite": {"length_s": 1.0, "transports": ["socket"], "unusable": [],
                                        "cases": [{"label": "TCP rr", "args": ["-w", "rr"],
                                                   "results": [{"transport": "socket",
                                                                "status": "ok", "report": rr,
                                                                "message": None}]}]}}
     # The unmutated documents are valid: otherwise every "must fail" below passes vacuously.
-    for name, doc in (("run", rr), ("run", stream), ("sweep", SWEEP_DOC), ("suite", suite_ok)):
+    for name, doc in (("run", rr), ("run", stream), ("suite", suite_ok)):
         check_valid(v[name], doc, "negative-check base (%s)" % name)
     result = ("suite", "cases", 0, "results", 0)
     bad = [
@@ -238,22 +268,57 @@ def negative_checks(v, rr, stream):
          "an unknown flow direction"),
         ("run", with_value(rr, {"bind": "irq", "adapters": [], "flows": [], "notes": []},
                            "placement"), "a placement without test.flow_servers"),
-        ("sweep", without(SWEEP_DOC, "sweep", "rows", 0, "cells", 0, "throughput_bps"),
-         "sweep cell without throughput_bps"),
-        ("sweep", with_value(SWEEP_DOC, 1000.0, "sweep", "rows", 0, "cells", 0, "value"),
-         "sweep cell with the old Mbit/s value"),
-        ("sweep", with_value(SWEEP_DOC, 1, "schema"), "sweep schema 1"),
-        ("sweep", with_value(SWEEP_DOC, 5.0, "sweep", "rows", 0, "cells", 0, "transaction_rate"),
-         "a throughput row's cell with a transaction rate"),
         ("suite", without(suite_ok, *result, "status"), "suite result without status"),
         ("suite", with_value(suite_ok, None, *result, "report"), "suite result ok without report"),
         ("suite", with_value(suite_ok, without(rr, "omni"), *result, "report"),
          "suite result whose report lacks omni"),
     ]
-    for name, doc, what in bad:
-        if not errors_of(v[name], doc):
-            fail("negative check passed validation: " + what)
-    print("%d negative checks" % len(bad))
+    must_fail(v, bad)
+
+
+def sweep_negative_checks(v):
+    """The sweep document's rules: each mutation breaks one, the schema must catch every one."""
+    for doc in (SWEEP_DOC, FLOWS_DOC):
+        check_valid(v["sweep"], doc, "negative-check base (sweep %s)"
+                    % doc["sweep"]["axis"]["name"])
+    cell = ("sweep", "rows", 0, "cells", 0)
+    row = ("sweep", "rows", 0)
+    message_size = with_value(without(SWEEP_DOC, *cell, "adapters"), "message_size",
+                              "sweep", "axis", "name")
+    for field in ("jain_fairness_adapters", "scaling_efficiency"):
+        message_size = without(message_size, *cell, field)
+    bad = [
+        ("sweep", without(SWEEP_DOC, *cell, "throughput_bps"), "sweep cell without throughput_bps"),
+        ("sweep", with_value(SWEEP_DOC, 1000.0, *cell, "value"),
+         "sweep cell with the old Mbit/s value"),
+        ("sweep", with_value(SWEEP_DOC, 1, "schema"), "sweep schema 1"),
+        ("sweep", with_value(SWEEP_DOC, 2, "schema"), "sweep schema 2"),
+        ("sweep", with_value(SWEEP_DOC, [1, 2], "sweep", "adapters"),
+         "schema 2's sweep.adapters beside the axis"),
+        ("sweep", with_value(SWEEP_DOC, 5.0, *cell, "transaction_rate"),
+         "a throughput row's cell with a transaction rate"),
+        ("sweep", without(SWEEP_DOC, *cell, "at"), "a cell without at"),
+        ("sweep", without(SWEEP_DOC, *cell, "adapters"), "an adapters cell without adapters"),
+        ("sweep", with_value(SWEEP_DOC, "packets", "sweep", "axis", "name"), "an unknown axis"),
+        ("sweep", with_value(SWEEP_DOC, 10.0, *cell, "latency_mean_us"),
+         "a throughput row's cell with a latency"),
+        ("sweep", with_value(SWEEP_DOC, "us/transaction", *row, "service_demand_unit"),
+         "a throughput row in us/transaction"),
+        ("sweep", with_value(SWEEP_DOC, 1, *row, "peak_at"), "an adapters row with peak_at"),
+        ("sweep", with_value(message_size, 1, *cell, "adapters"),
+         "a message-size cell with adapters"),
+        ("sweep", with_value(message_size, "transaction_rate", *row, "figure"),
+         "a message-size sweep with an rr row"),
+        ("sweep", without(FLOWS_DOC, *row, "peak_at"), "a flows row without peak_at"),
+        ("sweep", without(FLOWS_DOC, *cell, "latency_p99_us"), "an rr cell without its p99"),
+        ("sweep", with_value(FLOWS_DOC, 0.5, *cell, "jain_fairness_adapters"),
+         "a flows cell with adapter fairness"),
+        ("sweep", with_value(FLOWS_DOC, "x", *cell, "bogus_field"), "an undocumented cell field"),
+    ]
+    if errors_of(v["sweep"], message_size):
+        fail("negative-check base (sweep message_size) does not validate: %s"
+             % errors_of(v["sweep"], message_size)[:3])
+    must_fail(v, bad)
 
 
 def why_no_namespaces():
@@ -293,12 +358,49 @@ def mode_testbed(binary, v):
                 figure = cell[row["figure"]]
                 if not cell["errors"] and not (figure and figure > 0):
                     fail("sweep %s with %d adapter(s): %s is %r"
-                         % (row["name"], cell["adapters"], row["figure"], figure))
+                         % (row["name"], cell["at"], row["figure"], figure))
         # bit/s, not Mbit/s: a loopback veth carries more than 10^6 bits/s.
         outbound = [r for r in rows if r["name"] == "outbound"]
         if outbound and (outbound[0]["cells"][0]["throughput_bps"] or 0) < 1e6:
             fail("sweep outbound: %r bit/s is not in bit/s"
                  % outbound[0]["cells"][0]["throughput_bps"])
+
+
+    doc = mtperf(binary, ["sweep", "--testbed", tag, "--mtu", "1500,9000", "-w", "stream",
+                          "-w", "rr", "-l", "0.3", "--warmup", "0.1", "--format", "json"])
+    if doc is not None and check_valid(v["sweep"], doc, "sweep --testbed --mtu 1500,9000"):
+        check_measured(doc, "sweep --mtu")
+        if doc["sweep"]["axis"] != {"name": "mtu", "values": [1500, 9000]}:
+            fail("sweep --mtu: axis %r" % doc["sweep"]["axis"])
+
+
+def check_measured(doc, what):
+    """Every cell without errors measured its row's figure."""
+    for row in doc["sweep"]["rows"]:
+        for cell in row["cells"]:
+            figure = cell[row["figure"]]
+            if cell["errors"] or not (figure and figure > 0):
+                fail("%s %s at %d: %s is %r, errors %r"
+                     % (what, row["name"], cell["at"], row["figure"], figure, cell["errors"]))
+
+
+def mode_sweep(binary, v):
+    base = ["-l", "0.3", "--warmup", "0.1", "--format", "json"]
+    doc = mtperf(binary, ["sweep", "--message-size", "8K,64K", "-w", "stream", "-w", "maerts",
+                          "-w", "bidir"] + base)
+    if doc is not None and check_valid(v["sweep"], doc, "sweep --message-size 8K,64K"):
+        check_measured(doc, "sweep --message-size")
+        if doc["sweep"]["axis"] != {"name": "message_size", "values": [8192, 65536]}:
+            fail("sweep --message-size: axis %r" % doc["sweep"]["axis"])
+    doc = mtperf(binary, ["sweep", "--flows", "1,2", "-w", "rr"] + base)
+    if doc is not None and check_valid(v["sweep"], doc, "sweep --flows 1,2 -w rr"):
+        check_measured(doc, "sweep --flows")
+        row = doc["sweep"]["rows"][0]
+        if row["peak_at"] not in (1, 2):
+            fail("sweep --flows: peak_at %r" % row["peak_at"])
+        if any(c["latency_mean_us"] is None for c in row["cells"]):
+            fail("sweep --flows: an rr cell without its mean latency")
+    sweep_negative_checks(v)
 
 
 def mode_suite(binary, v):
@@ -329,13 +431,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mtperf", required=True, help="the mtperf binary")
     ap.add_argument("--schemas", required=True, help="docs/json-schema")
-    ap.add_argument("mode", choices=["run", "testbed", "suite"])
+    ap.add_argument("mode", choices=["run", "testbed", "suite", "sweep"])
     a = ap.parse_args()
     v = validators(a.schemas)
     started = time.monotonic()
     {"run": lambda: mode_run(a.mtperf, v),
      "testbed": lambda: mode_testbed(a.mtperf, v),
-     "suite": lambda: mode_suite(a.mtperf, v)}[a.mode]()
+     "suite": lambda: mode_suite(a.mtperf, v),
+     "sweep": lambda: mode_sweep(a.mtperf, v)}[a.mode]()
     print("%s: %d failure(s) in %.1f s (jsonschema %s)"
           % (a.mode, len(failures), time.monotonic() - started, jsonschema_version()))
     return 1 if failures else 0

@@ -1,0 +1,53 @@
+#include "platform/link_mtu.hpp"
+
+#include <cstdio>
+#include <regex>
+#include <stdexcept>
+
+#include "platform/exec.hpp"
+
+namespace mtperf {
+
+int parse_ip_link_mtu(const std::string& text) {
+  static const std::regex mtu(R"((^|\s)mtu (\d{1,6})(\s|$))");
+  std::smatch m;
+  if (!std::regex_search(text, m, mtu))
+    throw std::runtime_error("no MTU in ip's output: '" + text.substr(0, 200) + "'");
+  return std::stoi(m[2].str());
+}
+
+int link_mtu(const std::string& ns, const std::string& ifname) {
+  return parse_ip_link_mtu(run_checked({"ip", "-n", ns, "-o", "link", "show", "dev", ifname}));
+}
+
+void set_link_mtu(const std::string& ns, const std::string& ifname, int mtu) {
+  run_checked({"ip", "-n", ns, "link", "set", "dev", ifname, "mtu", std::to_string(mtu)});
+}
+
+LinkMtuOverride::LinkMtuOverride(std::vector<NamespacedLink> links) : links_(std::move(links)) {
+  for (const auto& l : links_)
+    original_.push_back(link_mtu(l.ns, l.ifname));
+}
+
+void LinkMtuOverride::set(int mtu) {
+  if (mtu < kMinLinkMtu || mtu > kMaxLinkMtu)
+    throw std::invalid_argument("MTU " + std::to_string(mtu) + " is outside " +
+                                std::to_string(kMinLinkMtu) + ".." + std::to_string(kMaxLinkMtu));
+  changed_ = true;
+  for (const auto& l : links_)
+    set_link_mtu(l.ns, l.ifname, mtu);
+}
+
+LinkMtuOverride::~LinkMtuOverride() {
+  if (!changed_) return;
+  for (size_t i = 0; i < links_.size(); ++i) {
+    try {
+      set_link_mtu(links_[i].ns, links_[i].ifname, original_[i]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "mtperf: could not restore the MTU %d of %s in %s: %s\n", original_[i],
+                   links_[i].ifname.c_str(), links_[i].ns.c_str(), e.what());
+    }
+  }
+}
+
+}  // namespace mtperf
