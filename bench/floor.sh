@@ -12,7 +12,8 @@
 # unit (µs per transaction, per MB for streams; it moves much less than the rates when other
 # jobs share the host), then the ratio of the medians mtperf/floor (above 0.95 is the target).
 # -v prints every run's figure. The load average before and after is printed: rerun a batch
-# that another job disturbed. Defaults: 5 pairs of 5 s, build/cli/mtperf, build/bench/floor.
+# that another job disturbed. Defaults: 5 pairs of 5 s, build/cli/mtperf, build/bench/floor
+# (where others build too, measure a copy: -b /tmp/mtperf, so no relink lands mid-batch).
 set -euo pipefail
 
 len=5
@@ -90,9 +91,13 @@ for pin in "${pinnings[@]}"; do
     read -ra fa <<<"$fargs"
     m=() mc=() f=() fc=()
     for ((i = 0; i < pairs; i++)); do
-      read -r x u <<<"$(figure "${wrap[@]}" "$bin" run "${ma[@]}" "${mcpus[@]}" -l "$len" -q --format json)"
+      out=$(figure "${wrap[@]}" "$bin" run "${ma[@]}" "${mcpus[@]}" -l "$len" -q --format json) ||
+        { echo "mtperf failed: $pin $c" >&2; exit 1; }
+      read -r x u <<<"$out"
       m+=("$x") mc+=("$u")
-      read -r x u <<<"$(figure "${wrap[@]}" "$floor" "${fa[@]}" "${fcpus[@]}" -l "$len")"
+      out=$(figure "${wrap[@]}" "$floor" "${fa[@]}" "${fcpus[@]}" -l "$len") ||
+        { echo "floor failed: $pin $c" >&2; exit 1; }
+      read -r x u <<<"$out"
       f+=("$x") fc+=("$u")
     done
     mm=$(median "${m[@]}") fm=$(median "${f[@]}")
