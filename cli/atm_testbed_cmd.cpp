@@ -53,7 +53,7 @@ CommandSpec spec_with_name(const std::string& sub, const std::string& synopsis,
 
 CommandSpec up_spec() {
   CommandSpec spec = spec_with_name(
-      "up", "--mode clip|lane [--adapters N] [--rate oc3|oc12|CELLS] [--mtu M] [options]",
+      "up", "--mode clip|lane [--adapters N] [--atm-rate oc3|oc12|CELLS] [--atm-mtu M] [options]",
       "Builds two namespaces joined by N emulated ATM adapter pairs, run by a daemon until "
       "`mtperf atm down` (root).");
   auto add = spec.options.add_options();
@@ -62,11 +62,11 @@ CommandSpec up_spec() {
   add("adapters", text("N"),
       "emulated adapter pairs, 1..256, one subnet each: 10.232.<i>.0/24 (CLIP) or "
       "10.233.<i>.0/24 (LANE) (default 1)");
-  add("rate", text("RATE"),
+  add("atm-rate", text("RATE"),
       "line rate, cells/s: oc3 (353,207.5), oc12 (1,412,830) or a number (default oc12)");
-  add("mtu", text("BYTES"),
+  add("atm-mtu", text("BYTES"),
       "IP MTU, 68..65527 (default 9180 CLIP; LANE: the maximum frame's, 1500 with 1516)");
-  add("cpus", text("CPU-LIST"),
+  add("irq-cpus", text("CPU-LIST"),
       "interrupt CPUs, adapter i on the (i mod n)-th (default: the online CPUs in turn)");
   add("encap", text("ENCAP"), "CLIP data VCs: llc | vcmux (default llc)");
   add("inatmarp", po::bool_switch(),
@@ -74,12 +74,14 @@ CommandSpec up_spec() {
       "server (needs --encap llc)");
   add("max-frame", text("BYTES"),
       "--mode lane: maximum frame (LECID + 802.3 header + MTU), 1516 | 4544 | 9234 | 18190 "
-      "(default: the smallest that carries --mtu, 1516 without it)");
+      "(default: the smallest that carries --atm-mtu, 1516 without it)");
   add("delay-us", text("MICROSECONDS"), "one-way propagation delay, 0..1e6 (default 0)");
   add("cell-loss", text("P"), "probability that a cell is lost, 0..1 (default 0)");
   add("hec-errors", text("P"), "probability of a header (HEC) error per cell, 0..1 (default 0)");
   add("ber", text("P"), "payload bit error rate, 0..1 (default 0)");
   add("seed", text("S"), "seed of the fault injection, 0..1e18 (default 1)");
+  // The names `mtperf run` gives the same things; the old ones meant otherwise elsewhere.
+  spec.aliases = {{"rate", "atm-rate"}, {"mtu", "atm-mtu"}, {"cpus", "irq-cpus"}};
   return spec;
 }
 
@@ -116,11 +118,11 @@ atm::AtmTestbedOptions up_options(const CommandLine& cl) {
   atm::AtmTestbedOptions t;
   if (!cl.has("mode")) throw UsageError("option --mode clip|lane is required");
   parsed(cl, "mode", [&](const std::string& v) { t.mode = atm::parse_link_mode(v); });
-  parsed(cl, "rate", [&](const std::string& v) { t.rate = atm::parse_line_rate(v); });
+  parsed(cl, "atm-rate", [&](const std::string& v) { t.rate = atm::parse_line_rate(v); });
   parsed(cl, "encap", [&](const std::string& v) { t.encap = atm::parse_encap(v); });
-  parsed(cl, "cpus", [&](const std::string& v) { t.cpus = parse_cpu_list(v); });
+  parsed(cl, "irq-cpus", [&](const std::string& v) { t.cpus = parse_cpu_list(v); });
   t.adapters = int(number(cl, "adapters", 1, atm::kMaxAtmAdapters, 1));
-  t.mtu = int(number(cl, "mtu", 68, 65527, 0));
+  t.mtu = int(number(cl, "atm-mtu", 68, 65527, 0));
   t.inatmarp_pvc = cl.get<bool>("inatmarp");
   t.lane_max_frame = std::size_t(number(cl, "max-frame", 1516, 18190, 0));
   if (cl.has("max-frame")) {

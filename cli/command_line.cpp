@@ -215,6 +215,26 @@ std::string message(const CommandSpec& spec, const po::options_description& all,
   return e.what();
 }
 
+// The command line with every old spelling (CommandSpec::aliases) written as the option's name
+// now, up to "--"; `typed` gets the old spelling of each option that was given by one.
+std::vector<std::string> with_aliases_resolved(const CommandSpec& spec,
+                                               const std::vector<std::string>& args,
+                                               std::map<std::string, std::string>& typed) {
+  std::vector<std::string> out = args;
+  for (std::string& a : out) {
+    if (a == "--") break;
+    if (!a.starts_with("--")) continue;
+    const size_t eq = a.find('=');
+    const std::string name = a.substr(2, eq == std::string::npos ? eq : eq - 2);
+    for (const auto& [old_name, now] : spec.aliases) {
+      if (name != old_name) continue;
+      typed.emplace(now, "--" + old_name);
+      a = "--" + now + (eq == std::string::npos ? "" : a.substr(eq));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 CommandSpec::CommandSpec(std::string name_, std::string synopsis_, std::string summary_)
@@ -240,26 +260,36 @@ CommandLine parse_command_line(const CommandSpec& spec, const std::vector<std::s
     return cl;
   }
   const po::options_description all = everything(spec);
+  std::map<std::string, std::string> old_spelling;
+  const std::vector<std::string> resolved = with_aliases_resolved(spec, args, old_spelling);
   po::parsed_options parsed(&all);
   try {
-    po::command_line_parser parser(args);
+    po::command_line_parser parser(resolved);
     parser.options(all);
     if (spec.forward_unknown) parser.allow_unregistered();
+    po::positional_options_description words;
+    if (!spec.positional.empty()) parser.positional(words.add(spec.positional.c_str(), -1));
     parsed = parser.run();
     for (const auto& o : parsed.options) {
-      if (o.position_key >= 0 && !spec.forward_unknown)
+      if (o.position_key >= 0 && !spec.forward_unknown && spec.positional.empty())
         throw UsageError("unexpected argument '" + o.original_tokens.front() + "'" +
                          hint(spec, args, ""));
     }
     po::store(parsed, cl.vm);
     po::notify(cl.vm);
   } catch (const po::error& e) {
-    throw UsageError(message(spec, all, args, e));
+    std::string m = message(spec, all, resolved, e);
+    for (const auto& [now, old_name] : old_spelling)  // named as typed
+      if (const size_t at = m.find("option --" + now); at != std::string::npos)
+        m.replace(at + 7, now.size() + 2, old_name);
+    throw UsageError(m);
   }
   if (spec.forward_unknown)
     cl.rest = po::collect_unrecognized(parsed.options, po::include_positional);
-  for (const auto& [name, where] : spellings(all, args))
+  for (const auto& [name, where] : spellings(all, resolved))
     cl.spelled[name] = where.name;
+  for (const auto& [name, old_name] : old_spelling)
+    cl.spelled[name] = old_name;
   cl.help = cl.vm.count("help") > 0;
   return cl;
 }
@@ -273,6 +303,13 @@ std::string usage_text(const CommandSpec& spec) {
   print_option(s, *everything(spec).options().front());
   for (const auto& o : spec.options.options())
     print_option(s, *o);
+  if (!spec.aliases.empty()) {
+    std::string line = "old spellings, still read:";
+    for (size_t i = 0; i < spec.aliases.size(); ++i)
+      line += (i ? ", --" : " --") + spec.aliases[i].first + " (--" + spec.aliases[i].second + ")";
+    for (const std::string& l : wrap(line, kWidth))
+      s << l << "\n";
+  }
   if (!spec.about.empty()) s << spec.about;
   return s.str();
 }

@@ -18,6 +18,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -45,8 +46,14 @@ struct CommandSpec {
   // Options and words it does not declare go to CommandLine::rest, in order (sweep passes them
   // to every run); otherwise they are errors.
   bool forward_unknown = false;
+  // The long name of a hidden option (a std::vector<std::string>) that takes the words that are
+  // not options, in order ("FILE..."); "" when the command takes none.
+  std::string positional;
   // Errors translate netperf/iperf3 habits ("-t TCP_RR is -w rr here"), for run and sweep.
   bool habits = false;
+  // Old long spellings still read, each as the option it was renamed to: {"bind", "pin"} reads
+  // `--bind irq` as `--pin irq`. Errors name the spelling typed; the usage lists them.
+  std::vector<std::pair<std::string, std::string>> aliases;
 };
 
 struct CommandLine {

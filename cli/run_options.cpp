@@ -67,7 +67,7 @@ po::options_description run_description() {
       "carry the flows over these adapters (auto:N picks N); -P then counts flows per adapter");
   add("per-controller", po::value<int>()->default_value(0, "0")->value_name("K"),
       "auto:N takes at most K adapters per PCI controller (0: no limit)");
-  add("bind", text()->default_value("irq", "irq")->value_name("POLICY"),
+  add("pin", text()->default_value("irq", "irq")->value_name("POLICY"),
       "with --adapters, pin each flow's worker: irq | numa | none | CPU-LIST (irq falls back to "
       "--cpus for adapters without interrupts)");
   add("testbed", text()->implicit_value("default", "default")->value_name("NAME"),
@@ -179,27 +179,29 @@ T get(const po::variables_map& vm, const char* name) {
   return vm[name].as<T>();
 }
 
-void set_placement(RunOptions& o, const po::variables_map& vm) {
+void set_placement(RunOptions& o, const CommandLine& cl) {
+  const po::variables_map& vm = cl.vm;
   if (vm.count("testbed")) {
     o.testbed = get<std::string>(vm, "testbed");
     if (vm.count("host"))
       throw UsageError("option --testbed: the testbed's far host is the server; drop -H");
   }
   if (!vm.count("adapters")) {
-    if (!vm["per-controller"].defaulted() || !vm["bind"].defaulted())
-      throw UsageError("options --per-controller and --bind need --adapters");
+    if (cl.has("per-controller") || cl.has("pin"))
+      throw UsageError("option " + cl.typed(cl.has("pin") ? "pin" : "per-controller") +
+                       " needs --adapters");
     return;
   }
   PlacementRequest r;
-  auto wrap = [](const char* option, auto f) {
+  auto wrap = [&](const char* option, auto f) {
     try {
       f();
     } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("option --") + option + ": " + e.what());
+      throw UsageError("option " + cl.typed(option) + ": " + e.what());
     }
   };
   wrap("adapters", [&] { parse_adapter_selection(get<std::string>(vm, "adapters"), r); });
-  wrap("bind", [&] { parse_bind(get<std::string>(vm, "bind"), r); });
+  wrap("pin", [&] { parse_bind(get<std::string>(vm, "pin"), r); });
   r.per_controller = get<int>(vm, "per-controller");
   if (r.per_controller < 0 || r.per_controller > kMaxAdapters)
     throw UsageError("option --per-controller: expected 0.." + std::to_string(kMaxAdapters));
@@ -332,6 +334,7 @@ CommandSpec run_spec() {
                    "Runs a test against -H's server, or an in-process one on 127.0.0.1.");
   spec.options.add(run_description());
   spec.habits = true;
+  spec.aliases = {{"bind", "pin"}};  // run's CPU policy was --bind, serve's listen address
   return spec;
 }
 
@@ -347,7 +350,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     o.help = true;
     return o;
   }
-  set_placement(o, vm);
+  set_placement(o, cl);
   set_spec(o, vm);
   set_iterations(o, get<std::string>(vm, "iterations"), get<std::string>(vm, "confidence"));
   if (vm.count("host")) {

@@ -243,9 +243,8 @@ void parse_bind(std::string_view text, PlacementRequest& request) {
     try {
       request.bind_cpus = parse_cpu_list(text);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(
-          fmt::format("--bind '{}': expected irq, numa, none or a CPU list such as 0-3,8 ({})",
-                      text, e.what()));
+      throw std::invalid_argument(fmt::format(
+          "'{}' is not irq, numa, none or a CPU list such as 0-3,8 ({})", text, e.what()));
     }
     if (request.bind_cpus.empty())
       throw std::invalid_argument(fmt::format("--bind '{}': empty CPU list", text));

@@ -115,6 +115,13 @@ TEST_CASE("usage texts print defaults as a person writes them") {
   CHECK(run.out.find("--udp-timeout SECONDS") != std::string::npos);
   CHECK(run.out.find("(default 0.1)") != std::string::npos);
   CHECK(run.out.find("--testbed [NAME]") != std::string::npos);
+  // Renamed options list their old spellings, still read.
+  CHECK(run.out.find("old spellings, still read: --bind (--pin)") != std::string::npos);
+#ifdef MTPERF_HAVE_ATM
+  const Result up = mtperf("atm up --help");
+  CHECK(up.out.find("--rate (--atm-rate), --mtu (--atm-mtu), --cpus (--irq-cpus)") !=
+        std::string::npos);
+#endif
 }
 
 TEST_CASE("an unknown option exits 2 and is named as typed") {
@@ -150,6 +157,10 @@ TEST_CASE("a bad value exits 2 naming the option and the value as typed") {
       {"run -T uring -O ring_size=100",
        "option -O: uring option ring_size: expected a power of two"},
       {"suite -l 0", "option -l/--length: 0 s is outside 0.05..3600 s"},
+      {"run --pin irq", "option --pin needs --adapters"},
+      {"run --bind irq", "option --bind needs --adapters"},
+      {"run --adapters auto:1 --bind often", "option --bind: 'often' is not irq, numa, none"},
+      {"run --adapters auto:1 --bind irq --pin none", "option --bind is given more than once"},
       {"serve --port notaport", "option --port: 'notaport' is not a whole number in 0..65535"},
       {"suite -l soon", "option -l: 'soon' is not a number"},
       {"suite --lenght 3", "did you mean --length?"},
@@ -196,6 +207,9 @@ TEST_CASE("a bad value exits 2 naming the option and the value as typed") {
 #ifdef MTPERF_HAVE_ATM
       {"atm up --mode token-ring", "option --mode: mode 'token-ring'"},
       {"atm up --mode clip --rate OC3", "option --rate: line rate 'OC3' is not oc3, oc12"},
+      {"atm up --mode clip --atm-rate OC3", "option --atm-rate: line rate 'OC3' is not oc3"},
+      {"atm up --mode clip --mtu 20", "option --mtu: '20' is not a number in 68..65527"},
+      {"atm up --mode clip --irq-cpus x", "option --irq-cpus: "},
       {"run -T clip --atm-rate OC3", "option --atm-rate: line rate 'OC3' is not oc3, oc12"},
       {"sweep --testbed --mtu 1500,9000 -T clip", "option --mtu: sets a veth testbed's links"},
       {"atm up --mode clip --adapters 0", "option --adapters: '0' is not a number in 1..256"},

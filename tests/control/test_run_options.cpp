@@ -197,20 +197,27 @@ TEST_CASE("--adapters makes -P count flows per adapter", "[options][placement]")
   CHECK(o.placement->per_controller == 1);
   CHECK(o.placement->bind == BindMode::irq);
   CHECK(o.spec.flows == 6);
-  auto listed = parse({"--adapters", "eth0,eth1", "--bind", "0-1", "--cpus", "1"});
+  auto listed = parse({"--adapters", "eth0,eth1", "--pin", "0-1", "--cpus", "1"});
   CHECK(listed.placement->adapters == std::vector<std::string>{"eth0", "eth1"});
   CHECK(listed.placement->bind == BindMode::cpus);
   CHECK(listed.placement->bind_cpus == std::vector<int>{0, 1});
   CHECK(listed.placement->fallback_cpus == std::vector<int>{1});
   CHECK(listed.spec.flows == 2);
+  // --bind, the old spelling of --pin, is still read.
+  CHECK(parse({"--adapters", "eth0", "--bind", "1"}).placement->bind_cpus == std::vector<int>{1});
+  CHECK_THROWS_WITH(parse({"--adapters", "eth0", "--bind", "1", "--pin", "0"}),
+                    Catch::Contains("option --bind is given more than once"));
   CHECK_FALSE(parse({}).placement);
 }
 
 TEST_CASE("placement options are checked and need --adapters", "[options][placement]") {
   CHECK_THROWS_WITH(parse({"--adapters", "auto:0"}), Catch::Contains("--adapters"));
   CHECK_THROWS_WITH(parse({"--adapters", "auto:2", "--bind", "sometimes"}),
-                    Catch::Contains("--bind"));
-  CHECK_THROWS_WITH(parse({"--bind", "irq"}), Catch::Contains("need --adapters"));
+                    Catch::Contains("option --bind: 'sometimes' is not irq"));
+  CHECK_THROWS_WITH(parse({"--adapters", "auto:2", "--pin", "sometimes"}),
+                    Catch::Contains("option --pin: 'sometimes' is not irq"));
+  CHECK_THROWS_WITH(parse({"--bind", "irq"}), Catch::Contains("option --bind needs --adapters"));
+  CHECK_THROWS_WITH(parse({"--pin", "irq"}), Catch::Contains("option --pin needs --adapters"));
   CHECK_THROWS_WITH(parse({"--adapters", "auto:2", "--per-controller", "-1"}),
                     Catch::Contains("--per-controller"));
   CHECK_THROWS_WITH(parse({"--testbed", "-H", "10.0.0.2"}), Catch::Contains("drop -H"));

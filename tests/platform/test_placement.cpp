@@ -149,7 +149,8 @@ TEST_CASE("bad requests are rejected with the reason") {
                     Catch::Contains("not an interface name"));
   CHECK_THROWS_WITH(mtperf::parse_adapter_selection("averyveryverylongname", r),
                     Catch::Contains("not an interface name"));
-  CHECK_THROWS_WITH(mtperf::parse_bind("irqs", r), Catch::Contains("--bind 'irqs'"));
+  CHECK_THROWS_WITH(mtperf::parse_bind("irqs", r),
+                    Catch::Contains("'irqs' is not irq, numa, none"));
   CHECK_THROWS_WITH(mtperf::place(server8(), request("eth9")),
                     Catch::Contains("unknown adapter 'eth9'") && Catch::Contains("ens1f0"));
   CHECK_THROWS_WITH(mtperf::place(server8(), request("ens4f1")), Catch::Contains("is down"));
