@@ -12,6 +12,7 @@ testbed  `mtperf run --testbed --adapters auto:2`, `mtperf sweep --testbed` (eve
          adapters) and `mtperf sweep --testbed --mtu 1500,9000` between two namespaces. Needs
          root: skipped (exit 77) otherwise.
 suite    `mtperf suite -l 0.1 --format json`: every case on every transport usable here.
+compare  `mtperf compare -T socket,socket -w stream,rr -i 2`, then its negative checks.
 sweep    `mtperf sweep --message-size` and `--flows` on loopback against the in-process server,
          then the sweep document's negative checks.
 
@@ -38,7 +39,7 @@ except ImportError:
           "ci/deps.sh installs it)", file=sys.stderr)
     sys.exit(SKIP)
 
-SCHEMAS = ("run.schema.json", "sweep.schema.json", "suite.schema.json")
+SCHEMAS = ("run.schema.json", "sweep.schema.json", "suite.schema.json", "compare.schema.json")
 failures = []
 
 
@@ -427,18 +428,53 @@ def mode_suite(binary, v):
         fail("suite: %d cases, %d reports" % (len(suite["cases"]), ran))
 
 
+def mode_compare(binary, v):
+    """`mtperf compare` of a configuration with itself: valid, every sample measured, a baseline
+    and a verdict per cell; then the negative checks on the document it wrote."""
+    doc = mtperf(binary, ["compare", "-T", "socket,socket", "-w", "stream,rr", "-i", "2",
+                          "-l", "0.2", "--warmup", "0.1", "--format", "json"])
+    if doc is None or not check_valid(v["compare"], doc, "compare -T socket,socket"):
+        return
+    c = doc["compare"]
+    if [cfg["name"] for cfg in c["configurations"]] != ["socket", "socket#2"]:
+        fail("compare: configurations %r" % c["configurations"])
+    for row in c["rows"]:
+        verdicts = [cell["verdict"] for cell in row["cells"]]
+        if verdicts[0] != "baseline" or verdicts[1] not in ("no_difference", "faster", "slower"):
+            fail("compare %s: verdicts %r" % (row["workload"], verdicts))
+        for cell in row["cells"]:
+            if cell["measured"] != 2 or not all(s["value"] > 0 for s in cell["samples"]):
+                fail("compare %s on %s: samples %r"
+                     % (row["workload"], cell["configuration"], cell["samples"]))
+        if row["figure"] != ("transaction_rate" if row["workload"] == "rr" else "throughput_bps"):
+            fail("compare %s: figure %r" % (row["workload"], row["figure"]))
+    cell = ("compare", "rows", 0, "cells", 1)
+    bad = [
+        ("compare", without(doc, *cell, "p_value"), "compare cell without p_value"),
+        ("compare", with_value(doc, "better", *cell, "verdict"), "an unknown verdict"),
+        ("compare", with_value(doc, 1.5, *cell, "p_value"), "p above 1"),
+        ("compare", with_value(doc, 1, "compare", "iterations"), "one iteration"),
+        ("compare", with_value(doc, 95, "compare", "level"), "a level in percent"),
+        ("compare", with_value(doc, "x", *cell, "bogus_field"), "an undocumented cell field"),
+        ("compare", with_value(doc, "us/MB", "compare", "rows", 0, "service_demand_unit"),
+         "an unknown service demand unit"),
+    ]
+    must_fail(v, bad)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mtperf", required=True, help="the mtperf binary")
     ap.add_argument("--schemas", required=True, help="docs/json-schema")
-    ap.add_argument("mode", choices=["run", "testbed", "suite", "sweep"])
+    ap.add_argument("mode", choices=["run", "testbed", "suite", "sweep", "compare"])
     a = ap.parse_args()
     v = validators(a.schemas)
     started = time.monotonic()
     {"run": lambda: mode_run(a.mtperf, v),
      "testbed": lambda: mode_testbed(a.mtperf, v),
      "suite": lambda: mode_suite(a.mtperf, v),
-     "sweep": lambda: mode_sweep(a.mtperf, v)}[a.mode]()
+     "sweep": lambda: mode_sweep(a.mtperf, v),
+     "compare": lambda: mode_compare(a.mtperf, v)}[a.mode]()
     print("%s: %d failure(s) in %.1f s (jsonschema %s)"
           % (a.mode, len(failures), time.monotonic() - started, jsonschema_version()))
     return 1 if failures else 0
