@@ -16,5 +16,6 @@ int transports_command(const std::vector<std::string>& args);
 int suite_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
+int report_command(const std::vector<std::string>& args);
 
 }  // namespace mtperf::cli

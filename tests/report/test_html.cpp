@@ -1,0 +1,377 @@
+// The HTML report (report/html.hpp) and its chart primitives (report/svg.hpp): nice ticks, the
+// escaping of every string a document brings, and a page for a small hand-made document of each
+// kind with its SVG elements, never "nan" or "inf".
+#include <cmath>
+#include <regex>
+#include <stdexcept>
+
+#include <catch2/catch.hpp>
+
+#include "report/html.hpp"
+#include "report/svg.hpp"
+
+using namespace mtperf;
+using nlohmann::json;
+
+namespace {
+
+// A step between ticks is 1, 2, 2.5 or 5 times a power of ten.
+bool nice_step(double step) {
+  const double mantissa = step / std::pow(10.0, std::floor(std::log10(step)));
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (std::abs(mantissa - m) < 1e-9) return true;
+  return false;
+}
+
+bool has_non_finite_text(const std::string& page) {
+  static const std::regex word(R"(\b-?(nan|inf|infinity)\b)", std::regex::icase);
+  return std::regex_search(page, word);
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+json run_doc() {
+  return json::parse(R"({
+    "schema": 1,
+    "test": {"workload": "rr", "protocol": "tcp", "transport": "sock<et> & co", "flows": 2,
+             "duration_s": 1, "warmup_s": 0.5, "request_size": 1, "response_size": 1},
+    "environment": {"host": "h<1>", "kernel": "6.1", "machine": "x86_64", "cpus": 2,
+                    "mtperf_version": "0.1.0"},
+    "summary": {
+      "window_s": 1.0, "throughput_bps": 714202, "throughput_c2s_bps": 357101,
+      "throughput_s2c_bps": 357101, "transactions": 44831, "transaction_rate": 44827,
+      "latency_us": {"count": 44831, "mean": 22.4, "stddev": 1266, "min": 3.9, "max": 260987,
+                     "p50": 4.8, "p90": 8.9, "p99": 15.1, "p99_9": 4186},
+      "jain_fairness": 0.98, "min_max_ratio": 0.8,
+      "local_cpu": {"util_percent": 100, "user": 38.2, "sys": 41.2, "irq": 0, "softirq": 20.6,
+                    "iowait": 0, "steal": 0, "idle": 0, "cpus": 2, "per_cpu": []},
+      "remote_cpu": null,
+      "service_demand": {"local": {"value": 44.6, "unit": "us/transaction"}, "remote": null},
+      "one_process": false,
+      "flows": [{"id": 0, "direction": "rr", "throughput_bps": 400000, "transaction_rate": 25000,
+                 "error": null},
+                {"id": 1, "direction": "rr", "throughput_bps": 314202, "transaction_rate": 19827,
+                 "error": "reset <by> peer"}],
+      "errors": ["server flow 1: reset <by> peer & gone"],
+      "interrupted": false
+    },
+    "iterations": [{}],
+    "confidence": null
+  })");
+}
+
+json compare_doc() {
+  return json::parse(R"({
+    "schema": 1,
+    "compare": {
+      "iterations": 3, "length_s": 0.5, "level": 0.95, "baseline": "socket",
+      "hosts": "loopback", "common_args": ["-l", "0.5"],
+      "configurations": [{"name": "socket", "args": ["-T", "socket"]},
+                         {"name": "cc=<bbr>", "args": ["-O", "cc=bbr"]}],
+      "rows": [{"workload": "stream", "figure": "throughput_bps", "service_demand_unit": "us/KB",
+        "cells": [
+          {"configuration": "socket", "samples": [{"value": 7e9, "local_service_demand": 2.1,
+            "remote_service_demand": null, "errors": []}], "measured": 3, "failed": 0,
+           "median": 7.8e9, "mean": 9.5e9, "interval": {"lo": -2.2e7, "hi": 1.9e10},
+           "ratio": 1.0, "t": null, "df": null, "p_value": null, "verdict": "baseline",
+           "local_service_demand": 2.1, "remote_service_demand": null},
+          {"configuration": "cc=<bbr>", "samples": [{"value": null, "local_service_demand": null,
+            "remote_service_demand": null, "errors": ["refused & <gone>"]}], "measured": 2,
+           "failed": 1, "median": 9.1e9, "mean": 9.0e9, "interval": {"lo": 8e9, "hi": 1e10},
+           "ratio": 1.17, "t": 2.5, "df": 3.1, "p_value": 0.0004, "verdict": "faster",
+           "local_service_demand": 1.9, "remote_service_demand": null}]}]
+    }
+  })");
+}
+
+json sweep_doc(int schema, const std::string& axis) {
+  json cells = json::array();
+  const std::vector<int> at = {1, 2, 4};
+  for (size_t i = 0; i < at.size(); ++i) {
+    json c = {{"throughput_bps", nullptr},
+              {"transaction_rate", 10000.0 * at[i]},
+              {"local_cpu_percent", 50.0 * at[i] / 2},
+              {"remote_cpu_percent", 99.5},
+              {"local_service_demand", 12.5},
+              {"remote_service_demand", nullptr},
+              {"errors", i == 2 ? json{"late <reply>"} : json::array()}};
+    if (schema == 2) {
+      c["adapters"] = at[i];
+      c["jain_fairness_adapters"] = nullptr;
+      c["scaling_efficiency"] = 1.0;
+    } else {
+      c["at"] = at[i];
+      c["latency_mean_us"] = 20.0 * at[i];
+      c["latency_p99_us"] = 45.0 * at[i];
+    }
+    cells.push_back(c);
+  }
+  json row = {{"name", "tcp-rr"},
+              {"label", "TCP rr <1> & more"},
+              {"figure", "transaction_rate"},
+              {"cells", cells}};
+  json sweep = {{"transport", "socket"}, {"hosts", "a -> b"}, {"length_s", 0.3}};
+  if (schema == 2) {
+    sweep["adapters"] = at;
+  } else {
+    row["service_demand_unit"] = "us/transaction";
+    row["peak_at"] = 4;
+    row["cpu_saturated_at"] = 2;
+    sweep["axis"] = {{"name", axis}, {"values", at}};
+  }
+  sweep["rows"] = json::array({row});
+  return {{"schema", schema}, {"sweep", sweep}};
+}
+
+json suite_doc() {
+  json stream_report = {{"test", {{"workload", "stream"}}},
+                        {"summary",
+                         {{"throughput_bps", 4.95e9},
+                          {"transaction_rate", 0},
+                          {"local_cpu", {{"util_percent", 100}}},
+                          {"errors", {}}}}};
+  json rr_report = {{"test", {{"workload", "rr"}}},
+                    {"summary",
+                     {{"throughput_bps", 1e6},
+                      {"transaction_rate", 155715},
+                      {"local_cpu", nullptr},
+                      {"errors", {"slow & <late>"}}}}};
+  return {{"schema", 1},
+          {"suite",
+           {{"length_s", 0.2},
+            {"transports", {"socket", "up<x>"}},
+            {"unusable", {{{"transport", "rdma"}, {"why", "no <device> & no rxe"}}}},
+            {"cases",
+             {{{"label", "TCP stream 64K"},
+               {"args", {"-w", "stream"}},
+               {"results",
+                {{{"transport", "socket"},
+                  {"status", "ok"},
+                  {"report", stream_report},
+                  {"message", nullptr}},
+                 {{"transport", "up<x>"},
+                  {"status", "failed"},
+                  {"report", nullptr},
+                  {"message", "refused <port>"}}}}},
+              {{"label", "TCP rr 1/1"},
+               {"args", {"-w", "rr"}},
+               {"results",
+                {{{"transport", "socket"},
+                  {"status", "ok"},
+                  {"report", rr_report},
+                  {"message", nullptr}},
+                 {{"transport", "up<x>"},
+                  {"status", "skipped"},
+                  {"report", nullptr},
+                  {"message", "no UDP"}}}}}}}}}};
+}
+
+std::string page_of(const json& doc) {
+  return html_report({{"in<put>.json", doc}});
+}
+
+// What every page holds: a whole document, no script, no fetch, nothing unescaped.
+void check_page(const std::string& page) {
+  CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(page.find("</html>") != std::string::npos);
+  CHECK(page.find("<script") == std::string::npos);
+  CHECK(page.find("http://") == page.find("http://www.w3.org/2000/svg"));  // the namespace only
+  CHECK(page.find("https://") == std::string::npos);
+  CHECK(page.find("in&lt;put&gt;.json") != std::string::npos);
+  CHECK(page.find("<put>") == std::string::npos);
+  CHECK(count(page, "<svg") == count(page, "</svg>"));
+  CHECK_FALSE(has_non_finite_text(page));
+}
+
+}  // namespace
+
+TEST_CASE("escape turns the characters of markup into references") {
+  CHECK(svg::escape("a<b> & \"c\" 'd'") == "a&lt;b&gt; &amp; &quot;c&quot; &#39;d&#39;");
+  CHECK(svg::escape("µs ≥ 99%") == "µs ≥ 99%");
+}
+
+TEST_CASE("ticks fall on nice numbers and cover the range") {
+  struct Range {
+    double lo, hi;
+  };
+  for (const Range r : {Range{0, 47}, Range{0, 1.3}, Range{0, 9.57e9}, Range{0, 44827}, Range{3, 7},
+                        Range{0, 0.0042}, Range{-5, 5}, Range{0, 1}}) {
+    const auto t = svg::nice_ticks(r.lo, r.hi);
+    INFO(r.lo << ".." << r.hi);
+    REQUIRE(t.size() >= 2);
+    CHECK(t.size() <= 12);
+    CHECK(t.front() <= r.lo);
+    CHECK(t.back() >= r.hi);
+    for (size_t i = 1; i < t.size(); ++i)
+      CHECK(nice_step(t[i] - t[i - 1]));
+  }
+  CHECK(svg::nice_ticks(0, 47) == std::vector<double>{0, 10, 20, 30, 40, 50});
+  CHECK(svg::nice_ticks(0, 1.3) == std::vector<double>{0, 0.5, 1, 1.5});
+  for (const auto& t :
+       {svg::nice_ticks(0, 0), svg::nice_ticks(NAN, 3), svg::nice_ticks(2, INFINITY)}) {
+    REQUIRE(t.size() >= 2);
+    for (double v : t)
+      CHECK(std::isfinite(v));
+  }
+}
+
+TEST_CASE("log ticks are powers of ten, with 2 and 5 between them over a short span") {
+  CHECK(svg::log_ticks(3.9, 260987) == std::vector<double>{1, 10, 100, 1e3, 1e4, 1e5, 1e6});
+  CHECK(svg::log_ticks(4, 80) == std::vector<double>{2, 5, 10, 20, 50, 100});
+  CHECK(svg::log_ticks(0, -1) == std::vector<double>{1, 2, 5, 10});
+}
+
+TEST_CASE("tick labels share one suffix and the step's decimals") {
+  CHECK(svg::tick_labels({0, 10000, 20000, 30000}) ==
+        std::vector<std::string>{"0", "10k", "20k", "30k"});
+  CHECK(svg::tick_labels({0, 0.25, 0.5}) == std::vector<std::string>{"0", "0.25", "0.5"});
+  CHECK(svg::tick_labels({0, 2.5e6, 5e6}) == std::vector<std::string>{"0", "2.5M", "5M"});
+  CHECK(svg::tick_labels({0, 5, 10}) == std::vector<std::string>{"0", "5", "10"});
+  CHECK(svg::compact(4186) == "4186");
+  CHECK(svg::compact(44827) == "44.8k");
+  CHECK(svg::compact(1e6) == "1M");
+  CHECK(svg::compact(4.815) == "4.82");
+  CHECK(svg::compact(NAN) == "\u2013");
+  CHECK(svg::coord(INFINITY) == "0");
+  CHECK(svg::coord(12.345) == "12.35");
+  CHECK(svg::coord(3.0) == "3");
+}
+
+TEST_CASE("scales map linearly and logarithmically") {
+  const svg::Scale lin{0, 100, 50, 250};
+  CHECK(lin(0) == Approx(50));
+  CHECK(lin(50) == Approx(150));
+  const svg::Scale log{1, 1000, 300, 0, true};
+  CHECK(log(10) == Approx(200));
+  CHECK(log(0) == Approx(300));  // below the domain: at its start
+  const svg::Scale flat{5, 5, 0, 10};
+  CHECK(flat(5) == Approx(5));
+}
+
+TEST_CASE("a canvas writes SVG elements and escapes its text") {
+  svg::Canvas c(100, 50, "a <title>");
+  c.rect(1, 2, -3, 4, "#fff", "#000");
+  c.polyline({{0, 0}, {10, 10}}, "#000", 2, true);
+  c.text(5, 5, "x & <y>");
+  const std::string s = c.str();
+  CHECK(s.find("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100\" height=\"50\"") == 0);
+  CHECK(s.find("<title>a &lt;title&gt;</title>") != std::string::npos);
+  CHECK(s.find("<rect x=\"-2\" y=\"2\" width=\"3\"") != std::string::npos);
+  CHECK(s.find("stroke-dasharray") != std::string::npos);
+  CHECK(s.find(">x &amp; &lt;y&gt;</text>") != std::string::npos);
+}
+
+TEST_CASE("the document's kind comes from its top-level keys, its schema is checked") {
+  CHECK(document_kind(run_doc()) == DocumentKind::run);
+  CHECK(document_kind(compare_doc()) == DocumentKind::compare);
+  CHECK(document_kind(suite_doc()) == DocumentKind::suite);
+  CHECK(document_kind(sweep_doc(3, "flows")) == DocumentKind::sweep);
+  CHECK(document_kind(sweep_doc(2, "adapters")) == DocumentKind::sweep);
+  CHECK_THROWS_WITH(document_kind(json::array()), Catch::Contains("not an mtperf document"));
+  CHECK_THROWS_WITH(document_kind(json{{"hello", 1}}), Catch::Contains("not an mtperf document"));
+  json later = sweep_doc(3, "flows");
+  later["schema"] = 4;
+  CHECK_THROWS_WITH(document_kind(later),
+                    Catch::Contains("sweep schema 4: this mtperf reads sweep schemas 2 and 3"));
+  json run = run_doc();
+  run.erase("schema");
+  CHECK_THROWS_WITH(document_kind(run), Catch::Contains("run document without an integer"));
+}
+
+TEST_CASE("a run page: latency on a log axis, the CPU split, per-flow bars, the figures") {
+  const std::string page = page_of(run_doc());
+  check_page(page);
+  CHECK(count(page, "<svg") == 3);
+  CHECK(page.find("<polyline") != std::string::npos);  // the percentiles
+  CHECK(page.find("latency, \u00b5s (log scale)") != std::string::npos);
+  CHECK(page.find(">99.9</text>") != std::string::npos);  // the nines axis
+  CHECK(page.find(">1M</text>") != std::string::npos);    // log ticks up to the max
+  CHECK(page.find(">softirq</text>") != std::string::npos);
+  CHECK(page.find("Jain&#39;s fairness index J = 0.980 over 2 flow(s)") != std::string::npos);
+  CHECK(page.find("sock&lt;et&gt; &amp; co") != std::string::npos);
+  CHECK(page.find("reset &lt;by&gt; peer &amp; gone") != std::string::npos);
+  CHECK(page.find("44\u2009827") != std::string::npos);  // the transactions in the table
+}
+
+TEST_CASE("a compare page: bars with whiskers, samples and the verdict beside them") {
+  const std::string page = page_of(compare_doc());
+  check_page(page);
+  CHECK(count(page, "<svg") == 1);
+  CHECK(count(page, "<rect") >= 2);
+  CHECK(count(page, "<circle") == 1);  // the one sample with a value
+  CHECK(page.find("faster 1.17\u00d7 (p=&lt;0.001)") != std::string::npos);
+  CHECK(page.find(">baseline</text>") != std::string::npos);
+  CHECK(page.find("throughput, Gbit/s") != std::string::npos);
+  CHECK(page.find("cc=&lt;bbr&gt;") != std::string::npos);
+  CHECK(page.find("refused &amp; &lt;gone&gt;") != std::string::npos);
+  CHECK(page.find("-0.022 .. 19.0") != std::string::npos);  // the interval as it is, in the table
+}
+
+TEST_CASE("a sweep page: the load curve with latency on a second axis and the marks") {
+  const std::string page = page_of(sweep_doc(3, "flows"));
+  check_page(page);
+  CHECK(count(page, "<polyline") == 3);  // transactions/s, p99, mean
+  CHECK(page.find("response time, \u00b5s") != std::string::npos);
+  CHECK(page.find(">peak</text>") != std::string::npos);
+  CHECK(page.find(">CPU \u2265 99%</text>") != std::string::npos);
+  CHECK(page.find("TCP rr &lt;1&gt; &amp; more") != std::string::npos);
+  CHECK(page.find("late &lt;reply&gt;") != std::string::npos);
+}
+
+TEST_CASE("an adapter sweep has the ideal line; schema 2 is read too") {
+  for (int schema : {2, 3}) {
+    const std::string page = page_of(sweep_doc(schema, "adapters"));
+    INFO("schema " << schema);
+    check_page(page);
+    CHECK(page.find("sweep over adapters") != std::string::npos);
+    CHECK(count(page, "stroke-dasharray") >= 2);  // the ideal line and its legend
+    CHECK(page.find("ideal: first \u00d7 n / first n") != std::string::npos);
+    CHECK(page.find("40\u2009000") != std::string::npos);  // the ideal at 4 adapters
+  }
+}
+
+TEST_CASE("a suite page: bars per transport, and why where there is none") {
+  const std::string page = page_of(suite_doc());
+  check_page(page);
+  CHECK(count(page, "<svg") == 2);  // throughput cases, transaction cases
+  CHECK(page.find(">up&lt;x&gt;</text>") != std::string::npos);  // the legend
+  CHECK(page.find(">failed</text>") != std::string::npos);
+  CHECK(page.find(">skipped</text>") != std::string::npos);
+  CHECK(page.find("no &lt;device&gt; &amp; no rxe") != std::string::npos);
+  CHECK(page.find("failed: refused &lt;port&gt;") != std::string::npos);
+}
+
+TEST_CASE("fields missing, mistyped or not finite are shown as a dash") {
+  json doc = run_doc();
+  doc["summary"]["throughput_bps"] = NAN;
+  doc["summary"]["latency_us"]["p99"] = INFINITY;
+  doc["summary"]["jain_fairness"] = "high";
+  doc["summary"]["flows"][0] = 7;
+  doc["test"]["flows"] = nullptr;
+  const std::string page = page_of(doc);
+  check_page(page);
+  json bare = {{"schema", 1}, {"test", json::object()}, {"summary", json::object()}};
+  check_page(page_of(bare));
+  json sweep = sweep_doc(3, "message_size");
+  sweep["sweep"]["rows"][0]["cells"][1]["transaction_rate"] = NAN;
+  sweep["sweep"]["rows"][0]["cells"][2] = "?";
+  check_page(page_of(sweep));
+}
+
+TEST_CASE("several documents make one page with a section each") {
+  const std::string page = html_report(
+      {{"a.json", run_doc()}, {"b.json", compare_doc()}, {"c.json", suite_doc()}}, "nightly <run>");
+  check_page(html_report({{"in<put>.json", run_doc()}}));
+  CHECK(count(page, "<section>") == 3);
+  CHECK(page.find("<title>nightly &lt;run&gt;</title>") != std::string::npos);
+  CHECK(page.find("@media print") != std::string::npos);
+  json bad = run_doc();
+  bad["schema"] = 9;
+  CHECK_THROWS_WITH(html_report({{"a.json", run_doc()}, {"b.json", bad}}),
+                    Catch::Contains("run schema 9"));
+}
