@@ -295,7 +295,7 @@ void draw_series(Canvas& c, const LineChart& ch, const Series& s, const Colour& 
     const double start = left ? px - 6 - w : px + 6;
     below = start < last_label_end && !below;
     c.text(left ? px - 6 : px + 6, below ? py + 15 : py - 7, s.notes[i],
-           {left ? Anchor::end : Anchor::start, 10, "#222"});
+           {left ? Anchor::end : Anchor::start, 10, "#222", false, 0, true});
     last_label_end = start + w;
   }
 }
@@ -344,7 +344,7 @@ std::string line_chart(const LineChart& ch) {
     const Mark& m = ch.marks[i];
     c.line(x(m.at), p.top - 4, x(m.at), p.bottom, kMark, 1, true);
     c.text(x(m.at) + 4, p.top - 4 + 12 * static_cast<double>(i), m.label,
-           {Anchor::start, 10, kMark});
+           {Anchor::start, 10, kMark, false, 0, true});
   }
   std::vector<LegendEntry> entries;
   for (size_t i = 0; i < ch.series.size(); ++i) {

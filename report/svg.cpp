@@ -228,6 +228,7 @@ void Canvas::text(double x, double y, std::string_view s, const TextStyle& style
   if (style.anchor != Anchor::start)
     body_ += fmt::format(" text-anchor=\"{}\"", anchor_name(style.anchor));
   if (style.bold) body_ += " font-weight=\"bold\"";
+  if (style.halo) body_ += " stroke=\"#fff\" stroke-width=\"3\" paint-order=\"stroke\"";
   if (style.rotate != 0)
     body_ +=
         fmt::format(" transform=\"rotate({} {} {})\"", coord(style.rotate), coord(x), coord(y));

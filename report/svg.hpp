@@ -53,6 +53,7 @@ struct TextStyle {
   std::string_view fill = "#333";
   bool bold = false;
   double rotate = 0;  // degrees about (x, y); -90 for a vertical axis label
+  bool halo = false;  // a white outline, readable over lines and grid
 };
 
 using Point = std::pair<double, double>;
