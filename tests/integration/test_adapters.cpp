@@ -148,7 +148,7 @@ TEST_CASE("mtperf sweep --adapters 1..2 on a testbed prints the scalability tabl
   REQUIRE(rc == 0);
   auto j = nlohmann::json::parse(out);
   const auto& sweep = j.at("sweep");
-  CHECK(sweep["adapters"] == nlohmann::json({1, 2}));
+  CHECK(sweep["axis"] == nlohmann::json({{"name", "adapters"}, {"values", {1, 2}}}));
   REQUIRE(sweep["rows"].size() == 2);
   CHECK(sweep["rows"][0]["name"] == "outbound");
   CHECK(sweep["rows"][1]["name"] == "tcp-rr");  // asked for by run's workload name, -w rr
