@@ -23,15 +23,16 @@
 
 #include <boost/program_options.hpp>
 
+#include "harness/error.hpp"
+
 namespace mtperf::cli {
 
 inline constexpr int kExitUsage = 2;
 
 // A command line that does not parse or does not make sense; the message names the option as
-// typed. The command prints "mtperf COMMAND: <message>" and exits with kExitUsage.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// typed. The command prints "mtperf COMMAND: <message>" and exits with kExitUsage. The run
+// layer's RequestError (a request found impossible once the hosts are known) is the same thing.
+using UsageError = RequestError;
 
 // One command or subcommand. -h/--help is added to `options` by the parser and the usage.
 struct CommandSpec {

@@ -12,8 +12,9 @@
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
-#include "cli/hosts_run.hpp"
-#include "control/local_server.hpp"
+#include "cli/run_options.hpp"
+#include "harness/compare_run.hpp"
+#include "harness/run.hpp"
 #include "platform/interrupt.hpp"
 #include "report/compare.hpp"
 
@@ -95,6 +96,7 @@ std::vector<std::string> variant_args(const std::string& variant) {
 struct CompareOptions {
   Compare model;
   std::vector<std::string> workloads;
+  std::vector<std::vector<RunRequest>> requests;  // [workload][configuration]
   std::string format, output;
   bool help = false;
 };
@@ -201,12 +203,14 @@ CompareOptions parse_compare(const std::vector<std::string>& args) {
     a.insert(a.end(), {"-w", name});
     parse_run_options(a);
   }
+  o.requests.assign(w.size(), std::vector<RunRequest>(c.configs.size()));
   for (size_t k = 0; k < c.configs.size(); ++k)  // then each configuration's own
-    for (const auto& name : w) {
+    for (size_t r = 0; r < w.size(); ++r) {
       try {
-        const RunOptions r = parse_run_options(run_args(c, k, name));
-        c.length_s = r.spec.duration_s;
-        where[k] = where_told(r);
+        const RunOptions ro = parse_run_options(run_args(c, k, w[r]));
+        c.length_s = ro.spec.duration_s;
+        where[k] = where_told(ro);
+        o.requests[r][k] = ro;
       } catch (const UsageError& e) {
         throw UsageError(c.configs[k].name + ": " + e.what());
       }
@@ -218,48 +222,6 @@ CompareOptions parse_compare(const std::vector<std::string>& args) {
       c.hosts += (k ? "; " : "") + c.configs[k].name + " over " + where[k];
   }
   return o;
-}
-
-CompareSample sample_of(const RunOptions& o, const Report& r) {
-  CompareSample s;
-  s.errors = r.summary.errors;
-  if (s.errors.empty() && !r.summary.interrupted) s.value = headline(o.spec, r.summary);
-  if (r.summary.local_cpu && r.summary.local_cpu->service_demand > 0)
-    s.local_demand = r.summary.local_cpu->service_demand;
-  // One process (the in-process server) is one host: its remote figure would repeat the local.
-  if (!r.summary.one_process && r.summary.remote_cpu && r.summary.remote_cpu->service_demand > 0)
-    s.remote_demand = r.summary.remote_cpu->service_demand;
-  return s;
-}
-
-void run_compare(CompareOptions& o) {
-  Compare& c = o.model;
-  for (const auto& name : o.workloads) {
-    CompareRow row;
-    row.workload = name;
-    const Workload w = parse_workload(name);
-    const bool rr = w == Workload::rr || w == Workload::crr;
-    row.figure = rr ? CompareFigure::transaction_rate : CompareFigure::throughput;
-    row.demand_unit = rr ? "us/transaction" : "us/KB";
-    row.cells.resize(c.configs.size());
-    c.rows.push_back(std::move(row));
-  }
-  std::unique_ptr<control::LocalServer> local;
-  for (const CompareStep& step : compare_plan(c.iterations, c.rows.size(), c.configs.size())) {
-    if (interrupts() > 0) return;
-    CompareRow& row = c.rows[step.row];
-    std::fprintf(stderr, "  iteration %d of %d: %s on %s...\n", step.iteration + 1, c.iterations,
-                 row.workload.c_str(), c.configs[step.config].name.c_str());
-    const RunOptions ro = parse_run_options(run_args(c, step.config, row.workload));
-    CompareSample s;
-    try {
-      s = sample_of(ro, run_where_told(ro, local));
-    } catch (const std::exception& e) {
-      s.errors.push_back(e.what());
-    }
-    if (interrupts() > 0) return;  // a cut-short run is no sample
-    row.cells[step.config].samples.push_back(std::move(s));
-  }
 }
 
 }  // namespace
@@ -278,7 +240,7 @@ int compare_command(const std::vector<std::string>& args) {
   }
   catch_interrupts();
   try {
-    run_compare(o);
+    run_compare(o.model, o.requests);
     const Compare& c = o.model;
     std::string text = o.format == "json"  ? compare_json(c).dump(2) + "\n"
                        : o.format == "csv" ? compare_csv(c)

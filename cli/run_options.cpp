@@ -416,6 +416,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   if (o.atm_mtu != 0 && (o.atm_mtu < 68 || o.atm_mtu > 65527))
     throw UsageError("option --atm-mtu: " + std::to_string(o.atm_mtu) + " is outside 68..65527");
   o.quiet = get<bool>(vm, "quiet");
+  o.interim_lines = o.format == Format::text;  // the other formats keep stderr for errors
   return o;
 }
 

@@ -12,12 +12,14 @@
 
 #include <fmt/format.h>
 
-#include "cli/atm_run.hpp"
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
-#include "cli/hosts_run.hpp"
+#include "cli/run_options.hpp"
 #include "cli/sweep_axis.hpp"
 #include "control/local_server.hpp"
+#include "harness/atm_run.hpp"
+#include "harness/hosts_run.hpp"
+#include "harness/run.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/link_mtu.hpp"
 #include "report/sweep.hpp"

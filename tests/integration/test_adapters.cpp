@@ -16,9 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/hosts_run.hpp"
 #include "cli/run_options.hpp"
 #include "control/routes.hpp"
+#include "harness/hosts_run.hpp"
+#include "harness/run.hpp"
 #include "platform/affinity.hpp"
 #include "platform/netns.hpp"
 #include "report/render.hpp"
@@ -72,7 +73,7 @@ TEST_CASE("stream -P 2 over four testbed adapters uses every link and adds up") 
         {"-w", "stream", "-P", "2", "--adapters", "auto:4", "--bind", "irq", "--cpus",
          mtperf::format_cpu_list(cpus), "-l", "1", "--warmup", "0.2", "-q"});
     REQUIRE(o.spec.flows == 8);
-    mtperf::Report r = mtperf::cli::run_on_hosts(o, bed.hosts());
+    mtperf::Report r = mtperf::run_on_hosts(o, bed.hosts());
     auto after = counters_in(bed.near_ns());
 
     REQUIRE(r.summary.errors.empty());

@@ -2,21 +2,16 @@
 // Runs over chosen adapters: placement (which adapters, which CPU per flow, which local address
 // per flow) on this host's topology or a testbed's, and the testbed run itself (client in the
 // near namespace, server on a thread in the far one).
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "cli/run_options.hpp"
+#include "harness/request.hpp"
 #include "platform/netns.hpp"
 #include "platform/placement.hpp"
 #include "platform/topology.hpp"
 #include "report/summary.hpp"
 
-namespace mtperf::control {
-class LocalServer;
-}
-
-namespace mtperf::cli {
+namespace mtperf {
 
 // A placement made concrete for the client: per placement flow, its source address and CPU.
 struct PlannedFlows {
@@ -34,26 +29,19 @@ Topology topology_of_hosts(const TestHosts& hosts);
 PlannedFlows plan_flows(const PlacementRequest& request, const Topology& topology,
                         const std::vector<InterfaceAddress>& addresses, const TestSpec& spec);
 
-// The iterations of one test against client.server (cli/run_cmd.cpp). With `placement`, its
+// The iterations of one test against client.server (harness/run.cpp). With `placement`, its
 // flows' sources and CPUs are in `client` already and the report carries it.
-Report run_iterations(const RunOptions& o, const control::ClientOptions& client,
+Report run_iterations(const RunRequest& o, const control::ClientOptions& client,
                       const Placement* placement = nullptr);
 
-// One test where o says: over the emulated ATM line (clip, lane), between a testbed's
-// namespaces (--testbed), against -H's server, or against an in-process server on 127.0.0.1,
-// made in `local` on first use and kept there for the next test.
-Report run_where_told(const RunOptions& o, std::unique_ptr<control::LocalServer>& local);
-// Where run_where_told runs o, in words: "loopback, an in-process server", "server HOST", ...
-std::string where_told(const RunOptions& o);
-
 // `run --adapters` on this host (no testbed): the embedded server or -H.
-Report run_placed(const RunOptions& o, const control::ClientOptions& client);
+Report run_placed(const RunRequest& o, const control::ClientOptions& client);
 
 // The whole run between a testbed's two hosts. Without o.placement the flows use the first link.
-Report run_on_hosts(const RunOptions& o, const TestHosts& hosts);
+Report run_on_hosts(const RunRequest& o, const TestHosts& hosts);
 
 // --testbed NAME: the hosts of the testbed of that name when it is up; otherwise builds a veth
 // testbed with as many links as the placement asks for (auto:N, else 1), runs, and removes it.
-Report run_on_testbed(const RunOptions& o, const std::string& name);
+Report run_on_testbed(const RunRequest& o, const std::string& name);
 
-}  // namespace mtperf::cli
+}  // namespace mtperf

@@ -1,4 +1,4 @@
-#include "cli/hosts_run.hpp"
+#include "harness/hosts_run.hpp"
 
 #include <sys/socket.h>
 
@@ -8,12 +8,12 @@
 #include <optional>
 #include <thread>
 
-#include "cli/command_line.hpp"
 #include "control/local_server.hpp"
 #include "control/server.hpp"
+#include "harness/error.hpp"
 #include "transports/atm/emu/testbed.hpp"
 
-namespace mtperf::cli {
+namespace mtperf {
 namespace {
 
 // An mtperf server on a thread inside a network namespace: its sessions' threads are born there
@@ -123,7 +123,7 @@ PlannedFlows plan_flows(const PlacementRequest& request, const Topology& topolog
 
 namespace {
 
-Report run_planned(const RunOptions& o, control::ClientOptions client, const Topology& topology) {
+Report run_planned(const RunRequest& o, control::ClientOptions client, const Topology& topology) {
   PlannedFlows plan = plan_flows(*o.placement, topology, interface_addresses(), o.spec);
   client.flow_sources = plan.sources;
   client.cpus = plan.cpus;
@@ -132,12 +132,12 @@ Report run_planned(const RunOptions& o, control::ClientOptions client, const Top
 
 }  // namespace
 
-Report run_placed(const RunOptions& o, const control::ClientOptions& client) {
+Report run_placed(const RunRequest& o, const control::ClientOptions& client) {
   if (!o.placement) return run_iterations(o, client);
   return run_planned(o, client, read_topology("/"));
 }
 
-Report run_on_hosts(const RunOptions& o, const TestHosts& hosts) {
+Report run_on_hosts(const RunRequest& o, const TestHosts& hosts) {
   if (hosts.links.empty()) throw std::invalid_argument("the testbed has no links");
   NamespaceServer server(hosts.far_ns);
   Report report;
@@ -150,22 +150,22 @@ Report run_on_hosts(const RunOptions& o, const TestHosts& hosts) {
     }
     PlacementRequest request = *o.placement;
     request.allow_virtual = true;
-    RunOptions placed = o;
+    RunRequest placed = o;
     placed.placement = request;
     report = run_planned(placed, client, topology_of_hosts(hosts));
   });
   return report;
 }
 
-Report run_on_testbed(const RunOptions& o, const std::string& name) {
+Report run_on_testbed(const RunRequest& o, const std::string& name) {
   check_testbed_name(name);
   // An emulated ATM testbed of that name: measuring a veth testbed built beside it would be a
   // silent substitute.
   if (std::filesystem::exists(atm::atm_state_path(name))) {
     std::ifstream in(atm::atm_state_path(name));
     std::string kind = nlohmann::json::parse(in).value("kind", std::string("clip"));
-    throw UsageError("option --testbed: '" + name + "' is an emulated ATM testbed (" + kind +
-                     "): run over it with -T " + kind);
+    throw RequestError("option --testbed: '" + name + "' is an emulated ATM testbed (" + kind +
+                       "): run over it with -T " + kind);
   }
   if (std::filesystem::exists(testbed_state_path(name)))
     return run_on_hosts(o, hosts_from_state(read_testbed_state(name)));
@@ -181,4 +181,4 @@ Report run_on_testbed(const RunOptions& o, const std::string& name) {
   return run_on_hosts(o, bed.hosts());
 }
 
-}  // namespace mtperf::cli
+}  // namespace mtperf

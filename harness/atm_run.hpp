@@ -7,15 +7,15 @@
 #include <optional>
 #include <string>
 
-#include "cli/run_options.hpp"
+#include "harness/request.hpp"
 #include "platform/netns.hpp"
 #include "report/summary.hpp"
 
-namespace mtperf::cli {
+namespace mtperf {
 
 // The transport runs over a line it emulates (its registry entry says so).
 bool is_atm_transport(const std::string& name);
-Report run_on_atm(const RunOptions& o);
+Report run_on_atm(const RunRequest& o);
 
 // The hosts of the `mtperf atm up` testbed NAME when it is up (checked to be of the transport's
 // kind); nothing when no such testbed is up.
@@ -27,6 +27,6 @@ struct AtmHosts {
   std::shared_ptr<void> owner;  // keeps the testbed (and its emulator threads) alive
   TestHosts hosts;
 };
-AtmHosts build_atm_testbed(const RunOptions& o, int adapters);
+AtmHosts build_atm_testbed(const RunRequest& o, int adapters);
 
-}  // namespace mtperf::cli
+}  // namespace mtperf
