@@ -3,12 +3,8 @@
 // on this host against -H or the embedded server. Options it does not know are passed to every
 // run (-l, -T, -P, --pin, --cpus, ...).
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
-#include <map>
-#include <memory>
 
 #include <fmt/format.h>
 
@@ -16,14 +12,10 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "cli/sweep_axis.hpp"
-#include "control/local_server.hpp"
 #include "harness/atm_run.hpp"
-#include "harness/hosts_run.hpp"
-#include "harness/run.hpp"
+#include "harness/sweep_run.hpp"
 #include "platform/interrupt.hpp"
-#include "platform/link_mtu.hpp"
 #include "report/sweep.hpp"
-#include "stats/fairness.hpp"
 
 namespace mtperf::cli {
 namespace {
@@ -174,166 +166,27 @@ SweepOptions parse_sweep(const std::vector<std::string>& args) {
   return o;
 }
 
-SweepCell cell_of(int64_t at, const Report& r) {
-  const Summary& s = r.summary;
-  bool rr = r.spec.workload == Workload::rr || r.spec.workload == Workload::crr;
-  SweepCell c;
-  c.at = at;
-  c.value = rr ? s.transaction_rate : s.throughput_bps;
-  if (s.local_cpu) {
-    c.local_cpu = s.local_cpu->host.total.util;
-    if (s.local_cpu->service_demand > 0) c.local_sd = s.local_cpu->service_demand;
-  }
-  if (s.remote_cpu) {
-    c.remote_cpu = s.remote_cpu->host.total.util;
-    if (s.remote_cpu->service_demand > 0) c.remote_sd = s.remote_cpu->service_demand;
-  }
-  if (rr && s.latency && s.latency->count > 0) {
-    c.latency_mean_us = s.latency->mean_us;
-    c.latency_p99_us = s.latency->p99_us;
-  }
-  if (s.adapters.size() > 1) {
-    std::vector<double> per;
-    for (const auto& g : s.adapters)
-      per.push_back(rr ? g.transaction_rate : g.throughput_bps);
-    c.jain_fairness = jain_index(per);
-  }
-  c.errors = s.errors;
-  return c;
-}
-
-SweepCell failed_cell(int64_t at, const std::string& why) {
-  SweepCell c;
-  c.at = at;
-  c.errors.push_back(why);
-  return c;
-}
-
-// Runs one cell: a row's workload at one axis value.
-using CellRunner = std::function<Report(const RunOptions&)>;
-// Called before each column's runs with its axis value (--mtu sets the links).
-using ColumnSetup = std::function<void(int64_t)>;
-
-void run_cell(const SweepOptions& so, size_t r, int64_t at, const CellRunner& runner,
-              Sweep& sweep) {
-  std::vector<std::string> a = so.forward;
-  a.insert(a.end(), so.rows[r]->args.begin(), so.rows[r]->args.end());
-  const auto column = axis_run_args(so.axis, at);
-  a.insert(a.end(), column.begin(), column.end());
-  a.push_back("-q");
-  RunOptions o = parse_run_options(a);
-  bool rr = o.spec.workload == Workload::rr;
-  sweep.rows[r].figure = rr ? SweepFigure::transaction_rate : SweepFigure::throughput;
-  sweep.transport = o.spec.transport;
-  sweep.length_s = o.spec.duration_s;
-  std::fprintf(stderr, "  %s %s...\n", so.rows[r]->label, axis_cell_phrase(so.axis, at).c_str());
-  try {
-    sweep.rows[r].cells.push_back(cell_of(at, runner(o)));
-  } catch (const std::exception& e) {
-    sweep.rows[r].cells.push_back(failed_cell(at, e.what()));
-  }
-}
-
-Sweep run_sweep(const SweepOptions& so, const CellRunner& runner, const ColumnSetup& setup = {}) {
-  Sweep sweep;
-  sweep.axis = so.axis;
-  sweep.axis_values = so.values;
+// The request: the table's layout and every cell's run, parsed before the first one starts.
+SweepRequest sweep_request(const SweepOptions& so) {
+  SweepRequest q;
+  q.layout.axis = so.axis;
+  q.layout.axis_values = so.values;
   for (const RowKind* k : so.rows)
-    sweep.rows.push_back(
+    q.layout.rows.push_back(
         {k->name, k->label, k->rr ? SweepFigure::transaction_rate : SweepFigure::throughput, {}});
   for (int64_t at : so.values) {
-    if (interrupts() > 0) break;
-    if (setup) {
-      try {
-        setup(at);
-      } catch (const std::exception& e) {
-        // Every row of the column failed for the same reason; the sweep goes on.
-        for (auto& row : sweep.rows)
-          row.cells.push_back(failed_cell(at, e.what()));
-        continue;
-      }
+    std::vector<RunRequest>& column = q.runs.emplace_back();
+    for (const RowKind* k : so.rows) {
+      std::vector<std::string> a = so.forward;
+      a.insert(a.end(), k->args.begin(), k->args.end());
+      const auto axis = axis_run_args(so.axis, at);
+      a.insert(a.end(), axis.begin(), axis.end());
+      a.push_back("-q");
+      column.push_back(parse_run_options(a));
     }
-    for (size_t r = 0; r < so.rows.size() && interrupts() == 0; ++r)
-      run_cell(so, r, at, runner, sweep);
   }
-  return sweep;
-}
-
-// The testbed's links, both ends: what --mtu sets.
-std::vector<NamespacedLink> both_ends(const TestHosts& hosts) {
-  std::vector<NamespacedLink> out;
-  for (const auto& l : hosts.links) {
-    out.push_back({hosts.near_ns, l.near_if});
-    out.push_back({hosts.far_ns, l.far_if});
-  }
-  return out;
-}
-
-// The links a sweep needs: as many as its largest adapter count, else one.
-int links_needed(const SweepOptions& so) {
-  return so.axis == SweepAxis::adapters ? int(so.values.back()) : 1;
-}
-
-Sweep sweep_over_atm(const SweepOptions& so, const RunOptions& probe) {
-  // clip and lane run over their emulated line: the `atm up` testbed --testbed names, or one
-  // built for the sweep with as many adapter pairs as needed.
-  std::optional<TestHosts> named;
-  if (so.testbed) named = atm_testbed_hosts(*so.testbed, probe.spec.transport);
-  AtmHosts built;
-  if (!named) built = build_atm_testbed(probe, links_needed(so));
-  const TestHosts hosts = named ? *named : built.hosts;
-  Sweep sweep = run_sweep(so, [&](const RunOptions& o) { return run_on_hosts(o, hosts); });
-  sweep.hosts = fmt::format("emulated {} line {} -> {} ({} adapters, {})", hosts.kind,
-                            hosts.near_ns, hosts.far_ns, hosts.links.size(), probe.atm_rate);
-  return sweep;
-}
-
-Sweep sweep_over_testbed(const SweepOptions& so) {
-  check_testbed_name(*so.testbed);
-  std::unique_ptr<Testbed> bed;
-  TestHosts hosts;
-  if (std::filesystem::exists(testbed_state_path(*so.testbed))) {
-    hosts = hosts_from_state(read_testbed_state(*so.testbed));
-  } else {
-    TestbedOptions t;
-    t.adapters = links_needed(so);
-    t.tag = *so.testbed;
-    bed = std::make_unique<Testbed>(t);  // removed when the sweep ends
-    hosts = bed->hosts();
-  }
-  // Declared after the testbed, so the MTUs are put back before a built testbed goes; also when
-  // a run throws or the sweep is interrupted.
-  std::unique_ptr<LinkMtuOverride> mtu;
-  ColumnSetup setup;
-  if (so.axis == SweepAxis::mtu) {
-    mtu = std::make_unique<LinkMtuOverride>(both_ends(hosts));
-    setup = [&](int64_t at) { mtu->set(int(at)); };
-  }
-  Sweep sweep = run_sweep(
-      so, [&](const RunOptions& o) { return run_on_hosts(o, hosts); }, setup);
-  sweep.hosts = fmt::format("testbed {} -> {} ({}, {} links)", hosts.near_ns, hosts.far_ns,
-                            hosts.kind, hosts.links.size());
-  return sweep;
-}
-
-Sweep sweep_here(const SweepOptions& so) {
-  std::unique_ptr<control::LocalServer> local;
-  std::string where;
-  Sweep sweep = run_sweep(so, [&](const RunOptions& o) {
-    control::ClientOptions client = o.client;
-    if (o.embedded) {
-      if (!local) {
-        local = std::make_unique<control::LocalServer>(
-            control::own_server_options(o.client.max_memory));
-      }
-      client.server = local->address();
-    }
-    where = client.server;
-    return run_placed(o, client);
-  });
-  const char* what = so.axis == SweepAxis::adapters ? "this host's adapters" : "this host";
-  sweep.hosts = std::string(what) + " -> " + (local ? "an in-process server" : where);
-  return sweep;
+  q.testbed = so.testbed;
+  return q;
 }
 
 // Every run's options are checked before the first test starts, at the largest axis value.
@@ -375,23 +228,21 @@ int write_sweep(const SweepOptions& so, const Sweep& sweep) {
 int sweep_command(const std::vector<std::string>& args) {
   const CommandSpec spec = sweep_spec();
   SweepOptions so;
-  RunOptions probe;
+  SweepRequest request;
   try {
     so = parse_sweep(args);
     if (so.help) {
       std::fputs(usage_text(spec).c_str(), stdout);
       return 0;
     }
-    probe = check_run_options(so);
+    check_run_options(so);
+    request = sweep_request(so);
   } catch (const UsageError& e) {
     return usage_error(spec, std::cerr, e.what());
   }
   catch_interrupts();
   try {
-    Sweep sweep = is_atm_transport(probe.spec.transport) ? sweep_over_atm(so, probe)
-                  : so.testbed                           ? sweep_over_testbed(so)
-                                                         : sweep_here(so);
-    return write_sweep(so, sweep);
+    return write_sweep(so, run_sweep(request));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mtperf sweep: %s\n", e.what());
     return interrupts() > 0 ? kExitInterrupted : 1;
