@@ -10,14 +10,10 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
-#include "control/local_server.hpp"
-#include "harness/atm_run.hpp"
-#include "harness/hosts_run.hpp"
-#include "harness/run.hpp"
+#include "harness/suite_run.hpp"
 #include "platform/interrupt.hpp"
 #include "report/render.hpp"
 #include "report/suite.hpp"
-#include "transports/api/registry.hpp"
 
 namespace mtperf::cli {
 
@@ -53,6 +49,42 @@ std::string figure(const Report& r) {
   return v + " cpu " + cpu;
 }
 
+// Every case's run on every usable transport; none where the transport cannot run the case (UDP
+// over rdma). Adds the cases to `suite`.
+std::vector<std::vector<std::optional<RunRequest>>> suite_requests(Suite& suite,
+                                                                   const std::string& length) {
+  std::vector<std::vector<std::optional<RunRequest>>> requests;
+  for (const Case& c : cases()) {
+    suite.cases.push_back(SuiteCase{c.label, c.args, {}});
+    auto& row = requests.emplace_back();
+    const bool udp = std::find(c.args.begin(), c.args.end(), "udp") != c.args.end();
+    for (const auto& n : suite.transports) {
+      if (udp && !transport_has_udp(n)) {
+        row.emplace_back();
+        continue;
+      }
+      std::vector<std::string> a = c.args;
+      a.insert(a.end(), {"-T", n, "-l", length, "--warmup", "0.3", "-q"});
+      row.emplace_back(parse_run_options(a));
+    }
+  }
+  return requests;
+}
+
+std::string cell_text(const SuiteResult& r) {
+  switch (r.status) {
+    case SuiteStatus::ok:
+    case SuiteStatus::failed:
+      if (r.report) return figure(*r.report);
+      return ("FAILED: " + r.message).substr(0, 32);
+    case SuiteStatus::skipped:
+      return "n/a (" + r.message + ")";
+    case SuiteStatus::interrupted:
+      return "(interrupted)";
+  }
+  return "?";
+}
+
 }  // namespace
 
 int suite_command(const std::vector<std::string>& args) {
@@ -83,72 +115,36 @@ int suite_command(const std::vector<std::string>& args) {
   } catch (const UsageError& e) {
     return usage_error(spec, std::cerr, e.what());
   }
-  std::vector<std::string> names;
-  std::vector<std::string> no_udp;  // transports whose probe lists no "udp" (rdma: RC only)
-  for (const TransportEntry& e : transports()) {
-    ProbeResult p = e.probe("/");
-    if (p.usable) {
-      names.emplace_back(e.name);
-      if (std::find(p.features.begin(), p.features.end(), "udp") == p.features.end()) {
-        no_udp.emplace_back(e.name);
-      }
-    } else {
-      suite.unusable.push_back({std::string(e.name), p.why});
-      if (text)
-        std::printf("transport %s: not usable here: %s\n", std::string(e.name).c_str(),
-                    p.why.c_str());
-    }
+  find_usable_transports(suite);
+  if (text)
+    for (const auto& u : suite.unusable)
+      std::printf("transport %s: not usable here: %s\n", u.transport.c_str(), u.why.c_str());
+  // Every case's run on every transport, checked before the first one starts.
+  std::vector<std::vector<std::optional<RunRequest>>> requests;
+  try {
+    requests = suite_requests(suite, length);
+  } catch (const UsageError& e) {
+    return usage_error(spec, std::cerr, e.what());
   }
-  suite.transports = names;
   std::string head = fmt::format("{:<22}", "workload");
-  for (auto& n : names)
+  for (auto& n : suite.transports)
     head += fmt::format(" | {:<32}", n);
   if (text)
     std::printf(
         "mtperf suite: every workload on every usable transport (loopback; clip and lane "
         "over an emulated OC-12c line between two namespaces), %s s each\n%s\n%s\n",
         length.c_str(), head.c_str(), std::string(head.size(), '-').c_str());
-  control::LocalServer server(control::own_server_options());
-  control::ClientOptions client;
-  client.server = server.address();
   int failures = 0;
   catch_interrupts();
-  for (const Case& c : cases()) {
-    if (interrupts() > 0) break;
-    std::string row = fmt::format("{:<22}", c.label);
-    SuiteCase& result = suite.cases.emplace_back(SuiteCase{c.label, c.args, {}});
-    for (auto& n : names) {
-      if (interrupts() > 0) {
-        result.results.push_back({n, SuiteStatus::interrupted, std::nullopt, ""});
-        row += fmt::format(" | {:<32}", "(interrupted)");
-        continue;
-      }
-      std::vector<std::string> a = c.args;
-      bool udp = std::find(a.begin(), a.end(), "udp") != a.end();
-      if (udp && std::find(no_udp.begin(), no_udp.end(), n) != no_udp.end()) {
-        result.results.push_back({n, SuiteStatus::skipped, std::nullopt, "no UDP"});
-        row += fmt::format(" | {:<32}", "n/a (no UDP)");
-        continue;
-      }
-      a.insert(a.end(), {"-T", n, "-l", length, "--warmup", "0.3", "-q"});
-      try {
-        RunOptions o = parse_run_options(a);
-        // The emulated ATM transports run between two namespaces over their own line (built
-        // for each case), never over loopback.
-        Report r = is_atm_transport(n) ? run_on_atm(o) : run_iterations(o, client);
-        failures += r.summary.errors.empty() ? 0 : 1;
-        row += fmt::format(" | {:<32}", figure(r));
-        SuiteStatus status = r.summary.errors.empty() ? SuiteStatus::ok : SuiteStatus::failed;
-        result.results.push_back({n, status, std::move(r), ""});
-      } catch (const std::exception& e) {
-        ++failures;
-        result.results.push_back({n, SuiteStatus::failed, std::nullopt, e.what()});
-        row += fmt::format(" | {:<32}", std::string("FAILED: ") + e.what()).substr(0, 35);
-      }
+  run_suite(suite, requests, "no UDP", [&](const SuiteCase& sc) {
+    std::string row = fmt::format("{:<22}", sc.label);
+    for (const SuiteResult& r : sc.results) {
+      failures += r.status == SuiteStatus::failed ? 1 : 0;
+      row += fmt::format(" | {:<32}", cell_text(r));
     }
     if (text) std::printf("%s\n", row.c_str());
     std::fflush(stdout);
-  }
+  });
   if (text)
     std::printf("(Mb/s = 10^6 bits/s; t/s = transactions/s; cpu = client host CPU utilization)\n");
   else
