@@ -78,11 +78,14 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return out;
 }
 
-// "cc=bbr wait=spin" -> --cc bbr --wait spin; "-O sqpoll=1" stays as typed; "mptcp" -> --mptcp.
+// "cc=bbr wait=spin" -> --cc bbr --wait spin; "mptcp" -> --mptcp; "-O sqpoll=1" stays as typed
+// (a word after one that starts with '-' is that option's value).
 std::vector<std::string> variant_args(const std::string& variant) {
   std::vector<std::string> out;
+  bool typed = false;  // the last word was an option as typed
   for (const std::string& word : split(variant, ' ')) {
-    if (word[0] == '-') {
+    if (word[0] == '-' || typed) {
+      typed = word[0] == '-';
       out.push_back(word);
       continue;
     }
@@ -154,6 +157,28 @@ std::vector<std::string> run_args(const Compare& c, size_t config, const std::st
   return a;
 }
 
+// -w as lists or repeated; stream,rr when not given.
+std::vector<std::string> workloads_of(const CommandLine& cl) {
+  std::vector<std::string> w = {"stream", "rr"};
+  if (cl.has("workload")) {
+    w.clear();
+    for (const auto& list : cl.get<std::vector<std::string>>("workload"))
+      for (const auto& name : split(list, ','))
+        w.push_back(name);
+  }
+  for (const auto& name : w) {
+    try {
+      parse_workload(name);
+    } catch (const std::invalid_argument&) {
+      throw UsageError("option " + cl.typed("workload") + ": '" + name +
+                       "' is not stream, maerts, bidir, rr or crr");
+    }
+  }
+  return w;
+}
+
+void set_requests(CompareOptions& o);
+
 CompareOptions parse_compare(const std::vector<std::string>& args) {
   CompareOptions o;
   const CommandLine cl = parse_command_line(compare_spec(), args);
@@ -173,22 +198,7 @@ CompareOptions parse_compare(const std::vector<std::string>& args) {
   if (!(level >= 50 && level < 100))
     throw UsageError(fmt::format("option --level: {} is not a percentage in 50..99.9", level));
   c.level = level / 100;
-  std::vector<std::string> w = {"stream", "rr"};
-  if (cl.has("workload")) {
-    w.clear();
-    for (const auto& list : cl.get<std::vector<std::string>>("workload"))
-      for (const auto& name : split(list, ','))
-        w.push_back(name);
-  }
-  for (const auto& name : w) {
-    try {
-      parse_workload(name);
-    } catch (const std::invalid_argument&) {
-      throw UsageError("option " + cl.typed("workload") + ": '" + name +
-                       "' is not stream, maerts, bidir, rr or crr");
-    }
-  }
-  o.workloads = w;
+  o.workloads = workloads_of(cl);
   o.format = cl.get<std::string>("format");
   if (o.format != "text" && o.format != "json" && o.format != "csv")
     throw UsageError("option " + cl.typed("format") + ": '" + o.format +
@@ -196,15 +206,23 @@ CompareOptions parse_compare(const std::vector<std::string>& args) {
   if (cl.has("output")) o.output = cl.get<std::string>("output");
   c.common_args = cl.rest;
   c.common_args.insert(c.common_args.end(), {"-l", cl.get<std::string>("length")});
-  // Every run's options are checked before the first one starts.
+  set_requests(o);
+  return o;
+}
+
+// Every run's options, checked before the first one starts: what every run gets, named as
+// typed, then each configuration's own, named with the configuration.
+void set_requests(CompareOptions& o) {
+  Compare& c = o.model;
+  const std::vector<std::string>& w = o.workloads;
   std::vector<std::string> where(c.configs.size());
-  for (const auto& name : w) {  // what every run gets, named as typed
+  for (const auto& name : w) {
     std::vector<std::string> a = c.common_args;
     a.insert(a.end(), {"-w", name});
     parse_run_options(a);
   }
   o.requests.assign(w.size(), std::vector<RunRequest>(c.configs.size()));
-  for (size_t k = 0; k < c.configs.size(); ++k)  // then each configuration's own
+  for (size_t k = 0; k < c.configs.size(); ++k)
     for (size_t r = 0; r < w.size(); ++r) {
       try {
         const RunOptions ro = parse_run_options(run_args(c, k, w[r]));
@@ -221,7 +239,6 @@ CompareOptions parse_compare(const std::vector<std::string>& args) {
     for (size_t k = 0; k < where.size(); ++k)
       c.hosts += (k ? "; " : "") + c.configs[k].name + " over " + where[k];
   }
-  return o;
 }
 
 }  // namespace

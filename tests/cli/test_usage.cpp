@@ -198,6 +198,8 @@ TEST_CASE("a bad value exits 2 naming the option and the value as typed") {
       {"compare -T socket --variant cc=bbr --variant wait=never",
        "wait=never: option --wait: unknown wait mode 'never'"},
       {"compare -T socket,socket -l soon", "option -l: 'soon' is not a number"},
+      {"compare -T uring --variant '-O ring_size=3' --variant wait=spin",
+       "-O ring_size=3: option -O: uring option ring_size: expected a power of two"},
       {"compare -T socket,socket --format xml", "option --format: 'xml' is not text, json or csv"},
       {"report", "mtperf report: no JSON file given"},
       {"report a.json -o", "option -o needs a value"},
