@@ -46,6 +46,13 @@ struct alignas(64) Counter {
 struct Shared {
   std::atomic<bool> stop{false};
   Counter counters[2];  // bidir: one per direction
+  // The errno of the first client-side loop that ended before the stop (0: none did): a floor
+  // that stopped early would print a rate that is not one.
+  std::atomic<int> error{0};
+  void fail(int err) {
+    int none = 0;
+    if (!stop.load(std::memory_order_relaxed)) error.compare_exchange_strong(none, err);
+  }
 };
 
 // Socket set-up (sockets.cpp); each throws std::runtime_error naming the failed call.
@@ -76,6 +83,7 @@ void crr_server(int listen_fd, const Options& o, Shared& s);
 struct Result {
   uint64_t units = 0;
   double window_s = 0;
+  int error = 0;  // Shared::error
 };
 Result run(const Options& o);
 

@@ -40,6 +40,7 @@ bool recv_exact(int fd, char* buf, uint32_t cap, uint32_t want, const std::atomi
     if (n > 0) {
       got += uint32_t(n);
     } else if (n == 0) {
+      errno = ECONNRESET;  // the peer closed before the whole message came
       return false;
     } else if (!retry(errno) || (stop && stop->load(std::memory_order_relaxed))) {
       return false;
@@ -61,7 +62,10 @@ void drain(int fd, char* buf, uint32_t cap, const std::atomic<bool>& stop) {
 void stream_send(int fd, uint32_t size, Shared& s) {
   std::vector<char> buf(size, 'Z');
   while (!s.stop.load(std::memory_order_relaxed)) {
-    if (!send_all(fd, buf.data(), size)) break;
+    if (!send_all(fd, buf.data(), size)) {
+      s.fail(errno);
+      break;
+    }
   }
   ::shutdown(fd, SHUT_WR);
 }
@@ -83,8 +87,11 @@ void rr_client(int fd, const Options& o, Shared& s) {
   uint32_t cap = o.recv_size();
   std::vector<char> req(o.req_size, 'Z'), buf(cap);
   while (!s.stop.load(std::memory_order_relaxed)) {
-    if (!send_all(fd, req.data(), req.size())) break;
-    if (!recv_exact(fd, buf.data(), cap, o.resp_size, nullptr)) break;
+    if (!send_all(fd, req.data(), req.size()) ||
+        !recv_exact(fd, buf.data(), cap, o.resp_size, nullptr)) {
+      s.fail(errno);
+      break;
+    }
     s.counters[0].add(1);
   }
   ::shutdown(fd, SHUT_WR);
@@ -110,7 +117,10 @@ void udp_rr_client(int fd, const Options& o, Shared& s) {
   uint32_t cap = o.recv_size();
   std::vector<char> req(o.req_size, 'Z'), buf(cap);
   while (!s.stop.load(std::memory_order_relaxed)) {
-    if (::send(fd, req.data(), req.size(), 0) < 0 && !retry(errno)) break;
+    if (::send(fd, req.data(), req.size(), 0) < 0 && !retry(errno)) {
+      s.fail(errno);
+      break;
+    }
     ssize_t n = ::recv(fd, buf.data(), cap, 0);
     if (n > 0) s.counters[0].add(1);  // else lost (SO_RCVTIMEO): ask again
   }
@@ -137,11 +147,18 @@ void crr_client(const sockaddr_in& to, const Options& o, Shared& s) {
   std::vector<char> req(o.req_size, 'Z'), buf(cap);
   while (!s.stop.load(std::memory_order_relaxed)) {
     int fd = connect_tcp(to, o.nodelay());
-    if (fd < 0) break;
+    if (fd < 0) {
+      s.fail(-fd);
+      break;
+    }
     bool ok = send_all(fd, req.data(), req.size()) &&
               recv_exact(fd, buf.data(), cap, o.resp_size, nullptr);
+    int err = errno;
     ::close(fd);
-    if (!ok) break;
+    if (!ok) {
+      s.fail(err);
+      break;
+    }
     s.counters[0].add(1);
   }
 }

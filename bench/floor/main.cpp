@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -121,6 +122,11 @@ int main(int argc, char** argv) {
   Options o = parse(argc, argv);
   try {
     auto r = mtperf::floors::run(o);
+    if (r.error != 0) {
+      std::fprintf(stderr, "floor: the client stopped before the end: %s\n",
+                   std::strerror(r.error));
+      return 1;
+    }
     bool stream = o.workload == Workload::stream || o.workload == Workload::maerts ||
                   o.workload == Workload::bidir;
     double rate = r.window_s > 0 ? double(r.units) / r.window_s : 0;

@@ -81,8 +81,9 @@ Result measure(const Options& o, Shared& s) {
   std::this_thread::sleep_for(std::chrono::duration<double>(o.seconds));
   uint64_t u1 = total(s);
   auto t1 = clock::now();
+  int err = s.error.load();
   s.stop.store(true);
-  return Result{u1 - u0, std::chrono::duration<double>(t1 - t0).count()};
+  return Result{u1 - u0, std::chrono::duration<double>(t1 - t0).count(), err};
 }
 
 void start_stream(const Options& o, Shared& s, Threads& t, std::vector<int>& fds) {
