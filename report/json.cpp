@@ -76,6 +76,7 @@ nlohmann::json flow_json(const FlowFigures& f) {
             {"received", opt(f.udp_received)},
             {"lost", opt(f.udp_lost)},
             {"reordered", opt(f.udp_reordered)},
+            {"duplicates", opt(f.udp_duplicates)},
             {"jitter_us", opt(f.udp_jitter_us)}}},
           {"tcp_info",
            {{"retransmits", opt(f.retransmits)},

@@ -93,16 +93,17 @@ FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowRe
     if (receiver) {
       f.udp_received = receiver->stats.udp.received;
       f.udp_lost = receiver->stats.udp.lost;
+      f.udp_duplicates = receiver->stats.udp.duplicates;
       // With both ends' counts, what was sent and never arrived is the loss, including a tail
-      // dropped after the highest sequence the receiver saw.
-      if (f.udp_sent && *f.udp_sent >= f.udp_received.value_or(0)) {
-        f.udp_lost = std::max(*f.udp_lost, *f.udp_sent - *f.udp_received);
-      }
+      // dropped after the highest sequence the receiver saw; a duplicate arrived twice.
+      const uint64_t once = *f.udp_received - std::min(*f.udp_received, *f.udp_duplicates);
+      if (f.udp_sent && *f.udp_sent >= once) f.udp_lost = std::max(*f.udp_lost, *f.udp_sent - once);
       f.udp_reordered = receiver->stats.udp.reordered;
       f.udp_jitter_us = receiver->stats.udp.jitter_ns / 1e3;
     }
   } else if (spec.proto == Proto::udp) {
     f.udp_lost = c.stats.udp.lost;
+    f.udp_duplicates = c.stats.udp.duplicates;  // answers that came after they counted as lost
   }
   return f;
 }

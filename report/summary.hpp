@@ -36,7 +36,7 @@ struct FlowFigures {
   double transaction_rate = 0;
   std::optional<double> latency_mean_us;  // rr, crr with a round trip measured; absent otherwise
   int client_cpu = -1;
-  std::optional<uint64_t> udp_sent, udp_received, udp_lost, udp_reordered;
+  std::optional<uint64_t> udp_sent, udp_received, udp_lost, udp_reordered, udp_duplicates;
   std::optional<double> udp_jitter_us;
   std::optional<uint32_t> retransmits, rtt_us, cwnd;  // the sending side's TCP_INFO
   std::string congestion;

@@ -138,8 +138,9 @@ void flows_table(std::string& out, const TestSpec& spec, const Summary& s) {
                          f.throughput_bps / 1e6, re, cpu);
     }
     if (f.udp_lost) {
-      out += fmt::format("  udp lost {} reord {} jitter {:.1f} us", *f.udp_lost,
-                         f.udp_reordered.value_or(0), f.udp_jitter_us.value_or(0));
+      out += fmt::format("  udp lost {} reord {} dup {} jitter {:.1f} us", *f.udp_lost,
+                         f.udp_reordered.value_or(0), f.udp_duplicates.value_or(0),
+                         f.udp_jitter_us.value_or(0));
     }
     if (!f.error.empty()) out += "  ERROR: " + f.error;
     out += "\n";
