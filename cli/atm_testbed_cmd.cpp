@@ -80,6 +80,18 @@ CommandSpec up_spec() {
   add("hec-errors", text("P"), "probability of a header (HEC) error per cell, 0..1 (default 0)");
   add("ber", text("P"), "payload bit error rate, 0..1 (default 0)");
   add("seed", text("S"), "seed of the fault injection, 0..1e18 (default 1)");
+  add("corrupt-after-crc", text("P|every:N"),
+      "change 1..8 payload bytes of a PDU after its CRC passed (L4 checksum fixed up), with "
+      "probability P or every Nth eligible PDU (default off)");
+  add("duplicate", text("P|every:N"), "deliver an eligible PDU twice (default off)");
+  add("reorder", text("P|every:N"),
+      "hold an eligible PDU back and deliver it after the next one (default off)");
+  add("fault-dir", text("DIR"),
+      "the lines the PDU faults apply to: both | near-to-far | far-to-near (default both)");
+  add("fault-proto", text("PROTO"), "PDUs eligible for PDU faults: any | tcp | udp (default any)");
+  add("fault-min-payload", text("BYTES"),
+      "eligible PDUs carry at least this much TCP/UDP payload, 0..65535 (default 0; always more "
+      "than 16)");
   // The names `mtperf run` gives the same things; the old ones meant otherwise elsewhere.
   spec.aliases = {{"rate", "atm-rate"}, {"mtu", "atm-mtu"}, {"cpus", "irq-cpus"}};
   return spec;
@@ -114,6 +126,18 @@ void parsed(const CommandLine& cl, const char* name, F parse) {
   }
 }
 
+// The faults after reassembly (transports/atm/pdu_faults.hpp).
+void add_pdu_faults(const CommandLine& cl, atm::PduFaultConfig& p) {
+  parsed(cl, "corrupt-after-crc",
+         [&](const std::string& v) { p.corrupt = atm::parse_fault_trigger(v); });
+  parsed(cl, "duplicate", [&](const std::string& v) { p.duplicate = atm::parse_fault_trigger(v); });
+  parsed(cl, "reorder", [&](const std::string& v) { p.reorder = atm::parse_fault_trigger(v); });
+  parsed(cl, "fault-dir",
+         [&](const std::string& v) { p.direction = atm::parse_fault_direction(v); });
+  parsed(cl, "fault-proto", [&](const std::string& v) { p.proto = atm::parse_fault_proto(v); });
+  p.min_payload = std::size_t(number(cl, "fault-min-payload", 0, 65535, 0));
+}
+
 atm::AtmTestbedOptions up_options(const CommandLine& cl) {
   atm::AtmTestbedOptions t;
   if (!cl.has("mode")) throw UsageError("option --mode clip|lane is required");
@@ -136,6 +160,7 @@ atm::AtmTestbedOptions up_options(const CommandLine& cl) {
   t.faults.hec_error_rate = number(cl, "hec-errors", 0, 1, 0);
   t.faults.payload_ber = number(cl, "ber", 0, 1, 0);
   t.faults.seed = std::uint64_t(number(cl, "seed", 0, 1e18, 1));
+  add_pdu_faults(cl, t.pdu_faults);
   return t;
 }
 
@@ -316,6 +341,9 @@ void print_stats(const json& state, const json& stats, std::ostream& out) {
     const std::size_t i = a.value("adapter", std::size_t{0});
     const json l = i < links.size() ? links[i] : json::object();
     const bool lane = state.value("kind", "") == "lane";
+    const bool pdu_faults = state.value("atm", json::object())
+                                .value("pdu_faults", json::object())
+                                .value("active", false);
     out << fmt::format("  adapter {} ({}, cpu {}): {} {} <-> {} {}\n", i, a.value("controller", ""),
                        a.value("cpu", -1), l.value("near_if", "?"), l.value("near_addr", "?"),
                        l.value("far_if", "?"), l.value("far_addr", "?"));
@@ -328,6 +356,13 @@ void print_stats(const json& state, const json& stats, std::ostream& out) {
           name, w.value("cells_sent", 0ull), w.value("pdus_sent", 0ull), achieved, nominal,
           nominal > 0 ? 100 * achieved / nominal : 0, w.value("lost", 0ull),
           w.value("hec_errors", 0ull), w.value("unknown_vc", 0ull));
+      if (pdu_faults)
+        out << fmt::format(
+            "      after CRC: of {} eligible PDUs corrupted {} ({} bytes) duplicated {} reordered "
+            "{} (released in order {})\n",
+            w.value("pdu_eligible", 0ull), w.value("corrupted_after_crc", 0ull),
+            w.value("corrupted_bytes", 0ull), w.value("duplicated", 0ull),
+            w.value("reordered", 0ull), w.value("reorder_released", 0ull));
     }
     for (const char* name : {"near", "far"}) {
       const json& h = a["hosts"][name];

@@ -4,6 +4,9 @@
 //   up --mode clip|lane --adapters N --rate oc3|oc12|CELLS --mtu M [--name NAME] [--cpus LIST]
 //      [--encap llc|vcmux] [--inatmarp] [--max-frame 1516|4544|9234|18190] [--delay-us D]
 //      [--cell-loss P] [--hec-errors P] [--ber P] [--seed S]
+//      [--corrupt-after-crc P|every:N] [--duplicate P|every:N] [--reorder P|every:N]
+//      [--fault-dir both|near-to-far|far-to-near] [--fault-proto any|tcp|udp]
+//      [--fault-min-payload BYTES]
 //     forks a daemon that builds the testbed (two namespaces, N adapter pairs, one emulator
 //     thread each), writes /run/mtperf/atm-NAME.json (the state, TestHosts fields included, and
 //     the daemon's pid) and rewrites /run/mtperf/atm-NAME.stats.json every second; returns once

@@ -69,12 +69,16 @@ FaultInjector::FaultInjector(const FaultConfig& config) : config_(config), rng_(
   bits_to_error_ = gap(config.payload_ber);
 }
 
-std::uint64_t FaultInjector::gap(double p) {
+std::uint64_t geometric_gap(Xoshiro256& rng, double p) {
   if (p <= 0) return kNever;
   if (p >= 1) return 0;
   // Inverse transform of the geometric distribution: trials that pass before the next event.
-  const double g = std::floor(std::log1p(-rng_.uniform()) / std::log1p(-p));
+  const double g = std::floor(std::log1p(-rng.uniform()) / std::log1p(-p));
   return g >= 1.8e19 ? kNever : static_cast<std::uint64_t>(g);
+}
+
+std::uint64_t FaultInjector::gap(double p) {
+  return geometric_gap(rng_, p);
 }
 
 void FaultInjector::flip_payload_bits(std::span<std::uint8_t, kCellBytes> cell) {

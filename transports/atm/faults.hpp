@@ -27,6 +27,10 @@ class Xoshiro256 {
   std::uint64_t s_[4];
 };
 
+// Trials that pass before the next event of probability p per trial (geometric, by inverse
+// transform): 0 when p >= 1, UINT64_MAX ("never") when p <= 0.
+std::uint64_t geometric_gap(Xoshiro256& rng, double p);
+
 struct FaultConfig {
   double cell_loss_rate = 0;  // probability a cell vanishes
   double hec_error_rate = 0;  // probability a cell gets one flipped header bit (HEC included)

@@ -34,6 +34,7 @@ LinkMode parse_link_mode(std::string_view text) {
 }
 
 void validate(const LinkConfig& c) {
+  validate(c.pdu_faults);
   if (c.adapter < 0 || c.adapter > 255)
     throw std::invalid_argument("adapter index " + std::to_string(c.adapter) +
                                 " is outside 0..255");
@@ -121,6 +122,11 @@ AtmLink::AtmLink(const LinkConfig& config) : config_(config) {
     w.max_pdu_cells = std::max(max_host_cells_, aal5_cell_count(kLaneControlFrameBytes + 8));
     w.queue_pdus = kReadAheadPdus + config_.max_pending + 8;  // + held packets + control
     wires_[line] = std::make_unique<Wire>(w);
+    if (config_.pdu_faults.active() && config_.pdu_faults.applies_to_line(line)) {
+      const std::size_t l3 = config_.mode == LinkMode::kLane ? kEthernetHeaderBytes : 0;
+      pdu_faults_[line] = std::make_unique<PduFaultInjector>(
+          config_.pdu_faults, l3, kAal5MaxSduBytes, config_.faults.seed + line);
+    }
   }
   if (config_.mode == LinkMode::kClip) {
     stations_[kNearHost] = make_clip_host(config_, kNearHost, host_counters_[0]);
@@ -175,6 +181,7 @@ bool AtmLink::can_take(Side side) const {
 }
 
 void AtmLink::from_host(Side side, std::span<const std::uint8_t> packet, std::uint64_t now_ns) {
+  now_ns_ = now_ns;
   stations_[int(side)]->from_host(packet, now_ns, *this);
 }
 
@@ -195,7 +202,12 @@ bool AtmLink::line_has_room(int from, int to) const {
 }
 
 void AtmLink::deliver(Side to, std::span<const std::uint8_t> packet) {
-  if (sink_) sink_->deliver(to, packet);
+  if (!sink_) return;
+  const auto& faults = pdu_faults_[to == Side::kFar ? 0 : 1];  // the line that carried it
+  if (!faults) return sink_->deliver(to, packet);
+  const PduDeliveries out = faults->apply(packet, now_ns_);
+  for (std::size_t i = 0; i < out.count; ++i)
+    sink_->deliver(to, out.packets[i]);
 }
 
 int AtmLink::station_of(const AtmAddress& atm) const {
@@ -229,6 +241,12 @@ void AtmLink::on_cell(int line, std::span<const std::uint8_t, kCellBytes> cell,
 
 std::uint64_t AtmLink::advance(std::uint64_t now_ns, LinkSink& sink) {
   sink_ = &sink;
+  now_ns_ = now_ns;
+  for (int line = 0; line < 2; ++line)  // a reordered PDU held too long goes out in order
+    if (pdu_faults_[line]) {
+      const auto held = pdu_faults_[line]->expire(now_ns);
+      if (!held.empty()) sink.deliver(line == 0 ? Side::kFar : Side::kNear, held);
+    }
   if (now_ns >= next_timer_ns_) {
     for (auto& s : stations_)
       if (s) s->on_timer(now_ns, *this);
@@ -251,6 +269,8 @@ std::uint64_t AtmLink::advance(std::uint64_t now_ns, LinkSink& sink) {
     }
     if (next > now_ns && sends_ == sends_before) break;
   }
+  for (const auto& faults : pdu_faults_)
+    if (faults) next = std::min(next, faults->next_deadline());
   sink_ = nullptr;
   return next;
 }
@@ -270,6 +290,16 @@ LinkStats AtmLink::stats() const {
                               f.clp_discarded.load(),
                               port_hec_errors_[line].load(),
                               port_unknown_vc_[line].load()};
+    if (const auto& faults = pdu_faults_[line]) {
+      const PduFaultCounters& p = faults->counters();
+      WireStats& o = s.wires[line];
+      o.pdu_eligible = p.eligible.load();
+      o.corrupted_after_crc = p.corrupted.load();
+      o.corrupted_bytes = p.corrupted_bytes.load();
+      o.duplicated = p.duplicated.load();
+      o.reordered = p.reordered.load();
+      o.reorder_released = p.released.load();
+    }
     const HostCounters& h = host_counters_[line];
     HostStats& o = s.hosts[line];
     o = HostStats{h.from_host.load(),

@@ -41,6 +41,7 @@
 #include "transports/atm/faults.hpp"
 #include "transports/atm/lane_ctrl.hpp"
 #include "transports/atm/line.hpp"
+#include "transports/atm/pdu_faults.hpp"
 #include "transports/atm/wire.hpp"
 
 namespace mtperf::atm {
@@ -68,6 +69,7 @@ struct LinkConfig {
   PacerConfig pacer;
   std::uint64_t propagation_ns = 0;
   FaultConfig faults;                 // applied on both lines; the far line's seed is seed + 1
+  PduFaultConfig pdu_faults;          // after reassembly, before the host (faults.seed as above)
   std::size_t mtu = kDefaultClipMtu;  // the hosts' IP MTU, 68..65,527 (LANE: frame fits max)
   // CLIP
   Encap clip_encap = Encap::kLlcSnap;  // data VCs: llc or vcmux
@@ -131,6 +133,10 @@ struct WireStats {
   std::uint64_t pdus_sent = 0, cells_sent = 0, cells_delivered = 0, refused = 0;
   std::uint64_t lost = 0, hec_injected = 0, bit_errors = 0, clp_discarded = 0;
   std::uint64_t hec_errors = 0, unknown_vc = 0;  // at the receiving port, outside any VC
+  // After reassembly (pdu_faults.hpp): PDUs eligible, corrupted (and bytes changed), duplicated,
+  // reordered, and held PDUs released in order.
+  std::uint64_t pdu_eligible = 0, corrupted_after_crc = 0, corrupted_bytes = 0, duplicated = 0,
+                reordered = 0, reorder_released = 0;
 };
 
 struct HostStats {
@@ -233,6 +239,8 @@ class AtmLink final : LinkPort {
 
   LinkConfig config_;
   std::array<std::unique_ptr<Wire>, 2> wires_;
+  std::array<std::unique_ptr<PduFaultInjector>, 2> pdu_faults_;  // [line]; null: none there
+  std::uint64_t now_ns_ = 0;  // the time of the current advance() or from_host()
   std::array<std::unique_ptr<Station>, kStations> stations_;
   std::array<std::array<RxVc, kStations>, kStations> vcs_;  // [from][to]
   std::array<AtmAddress, kStations> atm_{};

@@ -47,7 +47,24 @@ nlohmann::json wire_json(const WireStats& w) {
           {"bit_errors", w.bit_errors},
           {"clp_discarded", w.clp_discarded},
           {"hec_errors", w.hec_errors},
-          {"unknown_vc", w.unknown_vc}};
+          {"unknown_vc", w.unknown_vc},
+          {"pdu_eligible", w.pdu_eligible},
+          {"corrupted_after_crc", w.corrupted_after_crc},
+          {"corrupted_bytes", w.corrupted_bytes},
+          {"duplicated", w.duplicated},
+          {"reordered", w.reordered},
+          {"reorder_released", w.reorder_released}};
+}
+
+nlohmann::json pdu_faults_json(const PduFaultConfig& p) {
+  return {{"active", p.active()},
+          {"corrupt_after_crc", to_string(p.corrupt)},
+          {"duplicate", to_string(p.duplicate)},
+          {"reorder", to_string(p.reorder)},
+          {"direction", to_string(p.direction)},
+          {"proto", to_string(p.proto)},
+          {"min_payload", p.min_payload},
+          {"hold_ns", p.hold_ns}};
 }
 
 // The device's own drop counters come from the kernel: a TUN/TAP queue that overflows while
@@ -144,7 +161,8 @@ nlohmann::json options_to_json(const AtmTestbedOptions& o) {
             {"hec_error_rate", o.faults.hec_error_rate},
             {"payload_ber", o.faults.payload_ber},
             {"discard_clp1", o.faults.discard_clp1},
-            {"seed", o.faults.seed}}}};
+            {"seed", o.faults.seed}}},
+          {"pdu_faults", pdu_faults_json(o.pdu_faults)}};
 }
 
 std::string atm_state_path(const std::string& name, const std::string& dir) {
@@ -199,6 +217,7 @@ void AtmTestbed::build() {
     c.propagation_ns = options_.propagation_ns;
     c.faults = options_.faults;
     c.faults.seed = options_.faults.seed + 2 * std::uint64_t(i);
+    c.pdu_faults = options_.pdu_faults;
     c.mtu = std::size_t(options_.mtu);
     c.clip_encap = options_.encap;
     c.inatmarp_pvc = options_.inatmarp_pvc;

@@ -26,6 +26,7 @@
 #include "transports/atm/faults.hpp"
 #include "transports/atm/line.hpp"
 #include "transports/atm/link.hpp"
+#include "transports/atm/pdu_faults.hpp"
 
 namespace mtperf {
 class NetnsPair;
@@ -48,6 +49,7 @@ struct AtmTestbedOptions {
   // (lane_frame_for_mtu), 1516 when the MTU is not given either.
   std::size_t lane_max_frame = 0;
   FaultConfig faults;
+  PduFaultConfig pdu_faults;  // after reassembly (corrupt, duplicate, reorder), seeded by faults
   std::uint64_t propagation_ns = 0;
   std::string tag;  // part of the namespace names; "" = a sequence number
 };
