@@ -14,6 +14,15 @@ namespace {
 constexpr std::uint64_t kTimerNs = 50'000'000;  // control-plane retries, ageing, reassembly timer
 constexpr std::size_t kReadAheadPdus = 2;       // host PDUs queued on a line beyond those sent
 
+void add_pdu_fault_stats(const PduFaultCounters& p, WireStats& o) {
+  o.pdu_eligible = p.eligible.load();
+  o.corrupted_after_crc = p.corrupted.load();
+  o.corrupted_bytes = p.corrupted_bytes.load();
+  o.duplicated = p.duplicated.load();
+  o.reordered = p.reordered.load();
+  o.reorder_released = p.released.load();
+}
+
 }  // namespace
 
 const char* to_string(LinkMode mode) {
@@ -290,16 +299,7 @@ LinkStats AtmLink::stats() const {
                               f.clp_discarded.load(),
                               port_hec_errors_[line].load(),
                               port_unknown_vc_[line].load()};
-    if (const auto& faults = pdu_faults_[line]) {
-      const PduFaultCounters& p = faults->counters();
-      WireStats& o = s.wires[line];
-      o.pdu_eligible = p.eligible.load();
-      o.corrupted_after_crc = p.corrupted.load();
-      o.corrupted_bytes = p.corrupted_bytes.load();
-      o.duplicated = p.duplicated.load();
-      o.reordered = p.reordered.load();
-      o.reorder_released = p.released.load();
-    }
+    if (pdu_faults_[line]) add_pdu_fault_stats(pdu_faults_[line]->counters(), s.wires[line]);
     const HostCounters& h = host_counters_[line];
     HostStats& o = s.hosts[line];
     o = HostStats{h.from_host.load(),
