@@ -1,6 +1,5 @@
 #include <cmath>
 
-#include "control/side_json.hpp"
 #include "platform/system.hpp"
 #include "report/render.hpp"
 
@@ -23,9 +22,55 @@ nlohmann::json latency_json(const std::optional<LatencyFigures>& l) {
           {"p99", num(l->p99_us)}, {"p99_9", num(l->p999_us)}, {"max", num(l->max_us)}};
 }
 
+// The user-facing document has its own writers of the CPU and interrupt figures, apart from the
+// control protocol's (control/side_json), so that a change of the wire never changes it.
+nlohmann::json usage_json(const CpuUsage& u) {
+  return {{"util_percent", num(u.util)}, {"user", num(u.user + u.nice)}, {"sys", num(u.sys)},
+          {"irq", num(u.irq)},           {"softirq", num(u.softirq)},    {"iowait", num(u.iowait)},
+          {"steal", num(u.steal)},       {"idle", num(u.idle)}};
+}
+
 nlohmann::json cpu_json(const std::optional<CpuFigures>& c) {
   if (!c) return nullptr;
-  return cpu_to_json(c->host);
+  nlohmann::json j = usage_json(c->host.total);
+  j["cpus"] = c->host.cpus;
+  nlohmann::json per = nlohmann::json::array();
+  for (const auto& [id, u] : c->host.per_cpu) {
+    nlohmann::json e = usage_json(u);
+    e["cpu"] = id;
+    per.push_back(e);
+  }
+  j["per_cpu"] = per;
+  return j;
+}
+
+// Device interrupts and the network softirqs, per CPU and per adapter, events/s.
+nlohmann::json interrupts_json(const std::optional<InterruptRates>& r) {
+  if (!r) return nullptr;
+  nlohmann::json per = nlohmann::json::array();
+  double device = 0, all = 0;
+  for (size_t i = 0; i < r->cpu_ids.size(); ++i) {
+    const int cpu = r->cpu_ids[i];
+    const double d = i < r->per_cpu_device.size() ? r->per_cpu_device[i] : 0;
+    const double a = i < r->per_cpu_all.size() ? r->per_cpu_all[i] : 0;
+    device += d;
+    all += a;
+    per.push_back({{"cpu", cpu},
+                   {"device_per_s", num(d)},
+                   {"all_per_s", num(a)},
+                   {"net_rx_per_s", num(r->softirq_rate("NET_RX", cpu))},
+                   {"net_tx_per_s", num(r->softirq_rate("NET_TX", cpu))}});
+  }
+  nlohmann::json adapters = nlohmann::json::array();
+  for (const auto& a : r->adapters)
+    adapters.push_back({{"adapter", a.adapter},
+                        {"irqs", a.irqs},
+                        {"per_s", num(a.total)},
+                        {"per_cpu", a.per_cpu}});
+  return {{"device_per_s", num(device)},
+          {"all_per_s", num(all)},
+          {"per_cpu", per},
+          {"adapters", adapters}};
 }
 
 nlohmann::json sd_json(const std::optional<CpuFigures>& c) {
@@ -177,10 +222,8 @@ nlohmann::json summary_json(const Summary& s) {
           {"local_cpu", cpu_json(s.local_cpu)},
           {"remote_cpu", cpu_json(s.remote_cpu)},
           {"service_demand", {{"local", sd_json(s.local_cpu)}, {"remote", sd_json(s.remote_cpu)}}},
-          {"local_interrupts",
-           s.local_interrupts ? interrupts_to_json(*s.local_interrupts) : nlohmann::json()},
-          {"remote_interrupts",
-           s.remote_interrupts ? interrupts_to_json(*s.remote_interrupts) : nlohmann::json()},
+          {"local_interrupts", interrupts_json(s.local_interrupts)},
+          {"remote_interrupts", interrupts_json(s.remote_interrupts)},
           {"local_process_cpu_percent", opt(s.local_process_cpu_percent)},
           {"remote_process_cpu_percent", opt(s.remote_process_cpu_percent)},
           {"one_process", s.one_process},
