@@ -10,16 +10,10 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "platform/read_file.hpp"
+
 namespace mtperf {
 namespace {
-
-std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 [[noreturn]] void malformed(const std::string& origin, int line_no, std::string_view line,
                             const std::string& why) {
@@ -100,7 +94,7 @@ CpuSnapshot parse_cpu_snapshot(const std::string& text, const std::string& origi
 
 CpuSnapshot read_cpu_snapshot(const std::string& root) {
   const std::string path = (std::filesystem::path(root) / "proc/stat").string();
-  return parse_cpu_snapshot(read_whole_file(path), path);
+  return parse_cpu_snapshot(read_file(path), path);
 }
 
 CpuUsage cpu_usage(const CpuTimes& before, const CpuTimes& after) {

@@ -6,18 +6,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "platform/read_file.hpp"
+
 namespace mtperf {
-namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<std::string> parse_congestion_list(const std::string& text) {
   std::istringstream in(text);
@@ -32,7 +24,7 @@ std::vector<std::string> parse_congestion_list(const std::string& text) {
 std::vector<std::string> congestion_controls(bool privileged, const std::string& root) {
   const char* file =
       privileged ? "tcp_available_congestion_control" : "tcp_allowed_congestion_control";
-  return parse_congestion_list(read_text(root + "/proc/sys/net/ipv4/" + file));
+  return parse_congestion_list(read_file(root + "/proc/sys/net/ipv4/" + file));
 }
 
 uint64_t parse_mem_total(const std::string& text, const std::string& origin) {
@@ -53,7 +45,7 @@ uint64_t parse_mem_total(const std::string& text, const std::string& origin) {
 
 uint64_t mem_total_bytes(const std::string& root) {
   std::string path = root + "/proc/meminfo";
-  return parse_mem_total(read_text(path), path);
+  return parse_mem_total(read_file(path), path);
 }
 
 bool privileged_network() {

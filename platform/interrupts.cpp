@@ -10,16 +10,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "platform/read_file.hpp"
+
 namespace mtperf {
 namespace {
-
-std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::vector<std::string_view> split_ws(std::string_view line) {
   std::vector<std::string_view> tokens;
@@ -239,8 +233,8 @@ InterruptSnapshot read_interrupt_snapshot(const std::string& root) {
   const std::filesystem::path base(root);
   const std::string irq_path = (base / "proc/interrupts").string();
   const std::string softirq_path = (base / "proc/softirqs").string();
-  parse_interrupts(read_whole_file(irq_path), irq_path, snap);
-  parse_softirqs(read_whole_file(softirq_path), softirq_path, snap);
+  parse_interrupts(read_file(irq_path), irq_path, snap);
+  parse_softirqs(read_file(softirq_path), softirq_path, snap);
   return snap;
 }
 

@@ -21,6 +21,8 @@
 
 #include "platform/exec.hpp"
 
+#include "platform/read_file.hpp"
+
 namespace mtperf {
 namespace fs = std::filesystem;
 
@@ -284,11 +286,7 @@ std::map<std::string, LinkCounters> parse_net_dev(const std::string& text) {
 }
 
 std::map<std::string, LinkCounters> link_counters() {
-  std::ifstream in("/proc/thread-self/net/dev");
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) throw std::runtime_error("cannot read /proc/thread-self/net/dev");
-  return parse_net_dev(text.str());
+  return parse_net_dev(read_file("/proc/thread-self/net/dev"));
 }
 
 void check_testbed_name(const std::string& name) {
