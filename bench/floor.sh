@@ -10,7 +10,9 @@
 # pinned to 0); default: both. Each case runs PAIRS times mtperf then the floor, alternately,
 # and prints for each side the median, the min..max spread and the CPU time of the process per
 # unit (µs per transaction, per MB for streams; it moves much less than the rates when other
-# jobs share the host), then the ratio of the medians mtperf/floor (above 0.95 is the target).
+# jobs share the host), then the ratio of the medians mtperf/floor (above 0.95 is the target)
+# and cpu_r, the floor's CPU per unit over mtperf's (below 1: mtperf spends more per unit;
+# set-up and warm-up count, which weighs on mtperf in short runs).
 # -v prints every run's figure. The load average before and after is printed: rerun a batch
 # that another job disturbed. Defaults: 5 pairs of 5 s, build/cli/mtperf, build/bench/floor
 # (where others build too, measure a copy: -b /tmp/mtperf, so no relink lands mid-batch).
@@ -30,7 +32,7 @@ while getopts "l:n:b:f:p:vh" opt; do
     f) floor=$OPTARG ;;
     p) pinnings+=("$OPTARG") ;;
     v) verbose=1 ;;
-    *) sed -n '2,16p' "$0"; exit 2 ;;
+    *) sed -n '2,18p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -77,8 +79,8 @@ spread() { printf '%s\n' "$@" | sort -g | awk 'NR==1 {lo=$1} {hi=$1} END {printf
 
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs, $pairs pairs of $len s, pinnings: ${pinnings[*]}"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-5s %-9s %10s %-17s %8s %10s %-17s %8s %6s\n' pin case mtperf spread cpu_us floor \
-  spread cpu_us ratio
+printf '%-5s %-9s %10s %-17s %8s %10s %-17s %8s %6s %6s\n' pin case mtperf spread cpu_us floor \
+  spread cpu_us ratio cpu_r
 for pin in "${pinnings[@]}"; do
   case $pin in
     cross) wrap=() mcpus=(--cpus 0 --server-cpus 1) fcpus=(-c 0 -s 1) ;;
@@ -101,9 +103,10 @@ for pin in "${pinnings[@]}"; do
       f+=("$x") fc+=("$u")
     done
     mm=$(median "${m[@]}") fm=$(median "${f[@]}")
-    printf '%-5s %-9s %10.1f %-17s %8.2f %10.1f %-17s %8.2f %6.2f\n' "$pin" "$c" "$mm" \
-      "$(spread "${m[@]}")" "$(median "${mc[@]}")" "$fm" "$(spread "${f[@]}")" \
-      "$(median "${fc[@]}")" "$(echo "$mm / $fm" | bc -l)"
+    mu=$(median "${mc[@]}") fu=$(median "${fc[@]}")
+    printf '%-5s %-9s %10.1f %-17s %8.2f %10.1f %-17s %8.2f %6.2f %6.2f\n' "$pin" "$c" "$mm" \
+      "$(spread "${m[@]}")" "$mu" "$fm" "$(spread "${f[@]}")" "$fu" \
+      "$(echo "$mm / $fm" | bc -l)" "$(echo "$fu / $mu" | bc -l)"
     if [ $verbose = 1 ]; then
       echo "#   mtperf: ${m[*]}"
       echo "#   floor:  ${f[*]}"
