@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include "cli/command_line.hpp"
 #include "transports/atm/pdu_tool.hpp"
 
@@ -108,22 +110,11 @@ std::optional<std::vector<std::uint8_t>> parse_hex(std::string_view text, std::s
 }
 
 std::string to_hex(std::span<const std::uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(bytes.size() * 2);
-  for (const std::uint8_t b : bytes) {
-    s.push_back(kDigits[b >> 4]);
-    s.push_back(kDigits[b & 0xF]);
-  }
-  return s;
+  return fmt::format("{:02x}", fmt::join(bytes, ""));
 }
 
 std::string hex16(std::uint16_t v) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s = "0x";
-  for (int shift = 12; shift >= 0; shift -= 4)
-    s.push_back(kDigits[(v >> shift) & 0xF]);
-  return s;
+  return fmt::format("0x{:04x}", v);
 }
 
 std::size_t max_frame_option(const CommandLine& cl) {

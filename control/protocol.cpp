@@ -12,6 +12,8 @@
 #include <cstring>
 #include <ctime>
 
+#include <fmt/format.h>
+
 namespace mtperf::control {
 
 std::string_view to_string(MsgType t) {
@@ -193,14 +195,7 @@ Message expect(int fd, MsgType want, uint32_t max_body, int timeout_ms) {
 namespace {
 
 std::string hex_of(const unsigned char* p, size_t n) {
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * n);
-  for (size_t i = 0; i < n; ++i) {
-    out += hex[p[i] >> 4];
-    out += hex[p[i] & 15];
-  }
-  return out;
+  return fmt::format("{:02x}", fmt::join(p, p + n, ""));
 }
 
 }  // namespace
