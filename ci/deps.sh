@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config clang-format
       liburing-dev libibverbs-dev librdmacm-dev libboost-program-options-dev catch2
-      nlohmann-json3-dev libfmt-dev libisal-dev libhwloc-dev libssl-dev libbenchmark-dev
+      nlohmann-json3-dev libfmt-dev libisal-dev libssl-dev libbenchmark-dev
       iproute2 procps
       python3-jsonschema  # tests/report/json_schema_check.py: the JSON output against docs/json-schema
       clang libclang-rt-14-dev llvm)  # ci/fuzz.sh: libFuzzer and its sanitizers, llvm-symbolizer
