@@ -185,11 +185,14 @@ TEST_CASE("sweep -T clip runs each count over its own emulated adapters") {
   REQUIRE(sweep["rows"].size() == 1);
   const json& cells = sweep["rows"][0]["cells"];
   REQUIRE(cells.size() == 2);
-  // One OC-3c line carries at most 134.34 Mbit/s of TCP payload, two at most twice that. Both
-  // adapters carried traffic: Jain's index over the two is 0.5 when one of them carried nothing
-  // (a ratio that holds however slow a loaded machine makes both).
+  // One OC-3c line carries at most 134.34 Mbit/s of TCP payload, two at most twice that. A 1 s
+  // window may exceed it by what the receiver's socket buffer held when the window opened (a
+  // receiver slowed by a loaded host or a sanitizer reads it in the window: 135.72 Mbit/s, +1.03%,
+  // was seen under ASan at load 8), hence 2% here; the 1.5 s runs above keep 1%. Both adapters
+  // carried traffic: Jain's index over the two is 0.5 when one of them carried nothing (a ratio
+  // that holds however slow a loaded machine makes both).
   CHECK(cells[0]["throughput_bps"].get<double>() > 0);
-  CHECK(cells[0]["throughput_bps"].get<double>() < 1.01 * 134.34e6);
-  CHECK(cells[1]["throughput_bps"].get<double>() < 2.02 * 134.34e6);
+  CHECK(cells[0]["throughput_bps"].get<double>() < 1.02 * 134.34e6);
+  CHECK(cells[1]["throughput_bps"].get<double>() < 2.04 * 134.34e6);
   CHECK(cells[1]["jain_fairness_adapters"].get<double>() > 0.75);
 }
