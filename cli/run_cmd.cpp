@@ -76,14 +76,22 @@ int run_command(const std::vector<std::string>& args) {
       std::fprintf(stderr, "mtperf run: interrupted; the report is a partial result\n");
       return kExitInterrupted;
     }
+    const auto& stop = r.summary.stopped_early;
+    if (stop) {
+      std::fprintf(stderr, "mtperf run: stopped early at %.2f s (--stop-on-error): %s\n",
+                   stop->at_s, stop->why.c_str());
+    }
     if (r.summary.errors.empty()) {
-      if (all_passed(checks)) return 0;
+      // A run stopped at a counted error or a --verify mismatch failed, whatever the checks say;
+      // one stopped at a failed interval check failed a check.
+      bool stopped_at_error = stop && stop->cause != StopCause::check;
+      if (all_passed(checks) && !stop) return 0;
       std::string failed;
       for (const auto& c : checks)
         if (!c.passed)
           failed += (failed.empty() ? "" : ", ") + c.check.text + " (" + c.detail + ")";
-      std::fprintf(stderr, "mtperf run: checks failed: %s\n", failed.c_str());
-      return kExitCheckFailed;
+      if (!failed.empty()) std::fprintf(stderr, "mtperf run: checks failed: %s\n", failed.c_str());
+      return stopped_at_error ? 1 : kExitCheckFailed;
     }
     // The report says everything; the exit status and one line on stderr say that it failed.
     const auto& errors = r.summary.errors;

@@ -85,6 +85,9 @@ po::options_description run_description() {
   add("check", text()->value_name("CHECKS"),
       "pass/fail thresholds, e.g. 'throughput>=9G,loss<=0,errors==0,verify==0': exit 3 when one "
       "fails (docs/validation.md)");
+  add("stop-on-error", po::bool_switch(),
+      "end the run at the first error a flow counts, the first --verify mismatch, or (with "
+      "--interval and --check) the first interval that fails a check; the report says why");
   add("output,o", text()->value_name("FILE"), "write the report to FILE (default: stdout)");
   add("histogram", text()->value_name("FILE"),
       "write the latency histogram's buckets to FILE (- for stdout)");
@@ -406,6 +409,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
       throw UsageError(std::string("option --check: ") + e.what());
     }
   }
+  o.client.stop_on_error = get<bool>(vm, "stop-on-error");
   if (o.format == Format::junit && o.checks.empty())
     throw UsageError("option --format: junit reports checks: give them with --check");
   if (vm.count("output")) o.output = get<std::string>(vm, "output");

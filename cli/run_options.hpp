@@ -8,7 +8,6 @@
 
 #include "cli/command_line.hpp"
 #include "harness/request.hpp"
-#include "report/checks.hpp"
 
 namespace mtperf::cli {
 
@@ -17,9 +16,8 @@ enum class Format { text, json, csv, junit };
 // The run's request (harness/request.hpp) and what the command line does with its result.
 struct RunOptions : RunRequest {
   Format format = Format::text;
-  std::string output;         // -o FILE, "" = stdout
-  std::string histogram;      // --histogram FILE|-: the latency buckets
-  std::vector<Check> checks;  // --check: the run's verdict (exit 3 when one fails)
+  std::string output;     // -o FILE, "" = stdout
+  std::string histogram;  // --histogram FILE|-: the latency buckets
   bool help = false;
 };
 

@@ -156,6 +156,7 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   expect(ctl.fd, MsgType::started, kMaxRequestBody, kSetupTimeoutMs);
   Runner runner(spec, Side::client, *transport, std::move(flows), opts.cpus);
   runner.set_interval_callback(std::move(on_interval));
+  runner.set_stop_on_error(opts.stop_on_error);
   runner.set_netdevs(flow_netdevs(sources, ctl.fd));
   runner.start();
   TestOutcome out;

@@ -11,6 +11,7 @@
 #include "control/client.hpp"
 #include "harness/error.hpp"
 #include "platform/placement.hpp"
+#include "report/checks.hpp"
 #include "stats/confidence.hpp"
 #include "workloads/spec.hpp"
 
@@ -33,6 +34,10 @@ struct RunRequest {
   int atm_mtu = 0;                // 0: 9180 for CLIP, 1500 for LANE
   bool quiet = false;             // no progress or interim lines on stderr
   bool interim_lines = true;      // --interval lines on stderr (the text report's)
+  // --check: the run's verdict (cli evaluates it on the report); with --interval the checks an
+  // interval can judge are also shown on each interim line, and with client.stop_on_error a
+  // failing one ends the run.
+  std::vector<Check> checks;
 };
 
 }  // namespace mtperf

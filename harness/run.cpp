@@ -13,23 +13,45 @@
 namespace mtperf {
 namespace {
 
-// The --interval lines on stderr, unless quiet.
-IntervalCallback interim_printer(const RunRequest& o) {
-  if (o.quiet || !o.interim_lines || o.spec.interval_s <= 0) return {};
-  // Each line in the workload's own unit, as its headline: transactions for rr/crr, bits for
-  // the streams (whose byte counts mean nothing as a rate of transactions, and vice versa).
+// An interim line: the interval's figure in the workload's own unit, as its headline:
+// transactions for rr/crr, bits for the streams (whose byte counts mean nothing as a rate of
+// transactions, and vice versa), then the verdict of each check the interval can judge.
+void print_interim(bool rr, const IntervalSample& s, const std::vector<CheckResult>& judged) {
+  double dt = s.end_s - s.start_s;
+  std::string verdicts = interval_checks_text(judged);
+  if (rr) {
+    std::fprintf(stderr, "  [%6.2f-%6.2f s] %10.1f trans/s%s\n", s.start_s, s.end_s,
+                 double(s.sum.transactions) / dt, verdicts.c_str());
+    return;
+  }
+  double mbps = double(s.sum.bytes_sent + s.sum.bytes_recv) * 8 / dt / 1e6;
+  std::fprintf(stderr, "  [%6.2f-%6.2f s] %10.2f Mbit/s (sent+received here)%s\n", s.start_s,
+               s.end_s, mbps, verdicts.c_str());
+}
+
+// What the clock thread calls at each interval's end: the interim line on stderr (unless quiet
+// or another format keeps stderr for errors) and the interval's checks; returns the first check
+// the interval failed, which ends the run under --stop-on-error.
+IntervalCallback interval_watch(const RunRequest& o) {
+  if (o.spec.interval_s <= 0) return {};
+  const bool lines = !o.quiet && o.interim_lines;
+  std::vector<Check> judged;
+  for (const Check& c : o.checks)
+    if (judged_per_interval(c)) judged.push_back(c);
+  if (!lines && judged.empty()) return {};
   const bool rr = o.spec.workload == Workload::rr || o.spec.workload == Workload::crr;
-  return [rr](const IntervalSample& s) {
-    double dt = s.end_s - s.start_s;
-    if (dt <= 0) return;
-    if (rr) {
-      std::fprintf(stderr, "  [%6.2f-%6.2f s] %10.1f trans/s\n", s.start_s, s.end_s,
-                   double(s.sum.transactions) / dt);
-      return;
+  return [rr, lines, judged](const IntervalSample& s) -> std::string {
+    if (s.end_s - s.start_s <= 0) return {};
+    auto results = evaluate_interval_checks(judged, s);
+    if (lines) print_interim(rr, s, results);
+    for (const CheckResult& r : results) {
+      if (!r.passed) {
+        char when[64];
+        std::snprintf(when, sizeof when, " in [%.2f-%.2f s]", s.start_s, s.end_s);
+        return r.check.text + ": " + r.detail + when;
+      }
     }
-    double mbps = double(s.sum.bytes_sent + s.sum.bytes_recv) * 8 / dt / 1e6;
-    std::fprintf(stderr, "  [%6.2f-%6.2f s] %10.2f Mbit/s (sent+received here)\n", s.start_s,
-                 s.end_s, mbps);
+    return {};
   };
 }
 
@@ -50,11 +72,12 @@ Report run_iterations(const RunRequest& o, const control::ClientOptions& client,
       std::fprintf(stderr, "\r  iteration %d of at most %d (%.0f s each)...", i + 1,
                    o.rule.max_iterations, o.spec.duration_s + o.spec.warmup_s);
     }
-    auto outcome = control::run_test(o.spec, client, interim_printer(o));
+    auto outcome = control::run_test(o.spec, client, interval_watch(o));
     r.spec.flow_servers = outcome.flow_servers;  // the test as it went to the server
     r.iterations.push_back(summarize(o.spec, outcome, placement));
     samples.push_back(headline(o.spec, r.iterations.back()));
     if (iterations_done(samples, o.rule) || interrupts() > 0) break;
+    if (r.iterations.back().stopped_early) break;  // --stop-on-error: the first failure ends it
   }
   if (progress) std::fprintf(stderr, "\r%60s\r", "");
   finish_report(r);

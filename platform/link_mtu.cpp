@@ -24,6 +24,10 @@ void set_link_mtu(const std::string& ns, const std::string& ifname, int mtu) {
   run_checked({"ip", "-n", ns, "link", "set", "dev", ifname, "mtu", std::to_string(mtu)});
 }
 
+void set_link_up(const std::string& ns, const std::string& ifname, bool up) {
+  run_checked({"ip", "-n", ns, "link", "set", "dev", ifname, up ? "up" : "down"});
+}
+
 LinkMtuOverride::LinkMtuOverride(std::vector<NamespacedLink> links) : links_(std::move(links)) {
   for (const auto& l : links_)
     original_.push_back(link_mtu(l.ns, l.ifname));

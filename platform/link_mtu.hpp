@@ -1,6 +1,7 @@
 #pragma once
 // The MTU of network interfaces inside a named namespace (`ip -n NS link`), and a guard that
-// sets it on several interfaces for a while and puts back what each had. `mtperf sweep --mtu`
+// sets it on several interfaces for a while and puts back what each had; a link's state (up,
+// down) there. `mtperf sweep --mtu`
 // sets a testbed's links for each column with it.
 //
 // Needs CAP_NET_ADMIN in the namespace (root) and iproute2. Thread-safety: one thread per guard.
@@ -22,6 +23,10 @@ int link_mtu(const std::string& ns, const std::string& ifname);
 // Sets the interface's MTU; throws std::runtime_error naming the command and quoting ip's
 // stderr (an MTU the device refuses).
 void set_link_mtu(const std::string& ns, const std::string& ifname, int mtu);
+
+// Sets the interface administratively up or down (`ip -n NS link set dev IF up|down`): a link
+// event in the middle of a test. Throws std::runtime_error as set_link_mtu.
+void set_link_up(const std::string& ns, const std::string& ifname, bool up);
 
 struct NamespacedLink {
   std::string ns, ifname;

@@ -22,7 +22,7 @@ constexpr std::string_view kMetrics[] = {
     "throughput",  "throughput_c2s", "throughput_s2c", "transaction_rate", "latency_mean",
     "latency_p50", "latency_p90",    "latency_p99",    "latency_p99_9",    "latency_max",
     "loss",        "retransmits",    "errors",         "verify",           "jain",
-    "local_cpu",   "remote_cpu"};
+    "local_cpu",   "remote_cpu",     "longest_stall"};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
@@ -135,6 +135,7 @@ std::optional<double> figure(const std::string& m, const Report& r, std::string&
     return s.verify ? std::optional<double>(double(s.verify->bad_receives)) : std::nullopt;
   }
   if (m == "jain") return s.jain_fairness;
+  if (m == "longest_stall") return s.longest_stall_s;
   const auto& cpu = m == "local_cpu" ? s.local_cpu : s.remote_cpu;
   if (!cpu) why = "no CPU figure for that host";
   return cpu ? std::optional<double>(cpu->host.total.util) : std::nullopt;
@@ -223,6 +224,45 @@ std::vector<CheckResult> evaluate_checks(const std::vector<Check>& checks, const
       res.detail = why;
     }
     out.push_back(std::move(res));
+  }
+  return out;
+}
+
+bool judged_per_interval(const Check& c) {
+  const std::string& m = c.metric;
+  return m == "throughput" || m == "throughput_c2s" || m == "throughput_s2c" ||
+         m == "transaction_rate" || m == "errors";
+}
+
+std::vector<CheckResult> evaluate_interval_checks(const std::vector<Check>& checks,
+                                                  const IntervalSample& s) {
+  std::vector<CheckResult> out;
+  double dt = s.end_s - s.start_s;
+  for (const Check& c : checks) {
+    if (!judged_per_interval(c)) continue;
+    const std::string& m = c.metric;
+    const CounterValues& v = s.sum;
+    double bytes = m == "throughput"       ? double(v.bytes_sent + v.bytes_recv)
+                   : m == "throughput_c2s" ? double(v.bytes_sent)
+                                           : double(v.bytes_recv);
+    double x = m == "errors"             ? double(v.errors)
+               : dt <= 0                 ? 0
+               : m == "transaction_rate" ? double(v.transactions) / dt
+                                         : bytes * 8 / dt;
+    CheckResult r;
+    r.check = c;
+    r.measured = x;
+    r.passed = holds(x, c.op, c.value);
+    r.detail = "measured " + human(x);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string interval_checks_text(const std::vector<CheckResult>& results) {
+  std::string out;
+  for (const auto& r : results) {
+    out += " " + r.check.text + (r.passed ? " ok" : " FAIL (" + r.detail + ")");
   }
   return out;
 }

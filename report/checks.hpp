@@ -15,6 +15,7 @@
 //   verify        receives holding a wrong byte (--verify), both ends
 //   jain          Jain's fairness index over the flows
 //   local_cpu, remote_cpu   % of the host's CPUs
+//   longest_stall s without progress on the client (a link down, a hung peer)
 // A check whose figure the run did not produce (verify without --verify, latency of a stream)
 // fails, and says why: a threshold that cannot be checked is not a pass.
 #include <optional>
@@ -45,6 +46,19 @@ struct CheckResult {
 std::vector<Check> parse_checks(std::string_view list);
 std::vector<CheckResult> evaluate_checks(const std::vector<Check>& checks, const Report& r);
 bool all_passed(const std::vector<CheckResult>& results);
+
+// With --interval, the checks an interval's own figures can judge, on each interval as it ends:
+//   throughput, throughput_c2s, throughput_s2c   the client's bytes sent + received, sent,
+//                                                received, x 8 / the interval's length, bits/s
+//   transaction_rate                             the client's transactions / the interval, /s
+//   errors                                       errors the client's flows counted in it
+// Every other metric is judged at the end only. The run's verdict stays evaluate_checks's.
+bool judged_per_interval(const Check& c);
+// The results of the checks judged_per_interval() picks, on one interval (the rest left out).
+std::vector<CheckResult> evaluate_interval_checks(const std::vector<Check>& checks,
+                                                  const IntervalSample& s);
+// " throughput>=9G ok  errors==0 FAIL (measured 3)": appended to the interim line.
+std::string interval_checks_text(const std::vector<CheckResult>& results);
 
 // The verdict as text lines (for the text report) and as JSON (for the JSON document).
 std::string checks_text(const std::vector<CheckResult>& results);

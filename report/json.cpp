@@ -194,6 +194,11 @@ nlohmann::json netdev_json(const std::vector<NetdevFigures>& devices) {
   return out;
 }
 
+nlohmann::json stopped_json(const std::optional<EarlyStop>& st) {
+  if (!st) return nullptr;
+  return {{"cause", to_string(st->cause)}, {"at_s", num(st->at_s)}, {"reason", st->why}};
+}
+
 nlohmann::json summary_json(const Summary& s) {
   nlohmann::json flows = nlohmann::json::array();
   for (auto& f : s.flows)
@@ -241,7 +246,10 @@ nlohmann::json summary_json(const Summary& s) {
           {"intervals", intervals},
           {"transport_settings", s.transport_settings},
           {"errors", s.errors},
-          {"interrupted", s.interrupted}};
+          {"interrupted", s.interrupted},
+          {"stopped_early", stopped_json(s.stopped_early)},
+          {"longest_stall_s", num(s.longest_stall_s)},
+          {"longest_stall_start_s", num(s.longest_stall_start_s)}};
 }
 
 // netperf omni selector names, for scripts that read netperf's output.

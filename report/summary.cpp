@@ -253,6 +253,9 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   Summary s;
   s.window_s = o.client.window_s;
   s.interrupted = o.client.interrupted;
+  if (o.client.stopped.cause != StopCause::none) s.stopped_early = o.client.stopped;
+  s.longest_stall_s = o.client.longest_stall_s;
+  s.longest_stall_start_s = o.client.longest_stall_start_s;
   std::vector<double> per_flow;
   uint64_t udp_sent = 0, udp_lost = 0;
   for (const FlowResult& c : o.client.flows) {
@@ -327,8 +330,14 @@ double mean_of(const std::vector<Summary>& it, double (*get)(const Summary&)) {
 void finish_report(Report& r) {
   if (r.iterations.empty()) return;
   Summary m = r.iterations.back();  // flows, CPU split and intervals of the last iteration
-  for (const Summary& s : r.iterations)
+  for (const Summary& s : r.iterations) {
     m.interrupted = m.interrupted || s.interrupted;
+    if (!m.stopped_early) m.stopped_early = s.stopped_early;
+    if (s.longest_stall_s > m.longest_stall_s) {
+      m.longest_stall_s = s.longest_stall_s;
+      m.longest_stall_start_s = s.longest_stall_start_s;
+    }
+  }
   auto& it = r.iterations;
   m.throughput_bps = mean_of(it, [](const Summary& s) { return s.throughput_bps; });
   m.throughput_c2s_bps = mean_of(it, [](const Summary& s) { return s.throughput_c2s_bps; });

@@ -79,7 +79,13 @@ inline constexpr double kMinCpuWindowS = 0.1;
 
 struct Summary {
   double window_s = 0;
-  bool interrupted = false;   // SIGINT/SIGTERM ended the window early: a partial result
+  bool interrupted = false;  // SIGINT/SIGTERM ended the window early: a partial result
+  // --stop-on-error ended the window at a failure (summary: the first iteration that stopped).
+  std::optional<EarlyStop> stopped_early;
+  // The longest time with no progress on the client (no byte, no transaction), at the clock
+  // thread's 50 ms sampling, and where it began, s since the window's start (summary: the
+  // longest of any iteration). A link down shows here; 0 when progress never paused.
+  double longest_stall_s = 0, longest_stall_start_s = 0;
   double throughput_bps = 0;  // all directions together
   // Each direction's own bytes: an rr flow's requests count client->server, its responses
   // server->client.

@@ -5,6 +5,9 @@
 namespace mtperf {
 namespace {
 
+// A stall shorter than two of the clock thread's 50 ms samples is left out of the text report.
+constexpr double kStallShownS = 0.1;
+
 std::string cpu_cell(const std::optional<CpuFigures>& c) {
   if (!c) return "n/a";
   const CpuUsage& u = c->host.total;
@@ -271,6 +274,16 @@ std::string report_text(const Report& r) {
   flows_table(out, spec, s);
   for (auto& e : s.errors)
     out += "  error: " + e + "\n";
+  if (s.longest_stall_s >= kStallShownS) {
+    out +=
+        fmt::format("  longest stall {:.2f} s from {:.2f} s: nothing sent, received or answered\n",
+                    s.longest_stall_s, s.longest_stall_start_s);
+  }
+  if (s.stopped_early) {
+    out +=
+        fmt::format("  STOPPED EARLY at {:.2f} s (--stop-on-error, {}): {}\n",
+                    s.stopped_early->at_s, to_string(s.stopped_early->cause), s.stopped_early->why);
+  }
   if (s.interrupted)
     out += fmt::format("  INTERRUPTED: a partial result, measured over {:.2f} s\n", s.window_s);
   return out;

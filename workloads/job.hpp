@@ -38,6 +38,9 @@ struct alignas(64) FlowCounters {
   std::atomic<uint64_t> msgs_recv{0};
   std::atomic<uint64_t> transactions{0};
   std::atomic<uint64_t> errors{0};
+  // --verify: receives holding a wrong byte, as VerifyStats::bad_receives, so that the clock
+  // thread can see a mismatch while the test runs (--stop-on-error).
+  std::atomic<uint64_t> bad_receives{0};
 
   static void add(std::atomic<uint64_t>& c, uint64_t n) {
     c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
@@ -46,7 +49,7 @@ struct alignas(64) FlowCounters {
 
 struct CounterValues {
   uint64_t bytes_sent = 0, bytes_recv = 0, msgs_sent = 0, msgs_recv = 0, transactions = 0,
-           errors = 0;
+           errors = 0, bad_receives = 0;
   static CounterValues read(const FlowCounters& c);
   CounterValues operator-(const CounterValues& o) const;
 };

@@ -14,13 +14,28 @@ namespace mtperf {
 
 CounterValues CounterValues::read(const FlowCounters& c) {
   auto r = [](const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); };
-  return {r(c.bytes_sent), r(c.bytes_recv),   r(c.msgs_sent),
-          r(c.msgs_recv),  r(c.transactions), r(c.errors)};
+  return {r(c.bytes_sent),   r(c.bytes_recv), r(c.msgs_sent),   r(c.msgs_recv),
+          r(c.transactions), r(c.errors),     r(c.bad_receives)};
 }
 
 CounterValues CounterValues::operator-(const CounterValues& o) const {
-  return {bytes_sent - o.bytes_sent, bytes_recv - o.bytes_recv,     msgs_sent - o.msgs_sent,
-          msgs_recv - o.msgs_recv,   transactions - o.transactions, errors - o.errors};
+  return {bytes_sent - o.bytes_sent,    bytes_recv - o.bytes_recv,     msgs_sent - o.msgs_sent,
+          msgs_recv - o.msgs_recv,      transactions - o.transactions, errors - o.errors,
+          bad_receives - o.bad_receives};
+}
+
+std::string_view to_string(StopCause c) {
+  switch (c) {
+    case StopCause::none:
+      return "none";
+    case StopCause::error:
+      return "error";
+    case StopCause::verify:
+      return "verify";
+    case StopCause::check:
+      return "check";
+  }
+  return "none";
 }
 
 namespace {
@@ -34,6 +49,7 @@ CounterValues sum_of(const std::vector<CounterValues>& v) {
     s.msgs_recv += c.msgs_recv;
     s.transactions += c.transactions;
     s.errors += c.errors;
+    s.bad_receives += c.bad_receives;
   }
   return s;
 }
@@ -117,9 +133,48 @@ bool Runner::sleep_until(int64_t t_ns) {
       if (n > 1) clock_.abort.store(true);
       return false;
     }
-    int64_t left = t_ns - now_ns();
+    int64_t now = now_ns();
+    // The same 50 ms wake-ups sample progress (stalls) and, with --stop-on-error, failures.
+    if (clock_.phase.load() == Phase::measure) watch_progress(now);
+    if (stop_on_error_ && failure_seen()) return false;
+    int64_t left = t_ns - now;
     if (left <= 0) return true;
     cv_.wait_for(lock, std::chrono::nanoseconds(std::min<int64_t>(left, 50'000'000)));
+  }
+}
+
+bool Runner::failure_seen() {
+  if (stop_.cause != StopCause::none) return true;
+  if (clock_.phase.load() == Phase::done) return false;  // the window is over: nothing to stop
+  for (auto& f : flows_) {
+    bool error = f->counters.errors.load(std::memory_order_relaxed) > 0;
+    bool bad = f->counters.bad_receives.load(std::memory_order_relaxed) > 0;
+    if (!error && !bad) continue;
+    int64_t from =
+        window_start_ns_ ? window_start_ns_ : clock_.start_ns + int64_t(spec_.warmup_s * 1e9);
+    stop_.cause = error ? StopCause::error : StopCause::verify;
+    stop_.at_s = double(now_ns() - from) / 1e9;
+    stop_.why = "flow " + std::to_string(f->id) +
+                (error ? " counted an error" : " received a byte that failed --verify");
+    return true;
+  }
+  return false;
+}
+
+void Runner::watch_progress(int64_t now) {
+  uint64_t p = 0;
+  for (auto& f : flows_) {
+    const FlowCounters& c = f->counters;
+    p += c.bytes_sent.load(std::memory_order_relaxed) +
+         c.bytes_recv.load(std::memory_order_relaxed) +
+         c.transactions.load(std::memory_order_relaxed);
+  }
+  if (p != progress_ || progress_ns_ == 0) {
+    progress_ = p;
+    progress_ns_ = now;
+  } else if (now - progress_ns_ > longest_stall_ns_) {
+    longest_stall_ns_ = now - progress_ns_;
+    longest_stall_from_ns_ = progress_ns_;
   }
 }
 
@@ -139,17 +194,17 @@ std::vector<int64_t> Runner::unsent() const {
   return v;
 }
 
+void Runner::read_edge(Edge& e) const {
+  e.cpu = try_read<CpuSnapshot>([] { return read_cpu_snapshot(); });
+  e.irq = try_read<InterruptSnapshot>([] { return read_interrupt_snapshot(); });
+  e.proc = try_read<ProcessCpu>([] { return read_process_cpu(); }).value_or(ProcessCpu{});
+  e.rdma = read_rdma_counters();  // one listing when the host has no RDMA device
+  e.net = read_net_witness(netdevs_);
+}
+
 void Runner::clock_main() {
-  auto edge = [this](std::optional<CpuSnapshot>& cpu, std::optional<InterruptSnapshot>& irq,
-                     ProcessCpu& proc, std::vector<RdmaPortCounters>& rdma, NetWitness& net) {
-    cpu = try_read<CpuSnapshot>([] { return read_cpu_snapshot(); });
-    irq = try_read<InterruptSnapshot>([] { return read_interrupt_snapshot(); });
-    proc = try_read<ProcessCpu>([] { return read_process_cpu(); }).value_or(ProcessCpu{});
-    rdma = read_rdma_counters();  // one listing when the host has no RDMA device
-    net = read_net_witness(netdevs_);
-  };
   bool ok = sleep_until(clock_.start_ns + int64_t(spec_.warmup_s * 1e9));
-  if (spec_.measure) edge(cpu0_, irq0_, proc0_, rdma0_, net0_);
+  if (spec_.measure) read_edge(edge0_);
   at_start_ = snapshot();
   unsent0_ = unsent();
   window_start_ns_ = now_ns();
@@ -165,7 +220,9 @@ void Runner::clock_main() {
     IntervalSample s{(prev_t - window_start_ns_) / 1e9, (now - window_start_ns_) / 1e9,
                      sum_of(diff)};
     intervals_.push_back(s);
-    if (on_interval_) on_interval_(s);
+    std::string failed = on_interval_ ? on_interval_(s) : std::string();
+    if (!failed.empty() && stop_on_error_ && stop_.cause == StopCause::none)
+      stop_ = {StopCause::check, s.end_s, std::move(failed)};
   };
   if (intervals) {
     int64_t step = int64_t(spec_.interval_s * 1e9);
@@ -178,15 +235,19 @@ void Runner::clock_main() {
       record(cur, now);
       prev = std::move(cur);
       prev_t = now;
+      ok = stop_.cause == StopCause::none;  // a failed interval check ends the window here
     }
   }
   if (ok) sleep_until(end);
   at_end_ = snapshot();
   unsent1_ = unsent();
   window_end_ns_ = now_ns();
-  // The last interval, full or partial, ends with the window (also one cut short by Ctrl-C).
-  if (intervals && window_end_ns_ > prev_t) record(at_end_, window_end_ns_);
-  if (spec_.measure) edge(cpu1_, irq1_, proc1_, rdma1_, net1_);
+  watch_progress(window_end_ns_);  // a stall that lasts to the end counts to the end
+  // The last interval, full or partial, ends with the window (also one cut short by Ctrl-C);
+  // not after a failed interval check, whose interval was the window's last.
+  if (intervals && window_end_ns_ > prev_t && stop_.cause != StopCause::check)
+    record(at_end_, window_end_ns_);
+  if (spec_.measure) read_edge(edge1_);
   clock_.phase.store(Phase::done);
   sleep_until(window_end_ns_ + int64_t(kLingerS * 1e9));
   clock_.finish.store(true);
@@ -206,6 +267,10 @@ SideResult Runner::join() {
   r.one_sided = transport_.caps().one_sided;
   r.window_s = std::max<double>(0, double(window_end_ns_ - window_start_ns_) / 1e9);
   r.interrupted = interrupted_;
+  r.stopped = stop_;
+  r.longest_stall_s = double(longest_stall_ns_) / 1e9;
+  if (longest_stall_ns_ > 0)
+    r.longest_stall_start_s = double(longest_stall_from_ns_ - window_start_ns_) / 1e9;
   r.intervals = intervals_;
   for (size_t i = 0; i < flows_.size(); ++i) {
     FlowSlot& f = *flows_[i];
@@ -240,9 +305,10 @@ SideResult Runner::join() {
     if (!fr.stats.error.empty())
       r.errors.push_back("flow " + std::to_string(fr.id) + ": " + fr.stats.error);
   }
-  if (cpu0_ && cpu1_) r.cpu = cpu_utilization(*cpu0_, *cpu1_);
-  if (irq0_ && irq1_ && r.window_s > 0) {
-    r.interrupts = try_read<InterruptRates>([&] { return rates(*irq0_, *irq1_, r.window_s); });
+  if (edge0_.cpu && edge1_.cpu) r.cpu = cpu_utilization(*edge0_.cpu, *edge1_.cpu);
+  if (edge0_.irq && edge1_.irq && r.window_s > 0) {
+    r.interrupts =
+        try_read<InterruptRates>([&] { return rates(*edge0_.irq, *edge1_.irq, r.window_s); });
     // Per adapter, where the topology knows the adapter's IRQs (real NICs; not veth or TUN).
     if (r.interrupts) {
       std::vector<std::pair<std::string, std::vector<int>>> adapters;
@@ -256,9 +322,9 @@ SideResult Runner::join() {
       add_adapter_rates(*r.interrupts, adapters);
     }
   }
-  r.process = process_cpu_delta(proc0_, proc1_);
-  r.rdma_ports = rdma_counter_deltas(rdma0_, rdma1_);
-  if (spec_.measure) r.netdev = net_witness_delta(net0_, net1_);
+  r.process = process_cpu_delta(edge0_.proc, edge1_.proc);
+  r.rdma_ports = rdma_counter_deltas(edge0_.rdma, edge1_.rdma);
+  if (spec_.measure) r.netdev = net_witness_delta(edge0_.net, edge1_.net);
   return r;
 }
 

@@ -10,6 +10,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -35,6 +37,17 @@ struct FlowResult {
   int64_t unsent_change = 0;
 };
 
+// Why the measured window ended before its length under --stop-on-error (Runner::
+// set_stop_on_error); `none` when it ran its length (or SIGINT ended it: SideResult::interrupted).
+enum class StopCause : uint8_t { none, error, verify, check };
+std::string_view to_string(StopCause c);
+
+struct EarlyStop {
+  StopCause cause = StopCause::none;
+  double at_s = 0;  // since the start of the measured window (negative: in the warm-up)
+  std::string why;  // "flow 2 counted an error", "throughput>=9G: measured 1.2G in [2.00-3.00 s]"
+};
+
 // Sums over all flows for one interim interval.
 struct IntervalSample {
   double start_s = 0, end_s = 0;  // since the start of the measured window
@@ -57,6 +70,11 @@ struct SideResult {
   // application's bytes. Empty devices when none were named.
   NetWitness netdev;
   std::vector<std::string> errors;
+  EarlyStop stopped;  // --stop-on-error: what ended the window early, if anything did
+  // The longest time in the window with no progress at all on this side (no byte sent or
+  // received, no transaction), sampled by the clock thread every 50 ms or sooner, and where it
+  // began (s since the window's start): a link that went down shows here.
+  double longest_stall_s = 0, longest_stall_start_s = 0;
   // SIGINT/SIGTERM ended the measured window early (platform/interrupt.hpp): the figures are
   // what was measured until then.
   bool interrupted = false;
@@ -66,8 +84,11 @@ struct SideResult {
 };
 
 // Called by the clock thread at each interval boundary (interim reports), and once more at the
-// window's end for the last, possibly shorter, interval. May be empty.
-using IntervalCallback = std::function<void(const IntervalSample&)>;
+// window's end for the last, possibly shorter, interval. May be empty. It returns what failed
+// in the interval (an interim check), empty when nothing did; with set_stop_on_error(true) a
+// failure ends the window at once (StopCause::check), as SIGINT does. It must not block long:
+// the clock thread waits for it.
+using IntervalCallback = std::function<std::string(const IntervalSample&)>;
 
 class Runner {
  public:
@@ -81,6 +102,9 @@ class Runner {
   void set_interval_callback(IntervalCallback cb) { on_interval_ = std::move(cb); }
   // The network devices whose counters are read at the window's edges; before start().
   void set_netdevs(std::vector<std::string> devices) { netdevs_ = std::move(devices); }
+  // --stop-on-error: the clock thread ends the window at the first error a flow counts, the
+  // first --verify mismatch, or the first failed interval check; before start().
+  void set_stop_on_error(bool on) { stop_on_error_ = on; }
   void start();
   SideResult join();
   PhaseClock& clock() { return clock_; }
@@ -94,6 +118,8 @@ class Runner {
   void worker_main(size_t i);
   bool sleep_until(int64_t t_ns);  // false when aborted or all workers are gone
   std::vector<CounterValues> snapshot() const;
+  bool failure_seen();  // --stop-on-error: fills stop_ at the first error or verify mismatch
+  void watch_progress(int64_t now);
   std::vector<int64_t> unsent() const;  // per flow, unsent_bytes() of its TCP socket
 
   TestSpec spec_;
@@ -116,12 +142,22 @@ class Runner {
   std::vector<IntervalSample> intervals_;
   int64_t window_start_ns_ = 0, window_end_ns_ = 0;
   bool interrupted_ = false;  // written by the clock thread, read after join
-  std::optional<CpuSnapshot> cpu0_, cpu1_;
-  std::optional<InterruptSnapshot> irq0_, irq1_;
-  ProcessCpu proc0_, proc1_;
-  std::vector<RdmaPortCounters> rdma0_, rdma1_;
+  bool stop_on_error_ = false;
+  EarlyStop stop_;  // written by the clock thread, read after join
+  // Progress (bytes and transactions of every flow) as the clock thread last saw it changing.
+  uint64_t progress_ = 0;
+  int64_t progress_ns_ = 0, longest_stall_ns_ = 0, longest_stall_from_ns_ = 0;
+  // What the clock thread reads of the host at each edge of the window.
+  struct Edge {
+    std::optional<CpuSnapshot> cpu;
+    std::optional<InterruptSnapshot> irq;
+    ProcessCpu proc;
+    std::vector<RdmaPortCounters> rdma;
+    NetWitness net;
+  };
+  void read_edge(Edge& e) const;
+  Edge edge0_, edge1_;
   std::vector<std::string> netdevs_;
-  NetWitness net0_, net1_;
 };
 
 }  // namespace mtperf

@@ -136,7 +136,12 @@ class Worker {
     if (verify_) f.tx->fill(b.data, at, b.len);
   }
   void check(Flow& f, const Completion& c, uint64_t at) {
-    if (verify_) f.slot->stats.verify.check(*f.rx, recv_data(f, c), size_t(c.bytes), at);
+    if (!verify_) return;
+    VerifyStats& v = f.slot->stats.verify;
+    uint64_t bad = v.bad_receives;
+    v.check(*f.rx, recv_data(f, c), size_t(c.bytes), at);
+    if (v.bad_receives != bad) [[unlikely]]
+      FlowCounters::add(f.slot->counters.bad_receives, 1);
   }
   void check_stream(Flow& f, const Completion& c) {
     if (!verify_) return;
@@ -146,8 +151,12 @@ class Worker {
   // A datagram of `size` bytes as sent (its sequence's place in the stream), as received.
   void check_datagram(Flow& f, const Completion& c, uint64_t seq, uint32_t size) {
     if (!verify_ || c.bytes <= int32_t(kUdpHeaderBytes)) return;
-    f.slot->stats.verify.check(*f.rx, recv_data(f, c) + kUdpHeaderBytes,
-                               size_t(c.bytes) - kUdpHeaderBytes, kUdpHeaderBytes, seq * size, seq);
+    VerifyStats& v = f.slot->stats.verify;
+    uint64_t bad = v.bad_receives;
+    v.check(*f.rx, recv_data(f, c) + kUdpHeaderBytes, size_t(c.bytes) - kUdpHeaderBytes,
+            kUdpHeaderBytes, seq * size, seq);
+    if (v.bad_receives != bad) [[unlikely]]
+      FlowCounters::add(f.slot->counters.bad_receives, 1);
   }
   void setup_verify();
   void post(Flow& f, int conn, Op op, Buf b, Kind k);

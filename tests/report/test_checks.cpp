@@ -89,3 +89,44 @@ TEST_CASE("JUnit XML: one testcase per check, failures counted and escaped") {
   CHECK(j[0]["passed"] == true);
   CHECK(j[1]["measured"] == 0.25);
 }
+
+TEST_CASE("interval checks: only the figures an interval has, from the client's counts") {
+  auto checks = parse_checks(
+      "throughput>=9G,throughput_c2s>=1G,transaction_rate>0,errors==0,"
+      "loss<=0,verify==0,latency_p99<100,longest_stall<0.5");
+  CHECK(judged_per_interval(checks[0]));
+  CHECK(judged_per_interval(checks[3]));
+  CHECK_FALSE(judged_per_interval(checks[4]));  // loss, verify, latency: at the end only
+  CHECK_FALSE(judged_per_interval(checks[7]));
+  IntervalSample s;
+  s.start_s = 2;
+  s.end_s = 2.5;
+  s.sum.bytes_sent = 500'000'000;  // 8 Gbit/s over half a second
+  s.sum.bytes_recv = 62'500'000;   // 1 Gbit/s
+  s.sum.errors = 1;
+  auto res = evaluate_interval_checks(checks, s);
+  REQUIRE(res.size() == 4);
+  CHECK(res[0].check.text == "throughput>=9G");
+  CHECK(*res[0].measured == Approx(9e9));
+  CHECK(res[0].passed);
+  CHECK(*res[1].measured == Approx(8e9));
+  CHECK(res[1].passed);
+  CHECK(*res[2].measured == 0);  // a stream has no transactions
+  CHECK_FALSE(res[2].passed);
+  CHECK(*res[3].measured == 1);  // errors counted in the interval, not a rate
+  CHECK_FALSE(res[3].passed);
+  CHECK(interval_checks_text(res) ==
+        " throughput>=9G ok throughput_c2s>=1G ok transaction_rate>0 FAIL (measured 0)"
+        " errors==0 FAIL (measured 1)");
+  IntervalSample empty;  // a zero-length interval measures nothing, and no division by 0
+  auto none = evaluate_interval_checks(checks, empty);
+  CHECK(*none[0].measured == 0);
+}
+
+TEST_CASE("longest_stall is a check on the whole run") {
+  Report r = stream_report();
+  r.summary.longest_stall_s = 0.8;
+  auto res = evaluate_checks(parse_checks("longest_stall<=0.5"), r);
+  CHECK_FALSE(res[0].passed);
+  CHECK(res[0].detail == "measured 0.8");
+}

@@ -199,3 +199,30 @@ TEST_CASE("the text report names the test and its figures", "[render]") {
   std::string rr = report_text(report_of(Workload::rr));
   CHECK_THAT(rr, Catch::Contains("rr"));
 }
+
+TEST_CASE("a run stopped early and a stall are in the text and the JSON", "[render]") {
+  control::TestOutcome o = outcome(Workload::stream);
+  o.client.stopped = {StopCause::verify, 1.25, "flow 1 received a byte that failed --verify"};
+  o.client.longest_stall_s = 0.62;
+  o.client.longest_stall_start_s = 0.4;
+  Report r;
+  r.spec.flows = 2;
+  r.iterations.push_back(summarize(r.spec, o));
+  r.iterations.push_back(summarize(r.spec, outcome(Workload::stream)));
+  finish_report(r);
+  REQUIRE(r.summary.stopped_early);
+  CHECK(r.summary.longest_stall_s == Approx(0.62));  // the longest of any iteration
+  std::string text = report_text(r);
+  CHECK_THAT(text, Catch::Contains("STOPPED EARLY at 1.25 s (--stop-on-error, verify): flow 1"));
+  CHECK_THAT(text, Catch::Contains("longest stall 0.62 s from 0.40 s"));
+  nlohmann::json j = report_json(r);
+  CHECK(j["summary"]["stopped_early"]["cause"] == "verify");
+  CHECK(j["summary"]["stopped_early"]["at_s"].get<double>() == Approx(1.25));
+  CHECK(j["summary"]["longest_stall_s"].get<double>() == Approx(0.62));
+  CHECK(j["iterations"][1]["stopped_early"].is_null());
+  // A run that went its length: no such line, null in JSON.
+  Report plain = report_of(Workload::stream);
+  CHECK_THAT(report_text(plain), !Catch::Contains("STOPPED EARLY"));
+  CHECK_THAT(report_text(plain), !Catch::Contains("longest stall"));
+  CHECK(report_json(plain)["summary"]["stopped_early"].is_null());
+}

@@ -1,0 +1,130 @@
+// The runner's clock thread over a scripted transport: --stop-on-error ends the window at a
+// counted error, a --verify mismatch or a failed interval check; a pause in progress shows as
+// the longest stall. No sockets: each flow's worker only moves its counters on a timetable.
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "workloads/runner.hpp"
+
+using namespace mtperf;
+
+namespace {
+
+// Each worker adds bytes every millisecond of the measured window, except in [stall_from,
+// stall_to) s after the window began; at fault_at s it counts an error or a bad receive.
+struct Script {
+  double stall_from = -1, stall_to = -1;
+  double fault_at = -1;
+  bool verify_fault = false;
+};
+
+class ScriptedTransport : public Transport {
+ public:
+  explicit ScriptedTransport(Script s) : s_(s) {}
+  Caps caps() const override { return {}; }
+  std::unique_ptr<FlowListener> listen(const SockAddr&, const FlowSetup&) override {
+    return nullptr;
+  }
+  std::unique_ptr<Endpoint> connect(const SockAddr&, const SockAddr&, const FlowSetup&,
+                                    int64_t) override {
+    return nullptr;
+  }
+  void run_worker(WorkerJob& job) override {
+    int64_t window0 = 0;
+    bool faulted = false;
+    while (job.clock->phase.load() != Phase::done && !job.clock->abort.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (job.clock->phase.load() != Phase::measure) continue;
+      int64_t now = now_ns();
+      if (window0 == 0) window0 = now;
+      double t = double(now - window0) / 1e9;
+      for (FlowSlot* f : job.flows) {
+        if (!(t >= s_.stall_from && t < s_.stall_to))
+          FlowCounters::add(f->counters.bytes_sent, 1000);
+        if (s_.fault_at >= 0 && t >= s_.fault_at && !faulted)
+          FlowCounters::add(s_.verify_fault ? f->counters.bad_receives : f->counters.errors, 1);
+      }
+      faulted = faulted || (s_.fault_at >= 0 && t >= s_.fault_at);
+    }
+  }
+
+ private:
+  Script s_;
+};
+
+SideResult run(const Script& script, bool stop_on_error, IntervalCallback cb = {},
+               double interval_s = 0) {
+  TestSpec spec;
+  spec.warmup_s = 0.05;
+  spec.duration_s = 1.0;
+  spec.interval_s = interval_s;
+  spec.measure = false;
+  ScriptedTransport t(script);
+  std::vector<std::unique_ptr<FlowSlot>> flows;
+  for (uint32_t i = 0; i < 2; ++i) {
+    flows.push_back(std::make_unique<FlowSlot>());
+    flows.back()->id = i;
+  }
+  Runner r(spec, Side::client, t, std::move(flows));
+  r.set_stop_on_error(stop_on_error);
+  r.set_interval_callback(std::move(cb));
+  r.start();
+  return r.join();
+}
+
+}  // namespace
+
+TEST_CASE("runner: --stop-on-error ends the window at a flow's first counted error") {
+  SideResult r = run({.fault_at = 0.3}, true);
+  CHECK(r.stopped.cause == StopCause::error);
+  CHECK(r.stopped.at_s > 0.25);
+  CHECK(r.stopped.at_s < 0.6);
+  CHECK(r.stopped.why.find("counted an error") != std::string::npos);
+  CHECK(r.window_s < 0.7);
+  CHECK_FALSE(r.interrupted);
+}
+
+TEST_CASE("runner: --stop-on-error ends the window at the first --verify mismatch") {
+  SideResult r = run({.fault_at = 0.2, .verify_fault = true}, true);
+  CHECK(r.stopped.cause == StopCause::verify);
+  CHECK(r.window_s < 0.6);
+  CHECK(to_string(r.stopped.cause) == "verify");
+}
+
+TEST_CASE("runner: without --stop-on-error an error does not end the window") {
+  SideResult r = run({.fault_at = 0.2}, false);
+  CHECK(r.stopped.cause == StopCause::none);
+  CHECK(r.window_s > 0.95);
+}
+
+TEST_CASE("runner: a pause in progress is the longest stall, at 50 ms resolution") {
+  SideResult r = run({.stall_from = 0.3, .stall_to = 0.7}, false, {}, 0.1);
+  CHECK(r.longest_stall_s > 0.3);
+  CHECK(r.longest_stall_s < 0.5);
+  CHECK(r.longest_stall_start_s > 0.2);
+  CHECK(r.longest_stall_start_s < 0.4);
+  // The intervals inside the pause are at zero.
+  int zero = 0;
+  for (const IntervalSample& s : r.intervals)
+    zero += s.sum.bytes_sent == 0;
+  CHECK(zero >= 2);
+  SideResult steady = run({}, false);
+  CHECK(steady.longest_stall_s < 0.1);
+}
+
+TEST_CASE("runner: a failed interval check ends the window with --stop-on-error only") {
+  int calls = 0;
+  auto fail_third = [&](const IntervalSample&) -> std::string {
+    return ++calls == 3 ? "throughput>=9G: measured 1G" : "";
+  };
+  SideResult r = run({}, true, fail_third, 0.1);
+  CHECK(r.stopped.cause == StopCause::check);
+  CHECK(r.stopped.why == "throughput>=9G: measured 1G");
+  CHECK(r.intervals.size() == 3);  // the failed interval was the window's last
+  CHECK(r.window_s < 0.5);
+  calls = 0;
+  SideResult go_on = run({}, false, fail_third, 0.1);
+  CHECK(go_on.stopped.cause == StopCause::none);
+  CHECK(go_on.intervals.size() == 10);
+}
