@@ -409,7 +409,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
       throw UsageError(std::string("option --check: ") + e.what());
     }
   }
-  o.client.stop_on_error = get<bool>(vm, "stop-on-error");
+  o.spec.stop_on_error = get<bool>(vm, "stop-on-error");
   if (o.format == Format::junit && o.checks.empty())
     throw UsageError("option --format: junit reports checks: give them with --check");
   if (vm.count("output")) o.output = get<std::string>(vm, "output");

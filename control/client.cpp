@@ -4,6 +4,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <optional>
+#include <thread>
+
 #include "control/policy.hpp"
 #include "control/protocol.hpp"
 #include "control/routes.hpp"
@@ -105,6 +110,52 @@ void check_local_limits(const TestSpec& spec, const ClientOptions& opts, const T
   check_congestion(spec.sock.congestion, allowed);
 }
 
+// --stop-on-error: the server's STOP, the only frame it sends while the test runs, read on a
+// thread of its own and passed to the runner, which ends the client's window as on SIGINT.
+class StopListener {
+ public:
+  StopListener(int fd, Runner& runner) : thread_([this, fd, &runner] { listen(fd, runner); }) {}
+  ~StopListener() {
+    done_.store(true);
+    thread_.join();
+  }
+  StopListener(const StopListener&) = delete;
+  StopListener& operator=(const StopListener&) = delete;
+
+ private:
+  void listen(int fd, Runner& runner) {
+    while (!done_.load()) {
+      pollfd p{fd, POLLIN, 0};
+      int n = ::poll(&p, 1, 50);
+      if (n == 0 || (n < 0 && errno == EINTR)) continue;
+      if (n < 0) return;
+      try {
+        Message m = recv_message(fd, kMaxRequestBody, kSetupTimeoutMs);
+        if (m.type == MsgType::stop) runner.stop_early(stop_from(m.body));
+      } catch (const std::exception&) {
+        // The server went away: the flows see it too, and DONE/RESULT says what happened.
+      }
+      return;
+    }
+  }
+  static EarlyStop stop_from(const nlohmann::json& body) {
+    EarlyStop s;
+    s.cause = StopCause::error;
+    try {
+      if (json_field::string(body.at("cause"), "STOP.cause", 16) == "verify")
+        s.cause = StopCause::verify;
+      s.at_s = json_field::number(body.at("at_s"), "STOP.at_s");
+      s.why = "server: " + json_field::string(body.at("reason"), "STOP.reason", 256);
+    } catch (const std::exception& e) {
+      s.why = std::string("server: a failure (its STOP was malformed: ") + e.what() + ")";
+    }
+    return s;
+  }
+
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
 }  // namespace
 
 TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
@@ -156,11 +207,15 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   expect(ctl.fd, MsgType::started, kMaxRequestBody, kSetupTimeoutMs);
   Runner runner(spec, Side::client, *transport, std::move(flows), opts.cpus);
   runner.set_interval_callback(std::move(on_interval));
-  runner.set_stop_on_error(opts.stop_on_error);
+  runner.set_stop_on_error(spec.stop_on_error);
   runner.set_netdevs(flow_netdevs(sources, ctl.fd));
   runner.start();
   TestOutcome out;
-  out.client = runner.join();
+  {
+    std::optional<StopListener> listener;
+    if (spec.stop_on_error) listener.emplace(ctl.fd, runner);
+    out.client = runner.join();
+  }
   out.transport_settings = transport->effective_settings();
   out.server_address = server.to_string();
   out.flow_sources = std::move(sources);

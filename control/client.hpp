@@ -23,10 +23,6 @@ struct ClientOptions {
   // Memory this side's share of a test may take (workloads/memory.hpp), bytes; 0 = the default
   // (1 GiB, or a quarter of this host's memory when that is less).
   uint64_t max_memory = 0;
-  // --stop-on-error: the client's runner ends the window at its flows' first error or --verify
-  // mismatch, or the first failed interval check (workloads/runner.hpp); the server's side then
-  // ends as on SIGINT: the client's flows close and it sends DONE.
-  bool stop_on_error = false;
 };
 
 struct TestOutcome {

@@ -40,6 +40,8 @@ std::string_view to_string(MsgType t) {
       return "AUTH";
     case MsgType::authorized:
       return "AUTHORIZED";
+    case MsgType::stop:
+      return "STOP";
   }
   return "?";
 }
@@ -64,7 +66,7 @@ void decode_header(const uint8_t* h, MsgType& type, uint32_t& length, uint32_t m
     throw ProtocolError("control: protocol version " + std::to_string(h[4]) + " (this is " +
                         std::to_string(kVersion) + ")");
   }
-  if (h[5] < uint8_t(MsgType::hello) || h[5] > uint8_t(MsgType::authorized)) {
+  if (h[5] < uint8_t(MsgType::hello) || h[5] > uint8_t(MsgType::stop)) {
     throw ProtocolError("control: unknown message type " + std::to_string(h[5]));
   }
   type = MsgType(h[5]);

@@ -12,6 +12,8 @@
 //     |  (data: each flow connects to ports[i] and proves the cookie, see endpoint.hpp)
 //     | -- START   {}                          -->  |
 //     | <-- STARTED {}                          --  |   both sides run warm-up + window
+//     | <-- STOP    {cause, at_s, reason}       --  |   test.stop_on_error only: the server's
+//     |                                             |   flows failed; the client ends the window
 //     | -- DONE    {}                          -->  |   the client's flows have ended
 //     | <-- RESULT  {server side figures}       --  |
 //
@@ -59,6 +61,7 @@ enum class MsgType : uint8_t {
   error = 9,
   auth = 10,
   authorized = 11,
+  stop = 12,
 };
 std::string_view to_string(MsgType t);
 

@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <functional>
+#include <mutex>
 
 #include "control/policy.hpp"
 #include "control/protocol.hpp"
@@ -195,6 +197,24 @@ TestSpec ServerSession::handshake(int64_t deadline_ns) {
   return spec;
 }
 
+namespace {
+
+// --stop-on-error: the server's window ended at its flows' failure; STOP tells the client, which
+// ends its own as on SIGINT. A client that is gone hears nothing: the test ends as it would.
+std::function<void(const EarlyStop&)> stop_teller(int fd, std::mutex& send_mu) {
+  return [fd, &send_mu](const EarlyStop& s) {
+    nlohmann::json body = {
+        {"cause", to_string(s.cause)}, {"at_s", s.at_s}, {"reason", s.why.substr(0, 200)}};
+    try {
+      std::lock_guard lock(send_mu);
+      send_message(fd, {MsgType::stop, body}, kSetupTimeoutMs);
+    } catch (const std::exception&) {
+    }
+  };
+}
+
+}  // namespace
+
 void ServerSession::exchange() {
   int64_t deadline = deadline_in(opts_.handshake_timeout_ms);
   TestSpec spec = handshake(deadline);
@@ -224,13 +244,19 @@ void ServerSession::exchange() {
   accept_flows(flows);
   expect(fd_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
 
+  std::mutex send_mu;  // STARTED from here, STOP from the runner's clock thread
   Runner runner(spec, Side::server, *transport, std::move(flows), spec.server_cpus);
   runner.set_netdevs(flow_netdevs(spec.flow_servers, fd_));
+  runner.set_stop_on_error(spec.stop_on_error);
+  if (spec.stop_on_error) runner.set_stop_callback(stop_teller(fd_, send_mu));
   runner_ = &runner;
   if (aborted_) runner.abort();
   runner.start();
   try {
-    send_message(fd_, {MsgType::started, nlohmann::json::object()}, kSetupTimeoutMs);
+    {
+      std::lock_guard lock(send_mu);
+      send_message(fd_, {MsgType::started, nlohmann::json::object()}, kSetupTimeoutMs);
+    }
     double wait_s = spec.warmup_s + spec.duration_s + Runner::kLingerS + 60;
     expect(fd_, MsgType::done, kMaxRequestBody, int(wait_s * 1000));
     runner.clock().finish.store(true);

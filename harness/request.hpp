@@ -36,7 +36,7 @@ struct RunRequest {
   bool interim_lines = true;      // --interval lines on stderr (the text report's)
   // --check: the run's verdict (cli evaluates it on the report); with --interval the checks an
   // interval can judge are also shown on each interim line, and with client.stop_on_error a
-  // failing one ends the run.
+  // failing one ends the run (spec.stop_on_error).
   std::vector<Check> checks;
 };
 

@@ -136,15 +136,29 @@ bool Runner::sleep_until(int64_t t_ns) {
     int64_t now = now_ns();
     // The same 50 ms wake-ups sample progress (stalls) and, with --stop-on-error, failures.
     if (clock_.phase.load() == Phase::measure) watch_progress(now);
-    if (stop_on_error_ && failure_seen()) return false;
+    if (stopping() || (stop_on_error_ && failure_seen())) return false;
     int64_t left = t_ns - now;
     if (left <= 0) return true;
     cv_.wait_for(lock, std::chrono::nanoseconds(std::min<int64_t>(left, 50'000'000)));
   }
 }
 
+void Runner::stop_early(EarlyStop why) {
+  std::lock_guard lock(mu_);
+  if (stop_.cause != StopCause::none || clock_.phase.load() == Phase::done) return;
+  stop_ = std::move(why);
+  cv_.notify_all();
+}
+
+bool Runner::stopping() const {
+  if (stop_.cause == StopCause::none) return false;
+  // After the window the client cuts the linger short, as on SIGINT; the server lingers on, its
+  // flows reading until the client's close theirs (closing first would reset the client's
+  // sends before it has heard the STOP).
+  return side_ == Side::client || clock_.phase.load() != Phase::done;
+}
+
 bool Runner::failure_seen() {
-  if (stop_.cause != StopCause::none) return true;
   if (clock_.phase.load() == Phase::done) return false;  // the window is over: nothing to stop
   for (auto& f : flows_) {
     bool error = f->counters.errors.load(std::memory_order_relaxed) > 0;
@@ -221,6 +235,7 @@ void Runner::clock_main() {
                      sum_of(diff)};
     intervals_.push_back(s);
     std::string failed = on_interval_ ? on_interval_(s) : std::string();
+    std::lock_guard lock(mu_);
     if (!failed.empty() && stop_on_error_ && stop_.cause == StopCause::none)
       stop_ = {StopCause::check, s.end_s, std::move(failed)};
   };
@@ -235,7 +250,7 @@ void Runner::clock_main() {
       record(cur, now);
       prev = std::move(cur);
       prev_t = now;
-      ok = stop_.cause == StopCause::none;  // a failed interval check ends the window here
+      ok = stopped().cause == StopCause::none;  // a failed interval check ends the window here
     }
   }
   if (ok) sleep_until(end);
@@ -245,8 +260,11 @@ void Runner::clock_main() {
   watch_progress(window_end_ns_);  // a stall that lasts to the end counts to the end
   // The last interval, full or partial, ends with the window (also one cut short by Ctrl-C);
   // not after a failed interval check, whose interval was the window's last.
-  if (intervals && window_end_ns_ > prev_t && stop_.cause != StopCause::check)
+  const EarlyStop stop = stopped();
+  if (intervals && window_end_ns_ > prev_t && stop.cause != StopCause::check)
     record(at_end_, window_end_ns_);
+  if (on_stop_ && (stop.cause == StopCause::error || stop.cause == StopCause::verify))
+    on_stop_(stop);
   if (spec_.measure) read_edge(edge1_);
   clock_.phase.store(Phase::done);
   sleep_until(window_end_ns_ + int64_t(kLingerS * 1e9));
@@ -267,7 +285,10 @@ SideResult Runner::join() {
   r.one_sided = transport_.caps().one_sided;
   r.window_s = std::max<double>(0, double(window_end_ns_ - window_start_ns_) / 1e9);
   r.interrupted = interrupted_;
-  r.stopped = stop_;
+  {
+    std::lock_guard lock(mu_);
+    r.stopped = stop_;
+  }
   r.longest_stall_s = double(longest_stall_ns_) / 1e9;
   if (longest_stall_ns_ > 0)
     r.longest_stall_start_s = double(longest_stall_from_ns_ - window_start_ns_) / 1e9;

@@ -105,6 +105,12 @@ class Runner {
   // --stop-on-error: the clock thread ends the window at the first error a flow counts, the
   // first --verify mismatch, or the first failed interval check; before start().
   void set_stop_on_error(bool on) { stop_on_error_ = on; }
+  // Called by the clock thread once the window has ended at its own flows' error or --verify
+  // mismatch (not at a check or stop_early): the server tells its client. Before start().
+  void set_stop_callback(std::function<void(const EarlyStop&)> cb) { on_stop_ = std::move(cb); }
+  // Ends the window now, as --stop-on-error does, for a failure seen elsewhere (the server's
+  // STOP); from any thread; ignored once the window has ended or something else stopped it.
+  void stop_early(EarlyStop why);
   void start();
   SideResult join();
   PhaseClock& clock() { return clock_; }
@@ -118,7 +124,12 @@ class Runner {
   void worker_main(size_t i);
   bool sleep_until(int64_t t_ns);  // false when aborted or all workers are gone
   std::vector<CounterValues> snapshot() const;
-  bool failure_seen();  // --stop-on-error: fills stop_ at the first error or verify mismatch
+  bool stopping() const;  // under mu_: stop_ ends the wait
+  bool failure_seen();
+  EarlyStop stopped() {
+    std::lock_guard lock(mu_);
+    return stop_;
+  }  // --stop-on-error: fills stop_ at the first error or verify mismatch
   void watch_progress(int64_t now);
   std::vector<int64_t> unsent() const;  // per flow, unsent_bytes() of its TCP socket
 
@@ -143,7 +154,8 @@ class Runner {
   int64_t window_start_ns_ = 0, window_end_ns_ = 0;
   bool interrupted_ = false;  // written by the clock thread, read after join
   bool stop_on_error_ = false;
-  EarlyStop stop_;  // written by the clock thread, read after join
+  EarlyStop stop_;  // under mu_: the clock thread and stop_early write it
+  std::function<void(const EarlyStop&)> on_stop_;
   // Progress (bytes and transactions of every flow) as the clock thread last saw it changing.
   uint64_t progress_ = 0;
   int64_t progress_ns_ = 0, longest_stall_ns_ = 0, longest_stall_from_ns_ = 0;

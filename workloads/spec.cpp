@@ -272,6 +272,7 @@ void to_json(nlohmann::json& j, const TestSpec& s) {
   if (!s.measure) j["measure"] = false;
   if (!s.server_cpus.empty()) j["server_cpus"] = s.server_cpus;
   if (s.verify_seed != 0) j["verify_seed"] = s.verify_seed;
+  if (s.stop_on_error) j["stop_on_error"] = true;
 }
 
 namespace {
@@ -295,7 +296,7 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
                  "message_size", "request_size", "response_size", "burst",
                  "rate_bps",     "wait",         "interval_s",    "udp_timeout_s",
                  "socket",       "flow_servers", "measure",       "server_cpus",
-                 "verify_seed"},
+                 "verify_seed",  "stop_on_error"},
              "test");
   const std::string t = "test";
   std::string w = "stream", p = "tcp", wait = "block";
@@ -322,6 +323,7 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
   jf::optional(j, t, "measure", s.measure);
   jf::optional(j, t, "server_cpus", s.server_cpus);
   jf::optional(j, t, "verify_seed", s.verify_seed);
+  jf::optional(j, t, "stop_on_error", s.stop_on_error);
   if (auto it = j.find("socket"); it != j.end()) {
     if (!it->is_object()) bad("test.socket", "must be an object");
     check_keys(*it, {"sndbuf", "rcvbuf", "nodelay", "congestion", "mptcp", "busy_poll_us"},

@@ -80,6 +80,9 @@ struct TestSpec {
   // --verify: the seed of every flow's payload pattern (workloads/verify.hpp); both ends fill
   // what they send and check every byte they receive. 0 = no verification.
   uint64_t verify_seed = 0;
+  // --stop-on-error: the server's runner also ends its window at its flows' first error or
+  // --verify mismatch, and tells the client (STOP, control/protocol.hpp).
+  bool stop_on_error = false;
 
   uint32_t flows_total() const { return workload == Workload::bidir ? 2 * flows : flows; }
   uint32_t stream_msg_size() const;

@@ -134,6 +134,19 @@ TEST_CASE("faults after the AAL5 CRC are each caught end to end, with the inject
       status.out,
       Catch::Contains("corrupted " +
                       std::to_string(after_tcp["corrupted_after_crc"].get<std::uint64_t>())));
+
+  // --stop-on-error: the server's first mismatch (a stream's receiver is the server) ends the
+  // run through STOP within a fraction of a second, exit 1, and the report says why.
+  const Result stop = mtperf_cmd("run -T clip --testbed " + std::string(kName) +
+                                 " --verify -l 5 --warmup 0.3 -q --format json -w stream -p udp "
+                                 "--rate 20M --stop-on-error");
+  CHECK(stop.rc == 1);
+  const json stopped = json::parse(stop.out)["summary"];
+  CHECK(stopped["stopped_early"]["cause"] == "verify");
+  CHECK_THAT(stopped["stopped_early"]["reason"].get<std::string>(),
+             Catch::StartsWith("server: flow 0"));
+  CHECK(stopped["window_s"].get<double>() < 2);
+  CHECK(stopped["verify"]["bad_receives"].get<std::uint64_t>() >= 1);
 }
 
 TEST_CASE("a clean emulated line passes --verify with zero") {
