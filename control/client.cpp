@@ -156,6 +156,13 @@ class StopListener {
   std::thread thread_;
 };
 
+// The client's side of the test once it ran, hearing the server's STOP meanwhile when asked to.
+SideResult join_listening(Runner& runner, int ctl_fd, bool stop_on_error) {
+  std::optional<StopListener> listener;
+  if (stop_on_error) listener.emplace(ctl_fd, runner);
+  return runner.join();
+}
+
 }  // namespace
 
 TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
@@ -211,11 +218,7 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   runner.set_netdevs(flow_netdevs(sources, ctl.fd));
   runner.start();
   TestOutcome out;
-  {
-    std::optional<StopListener> listener;
-    if (spec.stop_on_error) listener.emplace(ctl.fd, runner);
-    out.client = runner.join();
-  }
+  out.client = join_listening(runner, ctl.fd, spec.stop_on_error);
   out.transport_settings = transport->effective_settings();
   out.server_address = server.to_string();
   out.flow_sources = std::move(sources);
