@@ -232,3 +232,11 @@ TEST_CASE("--server-cpus travels in the test and is checked", "[options]") {
   CHECK_THROWS_WITH(parse({"--server-cpus", "5000"}), Catch::Contains("--server-cpus"));
   CHECK(parse({}).spec.server_cpus.empty());
 }
+
+TEST_CASE("--stop-on-error and --check go into the request", "[options]") {
+  CHECK_FALSE(parse({}).spec.stop_on_error);
+  RunOptions o = parse({"--stop-on-error", "--interval", "1", "--check", "throughput>=1G"});
+  CHECK(o.spec.stop_on_error);
+  REQUIRE(o.checks.size() == 1);
+  CHECK(o.checks[0].metric == "throughput");
+}

@@ -313,3 +313,12 @@ TEST_CASE("roles follow the workload", "[spec]") {
   s.workload = Workload::crr;
   CHECK(role_of(s, 0, Side::server) == Role::crr_server);
 }
+
+TEST_CASE("stop_on_error goes on the wire only when set", "[spec]") {
+  TestSpec s;
+  CHECK_FALSE(nlohmann::json(s).contains("stop_on_error"));  // an older server reads the rest
+  s.stop_on_error = true;
+  nlohmann::json j = s;
+  CHECK(j.at("stop_on_error") == true);
+  CHECK(from(j).stop_on_error);
+}
