@@ -167,7 +167,10 @@ Message recv_message_until(int fd, uint32_t max_body, int64_t deadline_ns) {
 }
 
 Message expect_until(int fd, MsgType want, uint32_t max_body, int64_t deadline_ns) {
-  Message m = recv_message_until(fd, max_body, deadline_ns);
+  return check_type(recv_message_until(fd, max_body, deadline_ns), want);
+}
+
+Message check_type(Message m, MsgType want) {
   if (m.type == MsgType::error) {
     auto it = m.body.find("message");
     std::string text = it != m.body.end() && it->is_string()

@@ -90,6 +90,8 @@ void send_message_until(int fd, const Message& m, int64_t deadline_ns);
 Message recv_message_until(int fd, uint32_t max_body, int64_t deadline_ns);
 // Receives and checks the type; an ERROR frame from the peer is thrown as its message.
 Message expect_until(int fd, MsgType want, uint32_t max_body, int64_t deadline_ns);
+// The check of expect_until on a message already received: m itself when it is of type want.
+Message check_type(Message m, MsgType want);
 // The same with the whole frame due timeout_ms from now.
 void send_message(int fd, const Message& m, int timeout_ms);
 Message recv_message(int fd, uint32_t max_body, int timeout_ms);
