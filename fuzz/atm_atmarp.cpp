@@ -15,9 +15,11 @@
 //
 // Findings beyond crashes and sanitizer reports: any exception out of a station; a packet that
 // decode_atmarp() accepts but that does not encode back to the same bytes; a PDU a station sends
-// that is neither a well-formed ATMARP packet in LLC/SNAP nor an IPv4 packet.
+// that is neither a well-formed ATMARP packet in LLC/SNAP nor an IPv4 packet; data from the
+// ATMARP server.
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -52,19 +54,29 @@ void check_sdu_in(std::span<const uint8_t> sdu) {
   if (d.status == EncapStatus::kOk && d.ethertype == kEtherTypeArp) check_atmarp(d.payload, false);
 }
 
-// What the stations sent: ATMARP in LLC/SNAP to and from the server, and between hosts either
-// that or an IPv4 packet (in LLC/SNAP, or alone on a VC-mux data VC).
+// What the stations sent: ATMARP in LLC/SNAP to and from the server, and from a host either that
+// or an IPv4 packet (in LLC/SNAP, or alone on a VC-mux data VC). A host's IPv4 packets may go to
+// the server's own ATM address: an ATMARP reply is free to map an IP address there, and the host
+// then opens a data VC to it, with the data VCs' encapsulation. The server sends ATMARP only.
 void check_sent(FuzzPort& port, const LinkConfig& config) {
   for (const SentPdu& p : port.sent) {
     const bool data_vc = p.from != kServer && p.to != kServer;
-    const bool vcmux = data_vc && config.clip_encap == Encap::kVcMux;
-    const Decapsulated d =
-        decapsulate(EncapParams{vcmux ? Encap::kVcMux : Encap::kLlcSnap, kEtherTypeIpv4}, p.sdu);
+    const bool vcmux = config.clip_encap == Encap::kVcMux && p.from != kServer;
+    Decapsulated d = decapsulate(
+        EncapParams{data_vc && vcmux ? Encap::kVcMux : Encap::kLlcSnap, kEtherTypeIpv4}, p.sdu);
+    if (d.status != EncapStatus::kOk && !data_vc && vcmux)
+      d = decapsulate(EncapParams{Encap::kVcMux, kEtherTypeIpv4}, p.sdu);
+    if (d.status != EncapStatus::kOk) {
+      std::fprintf(stderr, "fuzz: %zu-byte PDU from %d to %d:", p.sdu.size(), p.from, p.to);
+      for (size_t i = 0; i < p.sdu.size() && i < 32; ++i)
+        std::fprintf(stderr, " %02x", p.sdu[i]);
+      std::fprintf(stderr, "\n");
+    }
     check(d.status == EncapStatus::kOk, "a station sent a PDU that does not decapsulate");
     if (d.ethertype == kEtherTypeArp) {
       check_atmarp(d.payload, true);
     } else {
-      check(data_vc, "a station sent data to or from the ATMARP server");
+      check(p.from != kServer, "the ATMARP server sent data");
       check(d.payload.size() >= 20 && (d.payload[0] >> 4) == 4, "a station sent a non-IPv4 packet");
       check(d.payload.size() <= config.mtu, "a station sent a packet over the MTU");
     }
