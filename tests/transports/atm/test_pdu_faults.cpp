@@ -280,7 +280,9 @@ TEST_CASE("a held PDU goes out in order before an ineligible one, or when its ti
   PduFaultInjector f(c, 0, 65535, 1);
   CHECK(f.apply(packet(kUdp, 1000, 1), 0).count == 0);  // held
   CHECK(f.next_deadline() == 5 * kMs);
-  const PduDeliveries d = f.apply(packet(kUdp, 100, 2), kUs);  // not eligible: after the held
+  // The deliveries point into the packets given (and the held copy): the packet must outlive them.
+  const auto small = packet(kUdp, 100, 2);
+  const PduDeliveries d = f.apply(small, kUs);  // not eligible: after the held
   REQUIRE(d.count == 2);
   CHECK(tag_of(d.packets[0], 8) == 1);
   CHECK(tag_of(d.packets[1], 8) == 2);
