@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "report/svg.hpp"  // svg::escape: the one markup escaping, for HTML and XML
+
 namespace mtperf {
 
 namespace {
@@ -169,32 +171,6 @@ std::string human(double v) {
   return fmt::format("{:.6g}", v);
 }
 
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<Check> parse_checks(std::string_view list) {
@@ -305,16 +281,16 @@ std::string checks_junit(const Report& r, const std::vector<CheckResult>& result
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites tests=\"{}\" failures=\"{}\">\n", results.size(), failures);
   out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n",
-                     xml_escape(suite), results.size(), failures, t);
+                     svg::escape(suite), results.size(), failures, t);
   for (const auto& c : results) {
     out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"",
-                       xml_escape(suite), xml_escape(c.check.text), t);
+                       svg::escape(suite), svg::escape(c.check.text), t);
     if (c.passed) {
       out += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
-                         xml_escape(c.detail));
+                         svg::escape(c.detail));
     } else {
       out += fmt::format(">\n      <failure message=\"{}\">{}: {}</failure>\n    </testcase>\n",
-                         xml_escape(c.detail), xml_escape(c.check.text), xml_escape(c.detail));
+                         svg::escape(c.detail), svg::escape(c.check.text), svg::escape(c.detail));
     }
   }
   out += "  </testsuite>\n</testsuites>\n";
