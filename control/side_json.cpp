@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "workloads/json_field.hpp"
 
@@ -105,17 +107,38 @@ nlohmann::json usage_json(const CpuUsage& u) {
           {"steal", u.steal},       {"idle", u.idle}};
 }
 
-CpuUsage usage_from(const nlohmann::json& j) {
+// A share of a CPU's time, 0..100 %: anything else is refused here, naming the field, before a
+// report divides by it or multiplies it into a service demand.
+double share_field(const nlohmann::json& j, const char* name, std::string_view where) {
+  const double v = field<double>(j, name);
+  if (!(v >= 0.0 && v <= kMaxCpuSharePercent)) {
+    throw std::invalid_argument(std::string(where) + "." + name + ": " + std::to_string(v) +
+                                " is not a share of CPU time (0..100 %)");
+  }
+  return v;
+}
+
+CpuUsage usage_from(const nlohmann::json& j, std::string_view where) {
   CpuUsage u;
-  u.util = field<double>(j, "util_percent");
-  u.user = field<double>(j, "user");
-  u.sys = field<double>(j, "sys");
-  u.irq = field<double>(j, "irq");
-  u.softirq = field<double>(j, "softirq");
-  u.iowait = field<double>(j, "iowait");
-  u.steal = field<double>(j, "steal");
-  u.idle = field<double>(j, "idle");
+  u.util = share_field(j, "util_percent", where);
+  u.user = share_field(j, "user", where);
+  u.sys = share_field(j, "sys", where);
+  u.irq = share_field(j, "irq", where);
+  u.softirq = share_field(j, "softirq", where);
+  u.iowait = share_field(j, "iowait", where);
+  u.steal = share_field(j, "steal", where);
+  u.idle = share_field(j, "idle", where);
   return u;
+}
+
+int cpu_count_field(const nlohmann::json& j, const char* name, std::string_view where, int lo) {
+  const int v = field<int>(j, name);
+  if (v < lo || v > kMaxCpuId) {
+    throw std::invalid_argument(std::string(where) + "." + name + ": " + std::to_string(v) +
+                                " out of range " + std::to_string(lo) + ".." +
+                                std::to_string(kMaxCpuId));
+  }
+  return v;
 }
 
 Role role_from(const std::string& s) {
@@ -143,10 +166,11 @@ nlohmann::json cpu_to_json(const CpuUtilization& c) {
 
 CpuUtilization cpu_from_json(const nlohmann::json& j) {
   CpuUtilization c;
-  c.total = usage_from(j);
-  c.cpus = field<int>(j, "cpus");
+  c.total = usage_from(j, "result.cpu");
+  c.cpus = cpu_count_field(j, "cpus", "result.cpu", 0);
   for (auto& e : list(j, "per_cpu")) {
-    c.per_cpu.emplace_back(field<int>(e, "cpu"), usage_from(e));
+    c.per_cpu.emplace_back(cpu_count_field(e, "cpu", "result.cpu.per_cpu[]", 0),
+                           usage_from(e, "result.cpu.per_cpu[]"));
   }
   return c;
 }
@@ -395,9 +419,7 @@ SideResult side_from_json(const nlohmann::json& j) {
   r.process.sys_s = field<double>(p, "sys_s");
   // Absent from a peer that predates them: unknown (0).
   if (p.contains("allowed_cpus")) {
-    r.process.allowed_cpus = field<int>(p, "allowed_cpus");
-    if (r.process.allowed_cpus < 0 || r.process.allowed_cpus > 65536)
-      throw std::invalid_argument("result.process_cpu.allowed_cpus: out of range 0..65536");
+    r.process.allowed_cpus = cpu_count_field(p, "allowed_cpus", "result.process_cpu", 0);
   }
   if (p.contains("instance")) r.process.instance = field<uint64_t>(p, "instance");
   if (auto c = j.find("cpu"); c != j.end() && !c->is_null())

@@ -12,6 +12,10 @@ nlohmann::json side_to_json(const SideResult& r);
 // Throws std::invalid_argument naming the field that is missing or mistyped.
 SideResult side_from_json(const nlohmann::json& j);
 
+// A CPU's time shares are 0..kMaxCpuSharePercent (100 %, and what a round trip through decimal
+// may add), CPU ids and counts 0..kMaxCpuId; cpu_from_json refuses anything else, naming the field.
+inline constexpr double kMaxCpuSharePercent = 100.0 + 1e-6;
+inline constexpr int kMaxCpuId = 65536;
 nlohmann::json cpu_to_json(const CpuUtilization& c);
 CpuUtilization cpu_from_json(const nlohmann::json& j);
 

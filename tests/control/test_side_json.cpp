@@ -153,3 +153,21 @@ TEST_CASE("a RESULT's lists are bounded", "[side_json]") {
   not_list["flows"] = nlohmann::json::object();
   CHECK_THROWS_WITH(side_from_json(not_list), Catch::Contains("result.flows"));
 }
+
+TEST_CASE("a RESULT's CPU figures are shares of CPU time", "[side_json]") {
+  nlohmann::json j = side_to_json(a_result());
+  nlohmann::json negative = j;
+  negative["cpu"]["util_percent"] = -45.5;  // used to throw out of the report's service demand
+  CHECK_THROWS_WITH(side_from_json(negative),
+                    Catch::Contains("result.cpu.util_percent") && Catch::Contains("0..100"));
+  nlohmann::json over = j;
+  over["cpu"]["per_cpu"][0]["sys"] = 768.75;  // an impossible "remote 768.8% of one CPU"
+  CHECK_THROWS_WITH(side_from_json(over), Catch::Contains("result.cpu.per_cpu[].sys"));
+  nlohmann::json id = j;
+  id["cpu"]["per_cpu"][1]["cpu"] = -1;
+  CHECK_THROWS_WITH(side_from_json(id), Catch::Contains("result.cpu.per_cpu[].cpu"));
+  nlohmann::json full = j;
+  full["cpu"]["util_percent"] = 100.0;
+  full["cpu"]["idle"] = 0.0;
+  CHECK(side_from_json(full).cpu->total.util == 100.0);
+}
