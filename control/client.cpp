@@ -9,11 +9,13 @@
 #include <optional>
 #include <thread>
 
+#include "bindings/workers.hpp"
 #include "control/policy.hpp"
 #include "control/protocol.hpp"
 #include "control/routes.hpp"
 #include "control/side_json.hpp"
 #include "platform/host_limits.hpp"
+#include "platform/topology.hpp"
 #include "transports/inet/inet.hpp"
 #include "workloads/engine_config.hpp"
 #include "workloads/json_field.hpp"
@@ -223,7 +225,8 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
 
   send_message(ctl.fd, {MsgType::start, nlohmann::json::object()}, kSetupTimeoutMs);
   expect(ctl.fd, MsgType::started, kMaxRequestBody, kSetupTimeoutMs);
-  Runner runner(spec, Side::client, *transport, std::move(flows), opts.cpus);
+  Runner runner(spec, Side::client, *transport, run_worker, std::move(flows), opts.cpus);
+  runner.set_adapters(adapter_irqs("/"));
   runner.set_interval_callback(std::move(on_interval));
   runner.set_stop_on_error(spec.stop_on_error);
   runner.set_netdevs(flow_netdevs(sources, ctl.fd));

@@ -9,10 +9,12 @@
 #include <functional>
 #include <mutex>
 
+#include "bindings/workers.hpp"
 #include "control/policy.hpp"
 #include "control/protocol.hpp"
 #include "control/routes.hpp"
 #include "control/side_json.hpp"
+#include "platform/topology.hpp"
 #include "transports/inet/inet.hpp"
 #include "workloads/engine_config.hpp"
 #include "workloads/memory.hpp"
@@ -245,8 +247,9 @@ void ServerSession::exchange() {
   expect(fd_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
 
   std::mutex send_mu;  // STARTED from here, STOP from the runner's clock thread
-  Runner runner(spec, Side::server, *transport, std::move(flows), spec.server_cpus);
+  Runner runner(spec, Side::server, *transport, run_worker, std::move(flows), spec.server_cpus);
   runner.set_netdevs(flow_netdevs(spec.flow_servers, fd_));
+  runner.set_adapters(adapter_irqs("/"));
   runner.set_stop_on_error(spec.stop_on_error);
   if (spec.stop_on_error) runner.set_stop_callback(stop_teller(fd_, send_mu));
   runner_ = &runner;

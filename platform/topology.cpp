@@ -555,4 +555,21 @@ std::vector<InterfaceAddress> interface_addresses() {
   return out;
 }
 
+std::vector<std::pair<std::string, std::vector<int>>> adapter_irqs(const std::string& root) {
+  std::vector<std::pair<std::string, std::vector<int>>> out;
+  Topology topo;
+  try {
+    topo = read_topology(root);
+  } catch (const std::exception&) {
+    return out;  // no sysfs here: the rates are reported per CPU only
+  }
+  for (const Adapter& a : topo.adapters) {
+    std::vector<int> irqs;
+    for (const Irq& irq : a.irqs)
+      if (irq.number >= 0) irqs.push_back(irq.number);
+    out.emplace_back(a.name, std::move(irqs));
+  }
+  return out;
+}
+
 }  // namespace mtperf

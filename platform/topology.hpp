@@ -100,6 +100,11 @@ struct Topology {
 
 Topology read_topology(const std::string& root = "/");
 
+// Each adapter's name and the numbers of its IRQs, where the topology under `root` knows them
+// (real NICs; not veth or TUN): what interrupt rates are grouped by. Empty when the topology
+// cannot be read.
+std::vector<std::pair<std::string, std::vector<int>>> adapter_irqs(const std::string& root);
+
 // Marks an adapter as emulated: on `controller`, its packet interrupts taken by `cpus` (one
 // synthetic data-queue IRQ without a number). What an "mtperf-emu" ifalias says, and what a
 // testbed that knows its emulated links says directly.

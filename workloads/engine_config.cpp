@@ -32,7 +32,9 @@ uint32_t buffer_size(const TestSpec& spec) {
 }
 
 EngineConfig engine_config(const WorkerJob& job, const Caps& caps) {
-  return engine_config(*job.spec, uint32_t(job.flows.size()), caps);
+  EngineConfig cfg = engine_config(*job.spec, uint32_t(job.flows.size()), caps);
+  cfg.worker = job.index;
+  return cfg;
 }
 
 EngineConfig engine_config(const TestSpec& spec, uint32_t flows, const Caps& caps) {
@@ -46,6 +48,8 @@ EngineConfig engine_config(const TestSpec& spec, uint32_t flows, const Caps& cap
   cfg.wait = spec.wait;
   cfg.single_flow = flows == 1;
   cfg.sock = &spec.sock;
+  cfg.request_response = spec.workload == Workload::rr || spec.workload == Workload::crr;
+  cfg.stream_msg_size = spec.stream_msg_size();
   return cfg;
 }
 
@@ -71,6 +75,7 @@ FlowSetup flow_setup(const TestSpec& spec, uint32_t index, uint64_t cookie, cons
   s.worker = worker;
   // Flows are dealt round-robin: worker w runs every flow whose index is w modulo workers.
   s.engine = engine_config(spec, flows / workers + (worker < flows % workers ? 1 : 0), caps);
+  s.engine.worker = worker;
   return s;
 }
 

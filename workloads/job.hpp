@@ -91,13 +91,20 @@ struct FlowSlot {
 };
 
 struct WorkerJob {
-  uint32_t index = 0;
+  uint32_t index = 0;  // which worker of its side
   std::vector<FlowSlot*> flows;
   const TestSpec* spec = nullptr;
   PhaseClock* clock = nullptr;
-  int cpu = -1;       // pinned by the runner before run_worker; -1 = not pinned
+  int cpu = -1;       // pinned by the runner before the driver runs; -1 = not pinned
   std::string error;  // set when the worker could not run
 };
+
+class Transport;  // transports/api/registry.hpp
+
+// Runs one worker's flows to the end over the transport's engine, on the worker's thread:
+// bindings/workers.hpp instantiates the workload for each engine type. Throws
+// std::runtime_error when the engine cannot be set up.
+using WorkerDriver = void (*)(Transport& transport, WorkerJob& job);
 
 inline int64_t now_ns() {
   timespec ts;

@@ -6,7 +6,6 @@
 
 #include "platform/affinity.hpp"
 #include "platform/interrupt.hpp"
-#include "platform/topology.hpp"
 #include "transports/inet/inet.hpp"
 #include "workloads/engine_config.hpp"
 
@@ -65,9 +64,9 @@ std::optional<T> try_read(F f) {
 
 }  // namespace
 
-Runner::Runner(const TestSpec& spec, Side side, Transport& transport,
+Runner::Runner(const TestSpec& spec, Side side, Transport& transport, WorkerDriver drive,
                std::vector<std::unique_ptr<FlowSlot>> flows, std::vector<int> cpus)
-    : spec_(spec), side_(side), transport_(transport), flows_(std::move(flows)) {
+    : spec_(spec), side_(side), transport_(transport), drive_(drive), flows_(std::move(flows)) {
   uint32_t nthreads = worker_count(spec_, uint32_t(flows_.size()));
   jobs_.resize(nthreads);
   for (uint32_t i = 0; i < nthreads; ++i) {
@@ -113,7 +112,7 @@ void Runner::worker_main(size_t i) {
   WorkerJob& job = jobs_[i];
   try {
     if (job.cpu >= 0) pin_current_thread(job.cpu);
-    transport_.run_worker(job);
+    drive_(transport_, job);
   } catch (const std::exception& e) {
     job.error = e.what();
     clock_.abort.store(true);
@@ -330,18 +329,7 @@ SideResult Runner::join() {
   if (edge0_.irq && edge1_.irq && r.window_s > 0) {
     r.interrupts =
         try_read<InterruptRates>([&] { return rates(*edge0_.irq, *edge1_.irq, r.window_s); });
-    // Per adapter, where the topology knows the adapter's IRQs (real NICs; not veth or TUN).
-    if (r.interrupts) {
-      std::vector<std::pair<std::string, std::vector<int>>> adapters;
-      auto topo = try_read<Topology>([] { return read_topology("/"); });
-      for (const Adapter& a : topo ? topo->adapters : std::vector<Adapter>{}) {
-        std::vector<int> irqs;
-        for (const Irq& irq : a.irqs)
-          if (irq.number >= 0) irqs.push_back(irq.number);
-        adapters.emplace_back(a.name, std::move(irqs));
-      }
-      add_adapter_rates(*r.interrupts, adapters);
-    }
+    if (r.interrupts) add_adapter_rates(*r.interrupts, adapters_);
   }
   r.process = process_cpu_delta(edge0_.proc, edge1_.proc);
   r.rdma_ports = rdma_counter_deltas(edge0_.rdma, edge1_.rdma);

@@ -92,8 +92,9 @@ using IntervalCallback = std::function<std::string(const IntervalSample&)>;
 
 class Runner {
  public:
-  // `cpus`: the CPU of each worker (cycled), empty for no pinning.
-  Runner(const TestSpec& spec, Side side, Transport& transport,
+  // `drive` runs each worker over the transport's engine (bindings/workers.hpp); `cpus`: the
+  // CPU of each worker (cycled), empty for no pinning.
+  Runner(const TestSpec& spec, Side side, Transport& transport, WorkerDriver drive,
          std::vector<std::unique_ptr<FlowSlot>> flows, std::vector<int> cpus = {});
   ~Runner();
   Runner(const Runner&) = delete;
@@ -102,6 +103,11 @@ class Runner {
   void set_interval_callback(IntervalCallback cb) { on_interval_ = std::move(cb); }
   // The network devices whose counters are read at the window's edges; before start().
   void set_netdevs(std::vector<std::string> devices) { netdevs_ = std::move(devices); }
+  // The host's adapters and their IRQ numbers (platform/topology.hpp: adapter_irqs), whose
+  // interrupt rates the result shows apart; before start().
+  void set_adapters(std::vector<std::pair<std::string, std::vector<int>>> adapters) {
+    adapters_ = std::move(adapters);
+  }
   // --stop-on-error: the clock thread ends the window at the first error a flow counts, the
   // first --verify mismatch, or the first failed interval check; before start().
   void set_stop_on_error(bool on) { stop_on_error_ = on; }
@@ -136,6 +142,7 @@ class Runner {
   TestSpec spec_;
   Side side_;
   Transport& transport_;
+  WorkerDriver drive_;
   std::vector<std::unique_ptr<FlowSlot>> flows_;
   std::vector<int> dup_fds_;  // kept to read TCP_INFO after the workers close theirs
   std::vector<WorkerJob> jobs_;
@@ -170,6 +177,7 @@ class Runner {
   void read_edge(Edge& e) const;
   Edge edge0_, edge1_;
   std::vector<std::string> netdevs_;
+  std::vector<std::pair<std::string, std::vector<int>>> adapters_;
 };
 
 }  // namespace mtperf

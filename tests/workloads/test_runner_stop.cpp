@@ -30,7 +30,9 @@ class ScriptedTransport : public Transport {
                                     int64_t) override {
     return nullptr;
   }
-  void run_worker(WorkerJob& job) override {
+  // The worker driver (bindings/workers.hpp in the product): the timetable instead of an engine.
+  static void drive(Transport& t, WorkerJob& job) { static_cast<ScriptedTransport&>(t).run(job); }
+  void run(WorkerJob& job) {
     int64_t window0 = 0;
     bool faulted = false;
     while (job.clock->phase.load() != Phase::done && !job.clock->abort.load()) {
@@ -66,7 +68,7 @@ SideResult run(const Script& script, bool stop_on_error, IntervalCallback cb = {
     flows.push_back(std::make_unique<FlowSlot>());
     flows.back()->id = i;
   }
-  Runner r(spec, Side::client, t, std::move(flows));
+  Runner r(spec, Side::client, t, ScriptedTransport::drive, std::move(flows));
   r.set_stop_on_error(stop_on_error);
   r.set_interval_callback(std::move(cb));
   r.start();

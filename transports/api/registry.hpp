@@ -17,8 +17,6 @@
 
 namespace mtperf {
 
-struct WorkerJob;  // workloads/job.hpp: the flows one worker thread runs
-
 // Transport-specific options, "key" -> "value", carried in the test request so that the server
 // uses the same settings. Each transport validates its own keys in create().
 using TransportParams = std::map<std::string, std::string>;
@@ -48,9 +46,8 @@ class Transport {
   // std::runtime_error naming the flow, the address and the reason.
   virtual std::unique_ptr<Endpoint> connect(const SockAddr& server, const SockAddr& source,
                                             const FlowSetup& setup, int64_t deadline_ns) = 0;
-  // Runs one worker's flows to the end: builds the engine, instantiates the workload over it.
-  // Throws std::runtime_error when the engine cannot be set up.
-  virtual void run_worker(WorkerJob& job) = 0;
+  // The data path: a transport also derives from EngineHost<E> (engine_host.hpp) for its engine
+  // type E, through which bindings/ builds each worker's engine and runs the workload over it.
   // What the transport actually uses after probing and fallbacks, for the report.
   virtual std::map<std::string, std::string> effective_settings() const { return {}; }
   // Bytes an engine built from `cfg` holds beyond its buffer pool (cfg.buffers x

@@ -8,8 +8,9 @@
 //    the engine (ConnId).
 //
 // Engines are used through templates (see workloads/worker.hpp); there is no virtual call per
-// operation. The transport itself is chosen once, from the registry (registry.hpp), and enters
-// the data path through Transport::run_worker, which instantiates the workload over its engine.
+// operation. The transport itself is chosen once, from the registry (registry.hpp), and builds
+// each worker's engine through EngineHost<E> (engine_host.hpp); bindings/ instantiates the
+// workload over each engine type, so that neither transports/ nor workloads/ knows the other.
 //
 // Engine contract (checked by the EngineType concept below):
 //   int  adopt(Endpoint&)              take over a flow's connection, as the transport's set-up
@@ -185,6 +186,11 @@ struct EngineConfig {
   Wait wait = Wait::block;
   bool single_flow = true;  // one flow on this thread: blocking calls beat an event loop
   const SocketOptions* sock = nullptr;
+  // Which worker of its side the engine serves (flows are dealt round-robin): a transport that
+  // set connections up per worker (RDMA) finds them by it.
+  uint32_t worker = 0;
+  bool request_response = false;  // rr or crr: each request waits for its answer
+  uint32_t stream_msg_size = 0;   // a stream's message (what one RDMA READ pulls)
 };
 
 class Endpoint;  // endpoint.hpp

@@ -7,13 +7,12 @@
 
 #include "platform/rdma_devices.hpp"
 #include "platform/topology.hpp"
+#include "transports/api/engine_host.hpp"
 #include "transports/rdma/engine.hpp"
 #include "transports/rdma/probe.hpp"
 #include "transports/rdma/register.hpp"
 #include "transports/rdma/settings.hpp"
 #include "transports/rdma/setup.hpp"
-#include "workloads/engine_config.hpp"
-#include "workloads/worker.hpp"
 
 namespace mtperf {
 namespace rdma {
@@ -77,7 +76,7 @@ SockAddr over_rdma(const SockAddr& a) {
   return other.family() == AF_UNSPEC ? a : other;
 }
 
-class RdmaTransport final : public Transport {
+class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
  public:
   explicit RdmaTransport(const RdmaSettings& s) : set_(s) {}
   ~RdmaTransport() override {
@@ -102,25 +101,24 @@ class RdmaTransport final : public Transport {
     return rdma_connect(over_rdma(server), source, setup, resources(setup), deadline_ns);
   }
 
-  void run_worker(WorkerJob& job) override {
+  std::unique_ptr<RdmaEngine> make_engine(const EngineConfig& cfg) override {
+    EngineMode mode;
+    mode.read_size = cfg.stream_msg_size;
+    mode.memory_poll = set_.verb == Verb::write && cfg.request_response;
     std::shared_ptr<WorkerRes> res;
     {
       std::lock_guard lock(mu_);
-      auto it = workers_.find(job.index);
-      if (it != workers_.end()) res = it->second;
+      if (auto it = workers_.find(cfg.worker); it != workers_.end()) res = it->second;
+      memory_poll_ |= mode.memory_poll;
     }
     if (!res) throw std::runtime_error("rdma: no connection was set up for this worker");
-    EngineConfig cfg = engine_config(job, caps());
     if (cfg.buffers != res->pool().count() || cfg.buffer_size != res->pool().size()) {
       throw std::runtime_error("rdma: the worker's flows differ from those set up for it");
     }
-    const TestSpec& spec = *job.spec;
-    bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
-    EngineMode mode;
-    mode.read_size = spec.stream_msg_size();
-    mode.memory_poll = set_.verb == Verb::write && rr;
-    RdmaEngine engine(res, mode);
-    Worker<RdmaEngine>(engine, job).run();
+    return std::make_unique<RdmaEngine>(res, mode);
+  }
+
+  void engine_done(const RdmaEngine& engine) override {
     std::lock_guard lock(mu_);
     const EngineCounters& c = engine.counters();
     ctr_.signalled += c.signalled;
@@ -130,7 +128,6 @@ class RdmaTransport final : public Transport {
     ctr_.credit_writes += c.credit_writes;
     Caps ec = engine.caps();
     inline_ = inline_ < 0 ? int64_t(ec.max_inline) : std::min<int64_t>(inline_, ec.max_inline);
-    memory_poll_ |= mode.memory_poll;
   }
 
   std::map<std::string, std::string> effective_settings() const override;

@@ -1,9 +1,8 @@
 #include <fstream>
 
+#include "transports/api/engine_host.hpp"
 #include "transports/socket/register.hpp"
 #include "transports/socket/socket_engine.hpp"
-#include "workloads/engine_config.hpp"
-#include "workloads/worker.hpp"
 
 namespace mtperf {
 namespace {
@@ -14,12 +13,11 @@ Caps socket_caps() {
   return c;
 }
 
-class SocketTransport final : public inet::SocketSetup {
+class SocketTransport final : public inet::SocketSetup, public EngineHost<SocketEngine> {
  public:
   Caps caps() const override { return socket_caps(); }
-  void run_worker(WorkerJob& job) override {
-    SocketEngine engine(engine_config(job, caps()));
-    Worker<SocketEngine>(engine, job).run();
+  std::unique_ptr<SocketEngine> make_engine(const EngineConfig& cfg) override {
+    return std::make_unique<SocketEngine>(cfg);
   }
 };
 

@@ -7,10 +7,9 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "transports/api/engine_host.hpp"
 #include "transports/uring/register.hpp"
 #include "transports/uring/uring_engine.hpp"
-#include "workloads/engine_config.hpp"
-#include "workloads/worker.hpp"
 
 namespace mtperf {
 namespace {
@@ -40,18 +39,16 @@ std::string on_off(bool b) {
   return b ? "on" : "off";
 }
 
-class UringTransport final : public inet::SocketSetup {
+class UringTransport final : public inet::SocketSetup, public EngineHost<UringEngine> {
  public:
   explicit UringTransport(const UringSettings& s) : set_(s) {}
   Caps caps() const override { return uring_caps(set_); }
-  void run_worker(WorkerJob& job) override {
-    UringEngine engine(engine_config(job, caps()), set_);
-    {
-      std::lock_guard lock(mu_);
-      if (!have_eff_) eff_ = engine.effective();
-      have_eff_ = true;
-    }
-    Worker<UringEngine>(engine, job).run();
+  std::unique_ptr<UringEngine> make_engine(const EngineConfig& cfg) override {
+    auto engine = std::make_unique<UringEngine>(cfg, set_);
+    std::lock_guard lock(mu_);
+    if (!have_eff_) eff_ = engine->effective();
+    have_eff_ = true;
+    return engine;
   }
   std::map<std::string, std::string> effective_settings() const override {
     std::lock_guard lock(mu_);
