@@ -107,6 +107,14 @@ class Worker {
   void rr_server_recv(Flow& f, const Completion& c);
   void udp_rr_client_recv(Flow& f, const Completion& c, int64_t now);
   void udp_receiver_recv(Flow& f, const Completion& c, int64_t now);
+  // A datagram too short to carry our header is not one of ours: counted as an error, and the
+  // receive posted again. True when it was one.
+  bool drop_short_datagram(Flow& f, const Completion& c) {
+    if (c.bytes >= int32_t(kUdpHeaderBytes)) return false;
+    FlowCounters::add(f.slot->counters.errors, 1);
+    post_recv(f, f.conn);
+    return true;
+  }
   void crr_open(Flow& f, int64_t now);
   void crr_client_recv(Flow& f, const Completion& c, int conn, int64_t now);
   void crr_server_recv(Flow& f, const Completion& c, int conn);

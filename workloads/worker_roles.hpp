@@ -105,11 +105,7 @@ template <EngineType E>
 void Worker<E>::rr_server_recv(Flow& f, const Completion& c) {
   FlowCounters& ctr = f.slot->counters;
   if (f.slot->proto == Proto::udp) {
-    if (c.bytes < int32_t(kUdpHeaderBytes)) {
-      FlowCounters::add(ctr.errors, 1);  // not one of ours
-      post_recv(f, f.conn);
-      return;
-    }
+    if (drop_short_datagram(f, c)) return;
     UdpHeader h = read_udp_header(recv_data(f, c));
     if (h.seq == kFinSeq) {
       finish(f);
@@ -152,11 +148,7 @@ void Worker<E>::rr_server_recv(Flow& f, const Completion& c) {
 template <EngineType E>
 void Worker<E>::udp_rr_client_recv(Flow& f, const Completion& c, int64_t now) {
   FlowCounters& ctr = f.slot->counters;
-  if (c.bytes < int32_t(kUdpHeaderBytes)) {
-    FlowCounters::add(ctr.errors, 1);
-    post_recv(f, f.conn);
-    return;
-  }
+  if (drop_short_datagram(f, c)) return;
   FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
   FlowCounters::add(ctr.msgs_recv, 1);
   UdpHeader h = read_udp_header(recv_data(f, c));
@@ -184,11 +176,7 @@ void Worker<E>::udp_rr_client_recv(Flow& f, const Completion& c, int64_t now) {
 template <EngineType E>
 void Worker<E>::udp_receiver_recv(Flow& f, const Completion& c, int64_t now) {
   FlowCounters& ctr = f.slot->counters;
-  if (c.bytes < int32_t(kUdpHeaderBytes)) {
-    FlowCounters::add(ctr.errors, 1);
-    post_recv(f, f.conn);
-    return;
-  }
+  if (drop_short_datagram(f, c)) return;
   UdpHeader h = read_udp_header(recv_data(f, c));
   UdpStats& u = f.slot->stats.udp;
   if (h.seq == kFinSeq) {

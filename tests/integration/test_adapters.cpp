@@ -23,6 +23,7 @@
 #include "platform/affinity.hpp"
 #include "platform/netns.hpp"
 #include "report/render.hpp"
+#include "tests/support/command.hpp"
 #include "tests/support/namespaces.hpp"
 
 MTPERF_TEST_REQUIRES(mtperf::test::why_no_namespaces("multi-adapter testbeds"));
@@ -39,19 +40,6 @@ bool namespace_exists(const std::string& name) {
   for (const auto& ns : mtperf::list_namespaces())
     if (ns == name) return true;
   return false;
-}
-
-// Runs a command and returns its standard output; the exit status goes to *rc.
-std::string capture(const std::string& command, int* rc) {
-  std::string out;
-  FILE* p = ::popen(command.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
-    out.append(buf, n);
-  *rc = ::pclose(p);
-  return out;
 }
 
 }  // namespace
@@ -141,13 +129,11 @@ TEST_CASE("a flow's source must be on a subnet the server has") {
 }
 
 TEST_CASE("mtperf sweep --adapters 1..2 on a testbed prints the scalability table") {
-  int rc = -1;
-  std::string out = capture(std::string(MTPERF_BINARY) +
-                                " sweep --adapters 1..2 --testbed itsweep -w outbound -w rr"
-                                " -l 0.5 --warmup 0.1 --cpus 0 --format json 2>/dev/null",
-                            &rc);
-  REQUIRE(rc == 0);
-  auto j = nlohmann::json::parse(out);
+  const mtperf::test::CommandResult r = mtperf::test::mtperf_cmd(
+      "sweep --adapters 1..2 --testbed itsweep -w outbound -w rr"
+      " -l 0.5 --warmup 0.1 --cpus 0 --format json 2>/dev/null");
+  REQUIRE(r.rc == 0);
+  auto j = nlohmann::json::parse(r.out);
   const auto& sweep = j.at("sweep");
   CHECK(sweep["axis"] == nlohmann::json({{"name", "adapters"}, {"values", {1, 2}}}));
   REQUIRE(sweep["rows"].size() == 2);

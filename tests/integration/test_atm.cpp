@@ -16,8 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/command.hpp"
 #include "tests/support/skip.hpp"
 
+using mtperf::test::CommandResult;
+using mtperf::test::mtperf_cmd;
 using nlohmann::json;
 
 namespace {
@@ -34,22 +37,6 @@ struct Result {
   int rc = -1;
   std::string out;
 };
-
-// Runs the mtperf binary with `args` (a shell word list without quoting needs) and returns its
-// exit status and stdout; stderr goes to the test's log.
-Result mtperf_cmd(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(MTPERF_BINARY) + " " + args;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;)
-    r.out.append(buf, n);
-  const int status = ::pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  INFO(cmd << "\n" << r.out);
-  return r;
-}
 
 json read_json(const std::string& path) {
   std::ifstream in(path);
@@ -68,7 +55,7 @@ std::string why_no_tun() {
 }
 
 double stream_goodput_bps(const std::string& args) {
-  const Result r = mtperf_cmd("run -w stream -l 1.5 --warmup 0.5 -q --format json " + args);
+  const CommandResult r = mtperf_cmd("run -w stream -l 1.5 --warmup 0.5 -q --format json " + args);
   REQUIRE(r.rc == 0);
   const json report = json::parse(r.out);
   const json& flow = report["summary"]["flows"][0];
@@ -80,7 +67,8 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
   const std::string name = "itest-" + mode;
   const std::string state_file = "/run/mtperf/atm-" + name + ".json";
   mtperf_cmd("atm down --name " + name + " 2>/dev/null");  // a leftover of an earlier crash
-  Result up = mtperf_cmd("atm up --mode " + mode + " --adapters 2 --rate oc3 --name " + name);
+  CommandResult up =
+      mtperf_cmd("atm up --mode " + mode + " --adapters 2 --rate oc3 --name " + name);
   REQUIRE(up.rc == 0);
   const json state = read_json(state_file);
   const std::string near = state["near_ns"], far = state["far_ns"];
@@ -95,16 +83,16 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
   const double goodput = stream_goodput_bps("-T " + mode + " --testbed " + name + " --cc cubic");
   if (!kSanitized) CHECK(goodput > 0.5 * theory_bps);
   CHECK(goodput < 1.01 * theory_bps);  // the line cannot carry more than its cells allow
-  const Result rr = mtperf_cmd("run -T " + mode + " --testbed " + name +
-                               " -w rr -l 1 --warmup 0.2 -q --format json");
+  const CommandResult rr = mtperf_cmd("run -T " + mode + " --testbed " + name +
+                                      " -w rr -l 1 --warmup 0.2 -q --format json");
   REQUIRE(rr.rc == 0);
 
   // Never a silent substitute: sockets over a veth testbed of the same name, or the line at
   // another rate than asked, are refused before anything runs.
-  const Result veth = mtperf_cmd("run --testbed " + name + " --adapters auto:2 -l 0.3 2>&1");
+  const CommandResult veth = mtperf_cmd("run --testbed " + name + " --adapters auto:2 -l 0.3 2>&1");
   CHECK(veth.rc == 2);
   CHECK_THAT(veth.out, Catch::Contains("is an emulated ATM testbed (" + mode + ")"));
-  const Result rate =
+  const CommandResult rate =
       mtperf_cmd("run -T " + mode + " --testbed " + name + " --atm-rate oc12 -l 0.3 2>&1");
   CHECK(rate.rc == 2);
   CHECK_THAT(rate.out, Catch::Contains("runs its line at 353207 cells/s"));
@@ -116,7 +104,7 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
   CHECK(a0["lines"]["near_to_far"]["cells_sent"].get<std::uint64_t>() > 10000);
   CHECK(a0["lines"]["near_to_far"]["hec_errors"] == 0);
   CHECK(a0["hosts"]["near"]["ready"] == true);
-  const Result status = mtperf_cmd("atm status --name " + name);
+  const CommandResult status = mtperf_cmd("atm status --name " + name);
   CHECK(status.rc == 0);
   CHECK(status.out.find("cells/s of") != std::string::npos);
   if (mode == "lane") {
@@ -130,7 +118,7 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
     CHECK(status.out.find("LEC lecid") != std::string::npos);
   }
 
-  const Result down = mtperf_cmd("atm down --name " + name);
+  const CommandResult down = mtperf_cmd("atm down --name " + name);
   CHECK(down.rc == 0);
   CHECK_FALSE(namespace_exists(near));
   CHECK_FALSE(namespace_exists(far));
@@ -177,7 +165,7 @@ TEST_CASE("run -T clip and -T lane build a one-adapter testbed for the run and r
 }
 
 TEST_CASE("sweep -T clip runs each count over its own emulated adapters") {
-  const Result r = mtperf_cmd(
+  const CommandResult r = mtperf_cmd(
       "sweep -T clip --atm-rate oc3 --adapters 1..2 -w outbound -l 1 --warmup 0.3 --format json");
   REQUIRE(r.rc == 0);
   const json sweep = json::parse(r.out).at("sweep");

@@ -4,7 +4,6 @@
 // emulator injected on the near-to-far line equal the counts the run detected, exactly. A clean
 // line passes with zero. About 12 s.
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,8 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/command.hpp"
 #include "tests/support/skip.hpp"
 
+using mtperf::test::CommandResult;
+using mtperf::test::mtperf_cmd;
 using nlohmann::json;
 
 namespace {
@@ -27,20 +29,6 @@ struct Result {
   int rc = -1;
   std::string out;
 };
-
-Result mtperf_cmd(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(MTPERF_BINARY) + " " + args;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;)
-    r.out.append(buf, n);
-  const int status = ::pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  INFO(cmd << "\n" << r.out);
-  return r;
-}
 
 std::string why_no_tun() {
   std::string why = mtperf::test::why_not_root("the emulated ATM link");
@@ -62,8 +50,8 @@ std::uint64_t delta(const json& after, const json& before, const char* key) {
 }
 
 json run_json(const std::string& args) {
-  const Result r = mtperf_cmd("run -T clip --testbed " + std::string(kName) +
-                              " --verify -l 1.5 --warmup 0.3 -q --format json " + args);
+  const CommandResult r = mtperf_cmd("run -T clip --testbed " + std::string(kName) +
+                                     " --verify -l 1.5 --warmup 0.3 -q --format json " + args);
   REQUIRE(r.rc == 0);
   return json::parse(r.out)["summary"];
 }
@@ -75,7 +63,7 @@ struct Testbed {
     // first coincidence is past any PDU count these runs reach. Only near to far (the data
     // direction of a stream), and only PDUs with at least 1 KiB of payload, so the control
     // connection's messages (a few hundred bytes that way) pass untouched.
-    const Result up =
+    const CommandResult up =
         mtperf_cmd(std::string("atm up --mode clip --atm-rate oc3 --name ") + kName +
                    " --corrupt-after-crc every:97 --duplicate every:89 --reorder every:83 "
                    "--fault-dir near-to-far --fault-min-payload 1024 --seed 7");
@@ -128,7 +116,7 @@ TEST_CASE("faults after the AAL5 CRC are each caught end to end, with the inject
   const json back = line_counters("far_to_near");
   CHECK(back["pdu_eligible"] == 0);
   CHECK(back["corrupted_after_crc"] == 0);
-  const Result status = mtperf_cmd(std::string("atm status --name ") + kName);
+  const CommandResult status = mtperf_cmd(std::string("atm status --name ") + kName);
   CHECK_THAT(status.out, Catch::Contains("after CRC: of"));
   CHECK_THAT(
       status.out,
@@ -137,9 +125,10 @@ TEST_CASE("faults after the AAL5 CRC are each caught end to end, with the inject
 
   // --stop-on-error: the server's first mismatch (a stream's receiver is the server) ends the
   // run through STOP within a fraction of a second, exit 1, and the report says why.
-  const Result stop = mtperf_cmd("run -T clip --testbed " + std::string(kName) +
-                                 " --verify -l 5 --warmup 0.3 -q --format json -w stream -p udp "
-                                 "--rate 20M --stop-on-error");
+  const CommandResult stop =
+      mtperf_cmd("run -T clip --testbed " + std::string(kName) +
+                 " --verify -l 5 --warmup 0.3 -q --format json -w stream -p udp "
+                 "--rate 20M --stop-on-error");
   CHECK(stop.rc == 1);
   const json stopped = json::parse(stop.out)["summary"];
   CHECK(stopped["stopped_early"]["cause"] == "verify");
@@ -150,7 +139,7 @@ TEST_CASE("faults after the AAL5 CRC are each caught end to end, with the inject
 }
 
 TEST_CASE("a clean emulated line passes --verify with zero") {
-  const Result r = mtperf_cmd(
+  const CommandResult r = mtperf_cmd(
       "run -T clip --atm-rate oc3 -w stream -p udp --rate 20M --verify -l 1 --warmup 0.2 -q "
       "--format json");
   REQUIRE(r.rc == 0);

@@ -105,15 +105,13 @@ enum class Wait : uint8_t { spin, block, none };
 enum class Proto : uint8_t { tcp, udp };
 
 struct Caps {
-  bool message_boundaries = false;
   // A stream's receiver sees nothing of what it is sent (RDMA WRITE): its side counts no bytes,
   // and the report takes the stream's throughput from the sender.
   bool one_sided = false;
   // A stream's receiver pulls the data itself (RDMA READ): the sender posts nothing, waits for
   // the end of the phase and then half-closes; its side counts no bytes.
   bool passive_sender = false;
-  bool inline_send = false;
-  bool zero_copy = false;
+  // Bytes a send may carry inside its work request (RDMA inline data); the report shows it.
   uint32_t max_inline = 0;
   uint32_t max_outstanding = 64;       // per connection and direction
   bool provides_recv_buffers = false;  // receives land in engine buffers (Completion::data)

@@ -61,17 +61,9 @@ std::optional<AtmArpPacket> AtmArpServer::handle(const AtmArpPacket& in, std::ui
     case AtmArpOp::kInReply:
       learn(in, now_ns);
       return std::nullopt;
-    case AtmArpOp::kInRequest: {
-      AtmArpPacket reply;
-      reply.op = AtmArpOp::kInReply;
-      reply.source_atm = own_atm_;
-      reply.source_ip = own_ip_;
-      reply.target_atm = in.source_atm;
-      reply.target_subaddress = in.source_subaddress;
-      reply.target_ip = in.source_ip;
+    case AtmArpOp::kInRequest:
       ++stats_.replies;
-      return reply;
-    }
+      return make_inatmarp_reply(in, own_atm_, own_ip_);
     case AtmArpOp::kRequest:
       break;
     case AtmArpOp::kReply:

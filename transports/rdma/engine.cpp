@@ -66,7 +66,6 @@ Caps RdmaEngine::caps() const {
   for (auto& d : std::as_const(*res_).devices())
     inl = std::min(inl, d->max_inline);
   c.max_inline = inl == UINT32_MAX ? 0 : inl;
-  c.inline_send = c.max_inline > 0;
   c.max_outstanding = std::max<uint32_t>(c.max_outstanding, 8);
   return c;
 }

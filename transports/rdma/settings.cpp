@@ -113,12 +113,9 @@ std::vector<OptionInfo> rdma_options() {
 
 Caps rdma_caps(const RdmaSettings& s) {
   Caps c;
-  c.message_boundaries = true;
   c.one_sided = s.verb == Verb::write;
   c.passive_sender = s.verb == Verb::read;
-  c.inline_send = s.inline_cap > 0;
   c.max_inline = s.inline_cap == kInlineDevice ? 0 : s.inline_cap;
-  c.zero_copy = true;
   c.max_outstanding = 64;  // eight sends in flight per stream (engine_config.cpp)
   c.provides_recv_buffers = true;
   c.unsignaled_sends = true;

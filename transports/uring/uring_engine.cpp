@@ -213,7 +213,6 @@ UringEngine::~UringEngine() {
 
 Caps UringEngine::caps() const {
   Caps c;
-  c.zero_copy = set_.zerocopy;
   c.max_outstanding = depth_;
   c.provides_recv_buffers = eff_.multishot;
   c.linked_ops = eff_.link;

@@ -27,7 +27,6 @@ const UringSettings kDefaults = [] {
 
 Caps uring_caps(const UringSettings& s) {
   Caps c;
-  c.zero_copy = s.zerocopy;
   c.max_outstanding = 32;  // four sends in flight per stream (engine_config.cpp)
   c.provides_recv_buffers = s.multishot;
   c.linked_ops = s.link && !s.zerocopy;
@@ -50,38 +49,7 @@ class UringTransport final : public inet::SocketSetup, public EngineHost<UringEn
     have_eff_ = true;
     return engine;
   }
-  std::map<std::string, std::string> effective_settings() const override {
-    std::lock_guard lock(mu_);
-    std::map<std::string, std::string> m;
-    m["ring_size"] = std::to_string(set_.ring_size);
-    m["cqe_batch"] = std::to_string(set_.cqe_batch);
-    m["sqpoll"] = on_off(set_.sqpoll);
-    if (!have_eff_) {
-      m["single_issuer"] = on_off(set_.single_issuer);
-      m["fixed_files"] = on_off(set_.fixed_files);
-      m["fixed_buffers"] = on_off(set_.fixed_buffers);
-      m["zerocopy"] = on_off(set_.zerocopy);
-      m["multishot"] = on_off(set_.multishot);
-      m["link"] = on_off(set_.link);
-      m["cqe_skip"] = on_off(set_.cqe_skip);
-      m["ring_fd"] = on_off(set_.ring_fd);
-      return m;
-    }
-    m["single_issuer"] = on_off(eff_.single_issuer);
-    m["fixed_files"] = on_off(eff_.fixed_files);
-    m["fixed_buffers"] = on_off(eff_.fixed_buffers);
-    m["zerocopy"] = on_off(eff_.zerocopy);
-    m["multishot"] = on_off(eff_.multishot);
-    if (eff_.multishot) m["buf_ring"] = std::to_string(eff_.buf_ring_entries);
-    m["link"] = on_off(eff_.link);
-    m["cqe_skip"] = on_off(eff_.cqe_skip);
-    m["ring_fd"] = on_off(eff_.ring_fd);
-    std::string notes;
-    for (auto& n : eff_.notes)
-      notes += (notes.empty() ? "" : "; ") + n;
-    if (!notes.empty()) m["notes"] = notes;
-    return m;
-  }
+  std::map<std::string, std::string> effective_settings() const override;
   uint64_t engine_overhead_bytes(const EngineConfig& cfg) const override {
     return UringEngine::overhead_bytes(cfg, set_);
   }
@@ -94,35 +62,103 @@ class UringTransport final : public inet::SocketSetup, public EngineHost<UringEn
   UringEffective eff_;
 };
 
+// Every -O key of the transport, once: an on/off key names its field of UringSettings and,
+// where the kernel may overrule it, of UringEffective; a numeric key its field and range (a power
+// of two in lo..hi, or 0 where zero_ok).
+struct Key {
+  const char* key;
+  bool UringSettings::*flag = nullptr;
+  bool UringEffective::*effective = nullptr;
+  uint32_t UringSettings::*number = nullptr;
+  unsigned long lo = 0, hi = 0;
+  bool zero_ok = false;
+  const char* help = "";
+};
+
+const Key kKeys[] = {
+    {.key = "ring_size",
+     .number = &UringSettings::ring_size,
+     .lo = 8,
+     .hi = 32768,
+     .help = "SQ ring entries, a power of two 8..32768"},
+    {.key = "single_issuer",
+     .flag = &UringSettings::single_issuer,
+     .effective = &UringEffective::single_issuer,
+     .help = "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN (kernel >= 6.1; falls back with a note)"},
+    {.key = "sqpoll",
+     .flag = &UringSettings::sqpoll,
+     .help = "IORING_SETUP_SQPOLL: a kernel thread submits (takes a CPU)"},
+    {.key = "fixed_files",
+     .flag = &UringSettings::fixed_files,
+     .effective = &UringEffective::fixed_files,
+     .help = "registered file table (IOSQE_FIXED_FILE)"},
+    {.key = "fixed_buffers",
+     .flag = &UringSettings::fixed_buffers,
+     .effective = &UringEffective::fixed_buffers,
+     .help = "register the buffer pool; used by zero-copy sends (IORING_RECVSEND_FIXED_BUF)"},
+    {.key = "zerocopy",
+     .flag = &UringSettings::zerocopy,
+     .effective = &UringEffective::zerocopy,
+     .help = "send with IORING_OP_SEND_ZC; a send completes at its notification (kernel >= 6.0)"},
+    {.key = "multishot",
+     .flag = &UringSettings::multishot,
+     .effective = &UringEffective::multishot,
+     .help = "multishot receive into a provided-buffer ring (kernel >= 6.0)"},
+    {.key = "buf_ring",
+     .number = &UringSettings::buf_ring_entries,
+     .lo = 1,
+     .hi = 32768,
+     .zero_ok = true,
+     .help = "provided buffers per worker for multishot, a power of two 1..32768 (0: 8 per "
+             "connection, at most 32 MiB)"},
+    {.key = "link",
+     .flag = &UringSettings::link,
+     .effective = &UringEffective::link,
+     .help = "request/response: the request's send and the next receive go as one linked chain, "
+             "one CQE per transaction (IOSQE_IO_LINK, IOSQE_CQE_SKIP_SUCCESS)"},
+    {.key = "cqe_skip",
+     .flag = &UringSettings::cqe_skip,
+     .effective = &UringEffective::cqe_skip,
+     .help = "request/response with one transaction in flight: a send that succeeds has no CQE "
+             "(IOSQE_CQE_SKIP_SUCCESS); with multishot, one CQE per transaction and side"},
+    {.key = "cqe_batch",
+     .number = &UringSettings::cqe_batch,
+     .lo = 1,
+     .hi = 64,
+     .help = "completions reaped and handed to the workload per poll, a power of two 1..64"},
+    {.key = "ring_fd",
+     .flag = &UringSettings::ring_fd,
+     .effective = &UringEffective::ring_fd,
+     .help = "io_uring_register_ring_fd: io_uring_enter skips the file lookup"},
+};
+
+std::map<std::string, std::string> UringTransport::effective_settings() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, std::string> m;
+  for (const Key& k : kKeys) {
+    if (k.flag) {
+      m[k.key] = on_off(have_eff_ && k.effective ? eff_.*k.effective : set_.*k.flag);
+    } else if (k.number != &UringSettings::buf_ring_entries) {
+      m[k.key] = std::to_string(set_.*k.number);
+    }
+  }
+  if (!have_eff_) return m;
+  if (eff_.multishot) m["buf_ring"] = std::to_string(eff_.buf_ring_entries);
+  std::string notes;
+  for (auto& n : eff_.notes)
+    notes += (notes.empty() ? "" : "; ") + n;
+  if (!notes.empty()) m["notes"] = notes;
+  return m;
+}
+
 std::vector<OptionInfo> uring_options() {
-  auto b = [](bool v) { return std::string(v ? "1" : "0"); };
-  return {
-      {"ring_size", std::to_string(kDefaults.ring_size),
-       "SQ ring entries, a power of two 8..32768"},
-      {"single_issuer", b(kDefaults.single_issuer),
-       "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN (kernel >= 6.1; falls back with a note)"},
-      {"sqpoll", b(kDefaults.sqpoll), "IORING_SETUP_SQPOLL: a kernel thread submits (takes a CPU)"},
-      {"fixed_files", b(kDefaults.fixed_files), "registered file table (IOSQE_FIXED_FILE)"},
-      {"fixed_buffers", b(kDefaults.fixed_buffers),
-       "register the buffer pool; used by zero-copy sends (IORING_RECVSEND_FIXED_BUF)"},
-      {"zerocopy", b(kDefaults.zerocopy),
-       "send with IORING_OP_SEND_ZC; a send completes at its notification (kernel >= 6.0)"},
-      {"multishot", b(kDefaults.multishot),
-       "multishot receive into a provided-buffer ring (kernel >= 6.0)"},
-      {"buf_ring", std::to_string(kDefaults.buf_ring_entries),
-       "provided buffers per worker for multishot, a power of two 1..32768 (0: 8 per "
-       "connection, at most 32 MiB)"},
-      {"link", b(kDefaults.link),
-       "request/response: the request's send and the next receive go as one linked chain, "
-       "one CQE per transaction (IOSQE_IO_LINK, IOSQE_CQE_SKIP_SUCCESS)"},
-      {"cqe_skip", b(kDefaults.cqe_skip),
-       "request/response with one transaction in flight: a send that succeeds has no CQE "
-       "(IOSQE_CQE_SKIP_SUCCESS); with multishot, one CQE per transaction and side"},
-      {"cqe_batch", std::to_string(kDefaults.cqe_batch),
-       "completions reaped and handed to the workload per poll, a power of two 1..64"},
-      {"ring_fd", b(kDefaults.ring_fd),
-       "io_uring_register_ring_fd: io_uring_enter skips the file lookup"},
-  };
+  std::vector<OptionInfo> out;
+  for (const Key& k : kKeys) {
+    std::string def =
+        k.flag ? (kDefaults.*k.flag ? "1" : "0") : std::to_string(kDefaults.*k.number);
+    out.push_back({k.key, def, k.help});
+  }
+  return out;
 }
 
 bool parse_bool(const std::string& key, const std::string& v) {
@@ -153,32 +189,14 @@ uint32_t parse_pow2(const std::string& key, const std::string& v, unsigned long 
 UringSettings parse_settings(const TransportParams& params) {
   UringSettings s = kDefaults;
   for (auto& [k, v] : params) {
-    if (k == "ring_size") {
-      s.ring_size = parse_pow2(k, v, 8, 32768, false);
-    } else if (k == "cqe_batch") {
-      s.cqe_batch = parse_pow2(k, v, 1, 64, false);
-    } else if (k == "buf_ring") {
-      s.buf_ring_entries = parse_pow2(k, v, 1, 32768, true);
-    } else if (k == "multishot") {
-      s.multishot = parse_bool(k, v);
-    } else if (k == "link") {
-      s.link = parse_bool(k, v);
-    } else if (k == "cqe_skip") {
-      s.cqe_skip = parse_bool(k, v);
-    } else if (k == "ring_fd") {
-      s.ring_fd = parse_bool(k, v);
-    } else if (k == "single_issuer") {
-      s.single_issuer = parse_bool(k, v);
-    } else if (k == "sqpoll") {
-      s.sqpoll = parse_bool(k, v);
-    } else if (k == "fixed_files") {
-      s.fixed_files = parse_bool(k, v);
-    } else if (k == "fixed_buffers") {
-      s.fixed_buffers = parse_bool(k, v);
-    } else if (k == "zerocopy") {
-      s.zerocopy = parse_bool(k, v);
+    const Key* key = nullptr;
+    for (const Key& c : kKeys)
+      if (k == c.key) key = &c;
+    if (!key) throw std::invalid_argument("uring has no option '" + k + "'");
+    if (key->flag) {
+      s.*key->flag = parse_bool(k, v);
     } else {
-      throw std::invalid_argument("uring has no option '" + k + "'");
+      s.*key->number = parse_pow2(k, v, key->lo, key->hi, key->zero_ok);
     }
   }
   return s;
