@@ -15,7 +15,8 @@ namespace mtperf::cli {
 namespace {
 
 // Declared with argument names and the defaults' text, so that --help prints them as a person
-// writes them (cli/command_line.hpp).
+// writes them (cli/command_line.hpp). One add() per option in the order --help lists them: a
+// table, as long as the options are many, and clearest in one piece.
 po::options_description run_description() {
   po::options_description d;
   auto add = d.add_options();
@@ -211,18 +212,8 @@ void set_placement(RunOptions& o, const CommandLine& cl) {
   o.placement = r;
 }
 
-void set_spec(RunOptions& o, const po::variables_map& vm) {
-  TestSpec& s = o.spec;
-  auto wrap = [](const char* option, auto f) {
-    try {
-      f();
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("option --") + option + ": " + e.what());
-    }
-  };
-  wrap("workload", [&] { s.workload = parse_workload(get<std::string>(vm, "workload")); });
-  wrap("protocol", [&] { s.proto = parse_proto(get<std::string>(vm, "protocol")); });
-  wrap("wait", [&] { s.wait = parse_wait(get<std::string>(vm, "wait")); });
+// -T and -O.
+void set_transport(TestSpec& s, const po::variables_map& vm) {
   s.transport = get<std::string>(vm, "transport");
   if (vm.count("topt")) {
     for (auto& kv : vm["topt"].as<std::vector<std::string>>()) {
@@ -246,16 +237,10 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("option -O: ") + e.what());
   }
-  s.duration_s = seconds_option(vm, "length", "-l/--length", 0.05, kLimits.max_duration_s);
-  s.warmup_s = seconds_option(vm, "warmup", "--warmup", 0, kLimits.max_warmup_s);
-  s.flows = count_option(vm, "flows", "-P/--flows", 1, kLimits.max_flows);
-  if (o.placement) {
-    o.placement->flows_per_adapter = int(std::min<uint32_t>(s.flows, kMaxFlowsPerAdapter));
-    size_t adapters = o.placement->adapters.empty() ? size_t(o.placement->auto_count)
-                                                    : o.placement->adapters.size();
-    s.flows = uint32_t(std::min<uint64_t>(uint64_t(s.flows) * adapters, UINT32_MAX));
-  }
-  s.threads = count_option(vm, "threads", "--threads", 0, kLimits.max_threads);
+}
+
+// Message, request and response sizes, burst, rate and socket buffers.
+void set_sizes(TestSpec& s, const po::variables_map& vm) {
   if (vm.count("message-size")) {
     s.msg_size = uint32_t(std::min<uint64_t>(
         parse_size("message-size", get<std::string>(vm, "message-size")), UINT32_MAX));
@@ -274,6 +259,32 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
   if (vm.count("rcvbuf"))
     s.sock.rcvbuf =
         int(std::min<uint64_t>(parse_size("rcvbuf", get<std::string>(vm, "rcvbuf")), INT32_MAX));
+}
+
+void set_spec(RunOptions& o, const po::variables_map& vm) {
+  TestSpec& s = o.spec;
+  auto wrap = [](const char* option, auto f) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("option --") + option + ": " + e.what());
+    }
+  };
+  wrap("workload", [&] { s.workload = parse_workload(get<std::string>(vm, "workload")); });
+  wrap("protocol", [&] { s.proto = parse_proto(get<std::string>(vm, "protocol")); });
+  wrap("wait", [&] { s.wait = parse_wait(get<std::string>(vm, "wait")); });
+  set_transport(s, vm);
+  s.duration_s = seconds_option(vm, "length", "-l/--length", 0.05, kLimits.max_duration_s);
+  s.warmup_s = seconds_option(vm, "warmup", "--warmup", 0, kLimits.max_warmup_s);
+  s.flows = count_option(vm, "flows", "-P/--flows", 1, kLimits.max_flows);
+  if (o.placement) {
+    o.placement->flows_per_adapter = int(std::min<uint32_t>(s.flows, kMaxFlowsPerAdapter));
+    size_t adapters = o.placement->adapters.empty() ? size_t(o.placement->auto_count)
+                                                    : o.placement->adapters.size();
+    s.flows = uint32_t(std::min<uint64_t>(uint64_t(s.flows) * adapters, UINT32_MAX));
+  }
+  s.threads = count_option(vm, "threads", "--threads", 0, kLimits.max_threads);
+  set_sizes(s, vm);
   // TCP_NODELAY by default, except for streams of sends under 16 KiB: there Nagle's coalescing
   // doubles loopback throughput (8 KiB: 12.9 -> 25.8 Gbit/s), while from 16 KiB up NODELAY is
   // 10-20% faster (docs/transports.md).
@@ -293,6 +304,71 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
     } while (s.verify_seed == 0);
   }
   wrap("test", [&] { validate(s); });
+}
+
+// The server, the CPUs of each side, the key, the memory budget and the data sockets' source.
+void set_hosts(RunOptions& o, const po::variables_map& vm) {
+  if (vm.count("host")) {
+    o.embedded = false;
+    o.client.server = get<std::string>(vm, "host");
+  }
+  if (vm.count("cpus")) {
+    try {
+      // In the order given: worker i goes to the i-th CPU. Checked here, not after a run.
+      o.client.cpus = parse_cpu_order(get<std::string>(vm, "cpus"));
+      check_cpus_online(o.client.cpus);
+    } catch (const std::exception& e) {
+      throw UsageError(std::string("option --cpus: ") + e.what());
+    }
+    // With --adapters, --cpus is where flows of adapters without interrupts go (veth, tun).
+    if (o.placement) o.placement->fallback_cpus = o.client.cpus;
+  }
+  if (vm.count("server-cpus")) {
+    try {
+      o.spec.server_cpus = parse_cpu_order(get<std::string>(vm, "server-cpus"));
+      if (o.embedded) check_cpus_online(o.spec.server_cpus);  // the server runs on this host
+      validate(o.spec);
+    } catch (const std::exception& e) {
+      throw UsageError(std::string("option --server-cpus: ") + e.what());
+    }
+  }
+  if (vm.count("key")) o.client.key = get<std::string>(vm, "key");
+  if (vm.count("max-memory")) {
+    try {
+      o.client.max_memory = parse_bytes(get<std::string>(vm, "max-memory"));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("option --max-memory: ") + e.what());
+    }
+    if (o.client.max_memory == 0) throw UsageError("option --max-memory: must be > 0");
+  }
+  if (vm.count("bind-device")) o.spec.sock.bind_device = get<std::string>(vm, "bind-device");
+  if (vm.count("source")) o.spec.sock.source = get<std::string>(vm, "source");
+}
+
+// --format, --check, --output, --histogram.
+void set_output(RunOptions& o, const po::variables_map& vm) {
+  std::string f = get<std::string>(vm, "format");
+  if (f == "text")
+    o.format = Format::text;
+  else if (f == "json")
+    o.format = Format::json;
+  else if (f == "csv")
+    o.format = Format::csv;
+  else if (f == "junit")
+    o.format = Format::junit;
+  else
+    throw UsageError("option --format: '" + f + "' is not text, json, csv or junit");
+  if (vm.count("check")) {
+    try {
+      o.checks = parse_checks(get<std::string>(vm, "check"));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("option --check: ") + e.what());
+    }
+  }
+  if (o.format == Format::junit && o.checks.empty())
+    throw UsageError("option --format: junit reports checks: give them with --check");
+  if (vm.count("output")) o.output = get<std::string>(vm, "output");
+  if (vm.count("histogram")) o.histogram = get<std::string>(vm, "histogram");
 }
 
 }  // namespace
@@ -356,64 +432,9 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   set_placement(o, cl);
   set_spec(o, vm);
   set_iterations(o, get<std::string>(vm, "iterations"), get<std::string>(vm, "confidence"));
-  if (vm.count("host")) {
-    o.embedded = false;
-    o.client.server = get<std::string>(vm, "host");
-  }
-  if (vm.count("cpus")) {
-    try {
-      // In the order given: worker i goes to the i-th CPU. Checked here, not after a run.
-      o.client.cpus = parse_cpu_order(get<std::string>(vm, "cpus"));
-      check_cpus_online(o.client.cpus);
-    } catch (const std::exception& e) {
-      throw UsageError(std::string("option --cpus: ") + e.what());
-    }
-    // With --adapters, --cpus is where flows of adapters without interrupts go (veth, tun).
-    if (o.placement) o.placement->fallback_cpus = o.client.cpus;
-  }
-  if (vm.count("server-cpus")) {
-    try {
-      o.spec.server_cpus = parse_cpu_order(get<std::string>(vm, "server-cpus"));
-      if (o.embedded) check_cpus_online(o.spec.server_cpus);  // the server runs on this host
-      validate(o.spec);
-    } catch (const std::exception& e) {
-      throw UsageError(std::string("option --server-cpus: ") + e.what());
-    }
-  }
-  if (vm.count("key")) o.client.key = get<std::string>(vm, "key");
-  if (vm.count("max-memory")) {
-    try {
-      o.client.max_memory = parse_bytes(get<std::string>(vm, "max-memory"));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("option --max-memory: ") + e.what());
-    }
-    if (o.client.max_memory == 0) throw UsageError("option --max-memory: must be > 0");
-  }
-  if (vm.count("bind-device")) o.spec.sock.bind_device = get<std::string>(vm, "bind-device");
-  if (vm.count("source")) o.spec.sock.source = get<std::string>(vm, "source");
-  std::string f = get<std::string>(vm, "format");
-  if (f == "text")
-    o.format = Format::text;
-  else if (f == "json")
-    o.format = Format::json;
-  else if (f == "csv")
-    o.format = Format::csv;
-  else if (f == "junit")
-    o.format = Format::junit;
-  else
-    throw UsageError("option --format: '" + f + "' is not text, json, csv or junit");
-  if (vm.count("check")) {
-    try {
-      o.checks = parse_checks(get<std::string>(vm, "check"));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("option --check: ") + e.what());
-    }
-  }
+  set_hosts(o, vm);
+  set_output(o, vm);
   o.spec.stop_on_error = get<bool>(vm, "stop-on-error");
-  if (o.format == Format::junit && o.checks.empty())
-    throw UsageError("option --format: junit reports checks: give them with --check");
-  if (vm.count("output")) o.output = get<std::string>(vm, "output");
-  if (vm.count("histogram")) o.histogram = get<std::string>(vm, "histogram");
   o.atm_rate = get<std::string>(vm, "atm-rate");
   o.atm_rate_given = !vm["atm-rate"].defaulted();
   o.atm_mtu = get<int>(vm, "atm-mtu");

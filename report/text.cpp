@@ -178,16 +178,14 @@ void groups_table(std::string& out, const char* what, const std::vector<GroupFig
                        g.irq_per_s ? fmt::format("{:.0f}", *g.irq_per_s) : "-");
 }
 
-}  // namespace
-
-std::string report_text(const Report& r) {
+// The test, its headline figure, the transport's settings, latency, loss and --verify.
+void headline_lines(std::string& out, const Report& r, bool rr) {
   const TestSpec& spec = r.spec;
   const Summary& s = r.summary;
-  std::string out = fmt::format(
+  out += fmt::format(
       "mtperf {} {} over {}: {} flow(s), {:.1f} s window after {:.1f} s warm-up, {} iteration(s)\n",
       to_string(spec.workload), to_string(spec.proto), spec.transport, spec.flows_total(),
       s.window_s, spec.warmup_s, r.iterations.size());
-  bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
   if (rr) {
     out += fmt::format(
         "  transaction rate   {:.1f} trans/s  ({} bytes request, {} response, burst {})\n",
@@ -216,6 +214,10 @@ std::string report_text(const Report& r) {
   if (s.udp_loss_percent)
     out += fmt::format("  udp loss           {:.4f} %\n", *s.udp_loss_percent);
   if (s.verify) out += verify_lines(*s.verify, s.flows);
+}
+
+// Both hosts: CPU, interrupts, RDMA ports, network devices, mtperf's own CPU, fairness.
+void host_lines(std::string& out, const Summary& s) {
   out +=
       fmt::format("  local cpu          {}  sd {}\n", cpu_cell(s.local_cpu), sd_cell(s.local_cpu));
   out += fmt::format("  remote cpu         {}  sd {}\n", cpu_cell(s.remote_cpu),
@@ -240,6 +242,10 @@ std::string report_text(const Report& r) {
     out += fmt::format("  fairness           Jain {:.4f}, min/max {:.3f}\n", s.jain_fairness,
                        s.min_max_ratio);
   }
+}
+
+// Each iteration's figure and the confidence interval over them.
+void iteration_lines(std::string& out, const Report& r, bool rr) {
   if (r.iterations.size() > 1) {
     out += "  iterations        ";
     for (auto& it : r.iterations) {
@@ -255,23 +261,30 @@ std::string report_text(const Report& r) {
         r.rule.level * 100, c.width_percent_of_mean / 2, r.rule.width_percent / 2,
         r.confidence_met ? "met" : "NOT met");
   }
-  if (r.placement) {
-    std::string placed = render_text(*r.placement);
-    // Each flow's route, beside the placement table's rows.
-    out += "  " + placed.substr(0, placed.find('\n') + 1);
-    for (const auto& f : s.flows)
-      if (!f.local_address.empty() && f.id < r.placement->flows.size()) {
-        const FlowPlacement& p = r.placement->flows[f.id];
-        out += fmt::format("    flow {:>3} {:<12} {:>15} -> {:<15} worker cpu {}  ({})\n", f.id,
-                           f.adapter, f.local_address, f.remote_address,
-                           p.worker_cpu >= 0 ? std::to_string(p.worker_cpu) : "-", p.reason);
-      }
-    for (const auto& note : r.placement->notes)
-      out += "    note: " + note + "\n";
-    groups_table(out, "adapter", s.adapters, rr);
-    groups_table(out, "controller", s.controllers, rr);
-  }
-  flows_table(out, spec, s);
+}
+
+// Where the flows ran: the placement table, each flow's route, per adapter and controller.
+void placement_lines(std::string& out, const Report& r, bool rr) {
+  if (!r.placement) return;
+  const Summary& s = r.summary;
+  std::string placed = render_text(*r.placement);
+  // Each flow's route, beside the placement table's rows.
+  out += "  " + placed.substr(0, placed.find('\n') + 1);
+  for (const auto& f : s.flows)
+    if (!f.local_address.empty() && f.id < r.placement->flows.size()) {
+      const FlowPlacement& p = r.placement->flows[f.id];
+      out += fmt::format("    flow {:>3} {:<12} {:>15} -> {:<15} worker cpu {}  ({})\n", f.id,
+                         f.adapter, f.local_address, f.remote_address,
+                         p.worker_cpu >= 0 ? std::to_string(p.worker_cpu) : "-", p.reason);
+    }
+  for (const auto& note : r.placement->notes)
+    out += "    note: " + note + "\n";
+  groups_table(out, "adapter", s.adapters, rr);
+  groups_table(out, "controller", s.controllers, rr);
+}
+
+// What went wrong: errors, the longest stall, an early stop, an interruption.
+void ending_lines(std::string& out, const Summary& s) {
   for (auto& e : s.errors)
     out += "  error: " + e + "\n";
   if (s.longest_stall_s >= kStallShownS) {
@@ -286,6 +299,19 @@ std::string report_text(const Report& r) {
   }
   if (s.interrupted)
     out += fmt::format("  INTERRUPTED: a partial result, measured over {:.2f} s\n", s.window_s);
+}
+
+}  // namespace
+
+std::string report_text(const Report& r) {
+  const bool rr = r.spec.workload == Workload::rr || r.spec.workload == Workload::crr;
+  std::string out;
+  headline_lines(out, r, rr);
+  host_lines(out, r.summary);
+  iteration_lines(out, r, rr);
+  placement_lines(out, r, rr);
+  flows_table(out, r.spec, r.summary);
+  ending_lines(out, r.summary);
   return out;
 }
 

@@ -97,6 +97,13 @@ void UringEngine::setup_ring(const UringSettings& s) {
                                   : ""));
   }
   eff_.sqpoll = s.sqpoll;
+  register_features(s);
+}
+
+// What the ring offers beyond the basics, each falling back with a note where the kernel or a
+// limit says no: the file table, linked and skipped completions, the ring fd, the buffers.
+void UringEngine::register_features(const UringSettings& s) {
+  int rc = 0;
   if (s.fixed_files) {
     rc = io_uring_register_files_sparse(&ring_->ring, uint32_t(conns_.size()));
     eff_.fixed_files = rc == 0;

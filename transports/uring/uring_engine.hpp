@@ -157,6 +157,7 @@ class UringEngine {
   };
 
   void setup_ring(const UringSettings& s);
+  void register_features(const UringSettings& s);
   void setup_buf_ring();
   int register_fd(int fd, Proto proto, bool listener);
   void finalize_close(int id);
