@@ -4,7 +4,10 @@
 #
 #   bench/floor.sh [-l SECONDS] [-n PAIRS] [-b MTPERF] [-f FLOOR] [-p PINNING]... [-v] [CASE...]
 #
-# CASE is one of: stream64k stream8k stream1k maerts bidir rr udp_rr crr (default: all).
+# CASE is one of: stream64k stream8k stream1k maerts bidir rr udp_rr crr (default: all of
+# these), or an io_uring case, mtperf -T uring against floor -e uring (the same ring operations
+# in a bare loop): uring_stream64k uring_maerts uring_rr uring_flows100 (100 rr flows on one
+# thread each side: -P 100 --threads 1); `uring` stands for the four.
 # PINNING is `cross` (client workers on CPU 0, server workers on CPU 1: --cpus 0
 # --server-cpus 1, floor -c 0 -s 1) or `one` (everything on CPU 0: taskset -c 0 and both sides
 # pinned to 0); default: both. Each case runs PAIRS times mtperf then the floor, alternately,
@@ -32,12 +35,18 @@ while getopts "l:n:b:f:p:vh" opt; do
     f) floor=$OPTARG ;;
     p) pinnings+=("$OPTARG") ;;
     v) verbose=1 ;;
-    *) sed -n '2,18p' "$0"; exit 2 ;;
+    *) sed -n '2,21p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 cases=("$@")
 [ ${#cases[@]} -eq 0 ] && cases=(stream64k stream8k stream1k maerts bidir rr udp_rr crr)
+uring_cases=(uring_stream64k uring_maerts uring_rr uring_flows100)
+expanded=()
+for c in "${cases[@]}"; do
+  if [ "$c" = uring ]; then expanded+=("${uring_cases[@]}"); else expanded+=("$c"); fi
+done
+cases=("${expanded[@]}")
 [ ${#pinnings[@]} -eq 0 ] && pinnings=(cross one)
 
 # "MTPERF ARGS|FLOOR ARGS" of a case
@@ -51,6 +60,10 @@ args_of() {
     rr) echo "-w rr -r 1,1|-w rr -r 1,1" ;;
     udp_rr) echo "-w rr -p udp -r 1024,2048|-w udp_rr -r 1024,2048" ;;
     crr) echo "-w crr -r 1,1|-w crr -r 1,1" ;;
+    uring_stream64k) echo "-T uring -w stream -m 64K|-e uring -w stream -m 64K" ;;
+    uring_maerts) echo "-T uring -w maerts -m 64K|-e uring -w maerts -m 64K" ;;
+    uring_rr) echo "-T uring -w rr -r 1,1|-e uring -w rr -r 1,1" ;;
+    uring_flows100) echo "-T uring -w rr -r 1,1 -P 100 --threads 1|-e uring -w rr -r 1,1 -P 100" ;;
     *) echo "unknown case $1" >&2; exit 2 ;;
   esac
 }
@@ -79,7 +92,7 @@ spread() { printf '%s\n' "$@" | sort -g | awk 'NR==1 {lo=$1} {hi=$1} END {printf
 
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs, $pairs pairs of $len s, pinnings: ${pinnings[*]}"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-5s %-9s %10s %-17s %8s %10s %-17s %8s %6s %6s\n' pin case mtperf spread cpu_us floor \
+printf '%-5s %-14s %10s %-17s %8s %10s %-17s %8s %6s %6s\n' pin case mtperf spread cpu_us floor \
   spread cpu_us ratio cpu_r
 for pin in "${pinnings[@]}"; do
   case $pin in
@@ -104,7 +117,7 @@ for pin in "${pinnings[@]}"; do
     done
     mm=$(median "${m[@]}") fm=$(median "${f[@]}")
     mu=$(median "${mc[@]}") fu=$(median "${fc[@]}")
-    printf '%-5s %-9s %10.1f %-17s %8.2f %10.1f %-17s %8.2f %6.2f %6.2f\n' "$pin" "$c" "$mm" \
+    printf '%-5s %-14s %10.1f %-17s %8.2f %10.1f %-17s %8.2f %6.2f %6.2f\n' "$pin" "$c" "$mm" \
       "$(spread "${m[@]}")" "$mu" "$fm" "$(spread "${f[@]}")" "$fu" \
       "$(echo "$mm / $fm" | bc -l)" "$(echo "$fu / $mu" | bc -l)"
     if [ $verbose = 1 ]; then

@@ -5,6 +5,10 @@
 // reads, no counters beyond one relaxed store per call. What mtperf measures above this is
 // mtperf's own cost (docs/performance.md).
 //
+// Engine::uring is the same for mtperf's io_uring transport with its defaults (`-T uring`): the
+// same ring set-up, operations and flags in a bare ring loop per thread (uring.cpp), for
+// stream, maerts and rr, and rr with many flows on each side's one thread.
+//
 // Threads: the client side runs on one CPU, the server side on another (or the same); each
 // thread pins itself with sched_setaffinity before its loop. The main thread only sleeps and
 // reads the counters at the window's edges.
@@ -13,13 +17,17 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mtperf::floors {
 
 enum class Workload { stream, maerts, bidir, rr, udp_rr, crr };
+enum class Engine { socket, uring };
 
 struct Options {
   Workload workload = Workload::stream;
+  Engine engine = Engine::socket;
+  uint32_t flows = 1;         // rr flows, all on the client's one thread and the server's (uring)
   uint32_t msg_size = 65536;  // bytes per send (streams)
   uint32_t req_size = 1;      // bytes (rr, crr)
   uint32_t resp_size = 1;
@@ -77,6 +85,13 @@ void udp_rr_client(int fd, const Options& o, Shared& s);
 void udp_rr_server(int fd, const Options& o, Shared& s);
 void crr_client(const sockaddr_in& to, const Options& o, Shared& s);
 void crr_server(int listen_fd, const Options& o, Shared& s);
+
+// The io_uring loops (uring.cpp, where liburing was found: MTPERF_FLOOR_URING). Each sets up
+// its own ring on its thread; a set-up failure is printed and recorded with Shared::fail.
+void uring_stream_send(int fd, uint32_t size, Shared& s);
+void uring_stream_recv(int fd, uint32_t size, Counter& c, Shared& s);
+void uring_rr_client(const std::vector<int>& fds, const Options& o, Shared& s);
+void uring_rr_server(const std::vector<int>& fds, const Options& o, Shared& s);
 
 // Runs the workload: set-up, threads, warm-up, the measured window, teardown. Returns the
 // counter's growth over the window and the window's length in seconds.

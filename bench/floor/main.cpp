@@ -1,12 +1,16 @@
 // floor: one mtperf workload as a bare system-call loop over loopback; prints one JSON line.
 //
-//   floor -w WORKLOAD [-l SECONDS] [-W WARMUP] [-m BYTES] [-r REQ[,RESP]] [-c CPU] [-s CPU]
+//   floor -w WORKLOAD [-e ENGINE] [-P FLOWS] [-l SECONDS] [-W WARMUP] [-m BYTES]
+//         [-r REQ[,RESP]] [-c CPU] [-s CPU]
 //
-// WORKLOAD: stream | maerts | bidir | rr | udp_rr | crr. -m is the stream send size (64K);
+// WORKLOAD: stream | maerts | bidir | rr | udp_rr | crr. ENGINE (-e, --engine): socket, the
+// blocking socket calls of `-T socket` (default), or uring, the ring operations of `-T uring`
+// (stream, maerts and rr). -P (--flows) is the number of rr flows with -e uring, all on one
+// thread each side, as `-T uring -w rr -P N --threads 1` (1). -m is the stream send size (64K);
 // -r the rr/crr request and response sizes (1,1); sizes take K and M (1024-based). -c and -s
 // pin the client's and the server's threads (0 and 1; -1: unpinned). The line carries the same
 // keys as mtperf's JSON summary: throughput_bps for streams (bidir: both directions),
-// transaction_rate for rr and crr, and window_s.
+// transaction_rate for rr and crr (all flows), and window_s.
 #include <getopt.h>
 
 #include <cstdio>
@@ -19,13 +23,17 @@
 
 namespace {
 
+using mtperf::floors::Engine;
 using mtperf::floors::Options;
 using mtperf::floors::Workload;
 
+constexpr uint32_t kMaxFlows = 4096;  // as mtperf's -P
+
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
-               "floor: %s\nusage: floor -w stream|maerts|bidir|rr|udp_rr|crr [-l SECONDS] "
-               "[-W WARMUP] [-m BYTES] [-r REQ[,RESP]] [-c CPU] [-s CPU]\n",
+               "floor: %s\nusage: floor -w stream|maerts|bidir|rr|udp_rr|crr [-e socket|uring] "
+               "[-P FLOWS] [-l SECONDS] [-W WARMUP] [-m BYTES] [-r REQ[,RESP]] [-c CPU] "
+               "[-s CPU]\n",
                why);
   std::exit(2);
 }
@@ -57,16 +65,48 @@ Workload parse_workload(const std::string& w) {
   usage(("unknown workload '" + w + "'").c_str());
 }
 
+Engine parse_engine(const std::string& e) {
+  if (e == "socket") return Engine::socket;
+  if (e == "uring") return Engine::uring;
+  usage(("unknown engine '" + e + "'").c_str());
+}
+
+// What the engine's floor covers.
+void check(const Options& o) {
+  bool rr = o.workload == Workload::rr;
+  if (o.engine == Engine::socket && o.flows != 1) usage("-P needs -e uring");
+  if (o.engine == Engine::uring && !rr && o.workload != Workload::stream &&
+      o.workload != Workload::maerts) {
+    usage("-e uring runs stream, maerts and rr");
+  }
+  if (!rr && o.flows != 1) usage("-P is for rr");
+}
+
 Options parse(int argc, char** argv) {
+  static const option kLong[] = {
+      {"engine", required_argument, nullptr, 'e'},
+      {"flows", required_argument, nullptr, 'P'},
+      {nullptr, 0, nullptr, 0},
+  };
   Options o;
   std::string name;
   int opt;
-  while ((opt = getopt(argc, argv, "w:l:W:m:r:c:s:")) != -1) {
+  while ((opt = getopt_long(argc, argv, "w:e:P:l:W:m:r:c:s:", kLong, nullptr)) != -1) {
     std::string a = optarg ? optarg : "";
     switch (opt) {
       case 'w':
         o.workload = parse_workload(a);
         break;
+      case 'e':
+        o.engine = parse_engine(a);
+        break;
+      case 'P': {
+        char* end = nullptr;
+        unsigned long n = std::strtoul(optarg, &end, 10);
+        if (*end != '\0' || n < 1 || n > kMaxFlows) usage("bad number of flows (1..4096)");
+        o.flows = uint32_t(n);
+        break;
+      }
       case 'l':
         o.seconds = parse_seconds(optarg);
         break;
@@ -95,6 +135,7 @@ Options parse(int argc, char** argv) {
   }
   if (optind != argc) usage("unexpected argument");
   if (o.seconds <= 0) usage("-l must be above 0");
+  check(o);
   return o;
 }
 
@@ -116,6 +157,16 @@ const char* name_of(Workload w) {
   return "?";
 }
 
+const char* name_of(Engine e) {
+  switch (e) {
+    case Engine::socket:
+      return "socket";
+    case Engine::uring:
+      return "uring";
+  }
+  return "?";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -131,11 +182,13 @@ int main(int argc, char** argv) {
                   o.workload == Workload::bidir;
     double rate = r.window_s > 0 ? double(r.units) / r.window_s : 0;
     std::printf(
-        "{\"floor\":\"%s\",\"message_size\":%u,\"req_size\":%u,\"resp_size\":%u,"
-        "\"nodelay\":%s,\"client_cpu\":%d,\"server_cpu\":%d,\"window_s\":%.6f,"
-        "\"throughput_bps\":%.1f,\"transaction_rate\":%.1f}\n",
-        name_of(o.workload), o.msg_size, o.req_size, o.resp_size, o.nodelay() ? "true" : "false",
-        o.client_cpu, o.server_cpu, r.window_s, stream ? rate * 8 : 0.0, stream ? 0.0 : rate);
+        "{\"floor\":\"%s\",\"engine\":\"%s\",\"flows\":%u,\"message_size\":%u,"
+        "\"req_size\":%u,\"resp_size\":%u,\"nodelay\":%s,\"client_cpu\":%d,"
+        "\"server_cpu\":%d,\"window_s\":%.6f,\"throughput_bps\":%.1f,"
+        "\"transaction_rate\":%.1f}\n",
+        name_of(o.workload), name_of(o.engine), o.flows, o.msg_size, o.req_size, o.resp_size,
+        o.nodelay() ? "true" : "false", o.client_cpu, o.server_cpu, r.window_s,
+        stream ? rate * 8 : 0.0, stream ? 0.0 : rate);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "floor: %s\n", e.what());
     return 1;

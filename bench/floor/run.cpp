@@ -15,20 +15,23 @@ namespace {
 
 constexpr int kIoTimeoutMs = 200;  // mtperf's default SO_RCVTIMEO/SO_SNDTIMEO
 
-// A connected TCP pair over loopback, both ends with mtperf's options for blocking sockets.
+// A connected TCP pair over loopback, both ends with mtperf's options for blocking sockets
+// (the I/O timeouts only where the socket engine sets them: not for io_uring).
 struct Pair {
   int client = -1, server = -1;
 };
 
-Pair tcp_pair(bool nodelay) {
+Pair tcp_pair(bool nodelay, bool timeouts = true) {
   int l = listen_loopback(false, nodelay, 4);
   Pair p;
   p.client = connect_tcp(local_of(l), nodelay);
   if (p.client < 0) throw std::runtime_error("connect to the floor's listener failed");
   p.server = accept_tcp(l);
   ::close(l);
-  set_io_timeout(p.client, kIoTimeoutMs);
-  set_io_timeout(p.server, kIoTimeoutMs);
+  if (timeouts) {
+    set_io_timeout(p.client, kIoTimeoutMs);
+    set_io_timeout(p.server, kIoTimeoutMs);
+  }
   return p;
 }
 
@@ -107,6 +110,70 @@ void start_stream(const Options& o, Shared& s, Threads& t, std::vector<int>& fds
   t.start(o.client_cpu, [b, r, c1] { stream_recv(b.client, r, *c1); });
 }
 
+void start_socket(const Options& o, Shared& s, Threads& t, std::vector<int>& fds) {
+  switch (o.workload) {
+    case Workload::stream:
+    case Workload::maerts:
+    case Workload::bidir:
+      start_stream(o, s, t, fds);
+      break;
+    case Workload::rr: {
+      Pair p = tcp_pair(true);
+      fds.insert(fds.end(), {p.client, p.server});
+      t.start(o.client_cpu, [p, &o, &s] { rr_client(p.client, o, s); });
+      t.start(o.server_cpu, [p, &o] { rr_server(p.server, o); });
+      break;
+    }
+    case Workload::udp_rr: {
+      Pair p = udp_pair();
+      fds.insert(fds.end(), {p.client, p.server});
+      t.start(o.client_cpu, [p, &o, &s] { udp_rr_client(p.client, o, s); });
+      t.start(o.server_cpu, [p, &o, &s] { udp_rr_server(p.server, o, s); });
+      break;
+    }
+    case Workload::crr: {
+      int l = listen_loopback(false, true, 1024);
+      fds.push_back(l);
+      set_io_timeout(l, kIoTimeoutMs);  // accept() wakes up to see the end
+      sockaddr_in to = local_of(l);
+      t.start(o.client_cpu, [to, &o, &s] { crr_client(to, o, s); });
+      t.start(o.server_cpu, [l, &o, &s] { crr_server(l, o, s); });
+      break;
+    }
+  }
+}
+
+#ifdef MTPERF_FLOOR_URING
+// The io_uring floor's threads: one ring each (uring.cpp); rr's flows share each side's ring.
+void start_uring(const Options& o, Shared& s, Threads& t, std::vector<int>& fds) {
+  uint32_t m = o.msg_size, r = o.recv_size();
+  Counter* c0 = &s.counters[0];
+  if (o.workload == Workload::rr) {
+    std::vector<int> client, server;
+    for (uint32_t i = 0; i < o.flows; ++i) {
+      Pair p = tcp_pair(true, false);
+      client.push_back(p.client);
+      server.push_back(p.server);
+      fds.insert(fds.end(), {p.client, p.server});
+    }
+    t.start(o.client_cpu, [client, &o, &s] { uring_rr_client(client, o, s); });
+    t.start(o.server_cpu, [server, &o, &s] { uring_rr_server(server, o, s); });
+    return;
+  }
+  Pair a = tcp_pair(o.nodelay(), false);
+  fds.insert(fds.end(), {a.client, a.server});
+  bool maerts = o.workload == Workload::maerts;
+  int from = maerts ? a.server : a.client, to = maerts ? a.client : a.server;
+  t.start(maerts ? o.server_cpu : o.client_cpu, [from, m, &s] { uring_stream_send(from, m, s); });
+  t.start(maerts ? o.client_cpu : o.server_cpu,
+          [to, r, c0, &s] { uring_stream_recv(to, r, *c0, s); });
+}
+#else
+void start_uring(const Options&, Shared&, Threads&, std::vector<int>&) {
+  throw std::runtime_error("built without liburing: no io_uring floor");
+}
+#endif
+
 }  // namespace
 
 bool Options::nodelay() const {
@@ -128,35 +195,10 @@ Result run(const Options& o) {
   Result r;
   {
     Threads t;  // joined before the descriptors close
-    switch (o.workload) {
-      case Workload::stream:
-      case Workload::maerts:
-      case Workload::bidir:
-        start_stream(o, s, t, fds);
-        break;
-      case Workload::rr: {
-        Pair p = tcp_pair(true);
-        fds.insert(fds.end(), {p.client, p.server});
-        t.start(o.client_cpu, [p, &o, &s] { rr_client(p.client, o, s); });
-        t.start(o.server_cpu, [p, &o] { rr_server(p.server, o); });
-        break;
-      }
-      case Workload::udp_rr: {
-        Pair p = udp_pair();
-        fds.insert(fds.end(), {p.client, p.server});
-        t.start(o.client_cpu, [p, &o, &s] { udp_rr_client(p.client, o, s); });
-        t.start(o.server_cpu, [p, &o, &s] { udp_rr_server(p.server, o, s); });
-        break;
-      }
-      case Workload::crr: {
-        int l = listen_loopback(false, true, 1024);
-        fds.push_back(l);
-        set_io_timeout(l, kIoTimeoutMs);  // accept() wakes up to see the end
-        sockaddr_in to = local_of(l);
-        t.start(o.client_cpu, [to, &o, &s] { crr_client(to, o, s); });
-        t.start(o.server_cpu, [l, &o, &s] { crr_server(l, o, s); });
-        break;
-      }
+    if (o.engine == Engine::uring) {
+      start_uring(o, s, t, fds);
+    } else {
+      start_socket(o, s, t, fds);
     }
     r = measure(o, s);
   }
