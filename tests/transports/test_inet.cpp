@@ -65,7 +65,7 @@ TEST_CASE("crr's data-path connects apply every socket option, as set-up's do", 
   if (root) o.bind_device = "lo";
   o.nodelay = true;
   SockAddr source = inet::numeric("127.0.0.1", 0);
-  ConnectSpec spec;
+  inet::ConnectSpec spec;
   spec.remote = inet::local_address(listener);
   spec.opts = &o;
   spec.source = &source;

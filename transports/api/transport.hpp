@@ -144,13 +144,6 @@ struct SocketOptions {
   int io_timeout_ms = 200;  // SO_RCVTIMEO/SO_SNDTIMEO on blocking sockets: no wait is unbounded
 };
 
-struct ConnectSpec {
-  SockAddr remote;
-  Proto proto = Proto::tcp;
-  const SocketOptions* opts = nullptr;
-  const SockAddr* source = nullptr;  // local address (port 0) to bind first; null or AF_UNSPEC: any
-};
-
 // Fixed-size buffers carved from one allocation, made before the timed phase.
 class BufferPool {
  public:

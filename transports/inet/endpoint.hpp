@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "transports/api/registry.hpp"
+#include "transports/inet/inet.hpp"
 
 namespace mtperf::inet {
 

@@ -10,6 +10,14 @@
 
 namespace mtperf::inet {
 
+// Where and how a socket-based engine's open() connects (crr).
+struct ConnectSpec {
+  SockAddr remote;
+  Proto proto = Proto::tcp;
+  const SocketOptions* opts = nullptr;
+  const SockAddr* source = nullptr;  // local address (port 0) to bind first; null or AF_UNSPEC: any
+};
+
 // Parses "HOST", "HOST:PORT", "[V6]:PORT" or "V6"; default_port applies when none is given.
 // Resolves names with getaddrinfo (numeric addresses need no resolver).
 SockAddr resolve(const std::string& host_port, uint16_t default_port);

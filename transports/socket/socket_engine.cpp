@@ -105,7 +105,7 @@ int SocketEngine::listen_adopt(int fd) {
   return register_fd(fd, Proto::tcp, true, Origin::adopted);
 }
 
-int SocketEngine::open(const ConnectSpec& spec) {
+int SocketEngine::open(const inet::ConnectSpec& spec) {
   int fd = inet::connect_fast(spec);
   if (fd < 0) return fd;
   int id = register_fd(fd, spec.proto, false, Origin::connected);

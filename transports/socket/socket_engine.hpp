@@ -26,7 +26,7 @@ class SocketEngine {
   SocketEngine& operator=(const SocketEngine&) = delete;
 
   int adopt(int fd, Proto proto);
-  int open(const ConnectSpec& spec);
+  int open(const inet::ConnectSpec& spec);
   int listen_adopt(int fd);
   // The engine contract over set-up's endpoints (inet/endpoint.hpp).
   int adopt(Endpoint& ep) { return inet::adopt_endpoint(*this, ep); }

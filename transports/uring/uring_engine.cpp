@@ -288,7 +288,7 @@ int UringEngine::listen_adopt(int fd) {
   return register_fd(fd, Proto::tcp, true);
 }
 
-int UringEngine::open(const ConnectSpec& spec) {
+int UringEngine::open(const inet::ConnectSpec& spec) {
   int fd = inet::connect_fast(spec);
   if (fd < 0) return fd;
   int id = register_fd(fd, spec.proto, false);

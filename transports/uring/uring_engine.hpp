@@ -90,7 +90,7 @@ class UringEngine {
   UringEngine& operator=(const UringEngine&) = delete;
 
   int adopt(int fd, Proto proto);
-  int open(const ConnectSpec& spec);
+  int open(const inet::ConnectSpec& spec);
   int listen_adopt(int fd);
   // The engine contract over set-up's endpoints (inet/endpoint.hpp).
   int adopt(Endpoint& ep) { return inet::adopt_endpoint(*this, ep); }
