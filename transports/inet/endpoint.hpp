@@ -59,8 +59,8 @@ int open_endpoint(E& engine, const Endpoint& ep) {
   return engine.open(cs);
 }
 
-// The set-up half of Transport for socket-based transports; the engine half (caps, run_worker)
-// is each transport's own.
+// The set-up half of Transport for socket-based transports; the engine half (caps, and
+// make_engine of EngineHost<E>) is each transport's own.
 class SocketSetup : public Transport {
  public:
   std::unique_ptr<FlowListener> listen(const SockAddr& where, const FlowSetup& setup) override;

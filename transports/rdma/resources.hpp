@@ -1,7 +1,7 @@
 #pragma once
 // One worker's RDMA resources, made by the transport's set-up (it must publish the landing
 // slots' address and rkey in each connection's private data) and handed to the worker's engine
-// in run_worker:
+// in make_engine (EngineHost):
 //   per worker          the pool and the area (layout.hpp), one allocation each, and the
 //                       connection table's set-up half
 //   per worker, device  a protection domain, a completion channel and one completion queue, the
