@@ -110,6 +110,9 @@ TEST_CASE("engine_config: one stream flow", "[engine]") {
   CHECK(c.wait == Wait::spin);
   CHECK(c.single_flow);
   CHECK(c.sock == &s.sock);
+  CHECK_FALSE(c.request_response);
+  CHECK(c.stream_msg_size == 64 * 1024);  // the TCP default message
+  CHECK(c.worker == 0);
 }
 
 TEST_CASE("engine_config: several rr and crr flows", "[engine]") {
@@ -121,6 +124,7 @@ TEST_CASE("engine_config: several rr and crr flows", "[engine]") {
   CHECK(c.buffer_size == 32000);
   CHECK(c.wait == Wait::block);
   CHECK_FALSE(c.single_flow);
+  CHECK(c.request_response);
 
   TestSpec x = rr(100, 2000);
   x.workload = Workload::crr;
@@ -130,12 +134,14 @@ TEST_CASE("engine_config: several rr and crr flows", "[engine]") {
   CHECK(k.buffers == 2 * 9);
   CHECK(k.buffer_size == 2000);
   CHECK_FALSE(k.single_flow);
+  CHECK(k.request_response);
 }
 
 TEST_CASE("engine_config of a job: its spec and its number of flows", "[engine]") {
   TestSpec s = rr(10, 10, 2);
   std::vector<FlowSlot> flows(3);
   WorkerJob job;
+  job.index = 5;
   job.spec = &s;
   for (FlowSlot& f : flows)
     job.flows.push_back(&f);
@@ -148,6 +154,8 @@ TEST_CASE("engine_config of a job: its spec and its number of flows", "[engine]"
   CHECK(a.buffers == b.buffers);
   CHECK(a.buffer_size == b.buffer_size);
   CHECK(a.single_flow == b.single_flow);
+  CHECK(a.worker == 5);  // the job's: an RDMA engine finds the worker's connections by it
+  CHECK(b.worker == 0);
 }
 
 TEST_CASE("worker_count and worker_of: flows dealt round-robin", "[engine]") {
@@ -182,6 +190,7 @@ TEST_CASE("flow_setup: what set-up is told of a flow", "[engine]") {
   CHECK_FALSE(f3.request_response);
   CHECK(f3.sock == &s.sock);
   CHECK(f3.worker == 1);
+  CHECK(f3.engine.worker == 1);
   CHECK(f3.engine.max_conns == 2);  // worker 1 runs flows 1 and 3
   CHECK_FALSE(f3.engine.single_flow);
   FlowSetup f4 = flow_setup(s, 4, 1, Caps{});
