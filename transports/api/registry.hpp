@@ -33,7 +33,9 @@ struct ProbeResult {
   std::vector<std::string> features;  // detected optional features, by name
 };
 
-// One transport instance per test and process. Setup path: virtual calls are fine here.
+// One transport instance per test and process. Setup path: virtual calls are fine here. The
+// data path is not here: a transport also derives from EngineHost<E> (engine_host.hpp) for its
+// engine type E, through which bindings/ builds each worker's engine and runs the workload.
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -46,8 +48,6 @@ class Transport {
   // std::runtime_error naming the flow, the address and the reason.
   virtual std::unique_ptr<Endpoint> connect(const SockAddr& server, const SockAddr& source,
                                             const FlowSetup& setup, int64_t deadline_ns) = 0;
-  // The data path: a transport also derives from EngineHost<E> (engine_host.hpp) for its engine
-  // type E, through which bindings/ builds each worker's engine and runs the workload over it.
   // What the transport actually uses after probing and fallbacks, for the report.
   virtual std::map<std::string, std::string> effective_settings() const { return {}; }
   // Bytes an engine built from `cfg` holds beyond its buffer pool (cfg.buffers x
