@@ -22,6 +22,14 @@ while IFS= read -r f; do
     echo "ci/layers.sh: $f:$hit includes a higher layer" >&2
     bad=1
   done < <(grep -nE "#include \"($up)/" "$f" || true)
+  # The workload knows the transport interface, never a transport's own code.
+  if [[ $f == workloads/* ]]; then
+    while IFS= read -r hit; do
+      [ -z "$hit" ] && continue
+      echo "ci/layers.sh: $f:$hit includes a transport's own header (workloads/ sees transports/api/ only)" >&2
+      bad=1
+    done < <(grep -nE '#include "transports/' "$f" | grep -v '"transports/api/' || true)
+  fi
 done < <(git ls-files '*.cpp' '*.hpp' '*.h')
 # Only transports/ ask which transport they hold; the rest asks the registry entry's fields and
 # Caps. (An emulated testbed's kind, clip or lane, is the line's mode, not a transport choice.)

@@ -73,11 +73,11 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transpor
     f->role = role_of(spec, i, Side::client);
     f->proto = spec.proto;
     if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
-    SockAddr remote = spec.flow_servers.empty() ? server : inet::numeric(spec.flow_servers[i], 0);
+    SockAddr remote = spec.flow_servers.empty() ? server : numeric_address(spec.flow_servers[i], 0);
     remote.set_port(ports[i]);
     SockAddr source;
     if (!sources.empty()) {
-      source = inet::numeric(sources[i], 0);
+      source = numeric_address(sources[i], 0);
     } else if (!spec.sock.source.empty()) {
       source = inet::resolve(spec.sock.source, 0);
     }

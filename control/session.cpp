@@ -117,7 +117,7 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
     f->proto = spec.proto;
     if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
     // A multi-adapter test names each flow's address; the client matched it to one of ours.
-    SockAddr where = spec.flow_servers.empty() ? local : inet::numeric(spec.flow_servers[i], 0);
+    SockAddr where = spec.flow_servers.empty() ? local : numeric_address(spec.flow_servers[i], 0);
     listeners_.push_back(transport.listen(where, flow_setup(spec, i, cookie, transport.caps())));
     ports.push_back(listeners_.back()->port());
     flows.push_back(std::move(f));

@@ -6,7 +6,7 @@
 
 #include "platform/affinity.hpp"
 #include "platform/interrupt.hpp"
-#include "transports/inet/inet.hpp"
+#include "platform/tcp_socket.hpp"
 #include "workloads/engine_config.hpp"
 
 namespace mtperf {
@@ -203,7 +203,7 @@ std::vector<int64_t> Runner::unsent() const {
   std::vector<int64_t> v;
   if (!spec_.measure) return v;
   for (int fd : dup_fds_)
-    v.push_back(inet::unsent_bytes(fd));
+    v.push_back(unsent_bytes(fd));
   return v;
 }
 
@@ -304,12 +304,12 @@ SideResult Runner::join() {
     if (i < unsent0_.size() && i < unsent1_.size() && unsent0_[i] >= 0 && unsent1_[i] >= 0)
       fr.unsent_change = unsent1_[i] - unsent0_[i];
     if (dup_fds_[i] >= 0 && spec_.measure) {
-      auto t = inet::tcp_stats(dup_fds_[i]);
+      auto t = tcp_stats(dup_fds_[i]);
       fr.stats.tcp_info_valid = t.valid;
       fr.stats.tcp_retransmits = t.retransmits;
       fr.stats.tcp_rtt_us = t.rtt_us;
       fr.stats.tcp_cwnd = t.snd_cwnd;
-      fr.stats.congestion = inet::congestion_of(dup_fds_[i]);
+      fr.stats.congestion = congestion_of(dup_fds_[i]);
     }
     UdpStats& u = fr.stats.udp;
     if (f.proto == Proto::udp && f.role == Role::receiver && u.any) {

@@ -7,7 +7,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "transports/inet/inet.hpp"
 #include "workloads/json_field.hpp"
 
 namespace mtperf {
@@ -234,7 +233,7 @@ void validate(TestSpec& s) {
                               std::to_string(s.flows_total()) + " flows");
     for (const auto& a : s.flow_servers) {
       try {
-        inet::numeric(a, 0);
+        numeric_address(a, 0);
       } catch (const std::invalid_argument&) {
         bad("flow servers", "'" + a.substr(0, 64) + "' is not a numeric IP address");
       }

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "platform/tcp_socket.hpp"
 #include "transports/inet/inet.hpp"
 
 using namespace mtperf;
@@ -32,14 +33,14 @@ TEST_CASE("UDP sockets never share a port: no SO_REUSEADDR on them", "[inet]") {
   int udp = inet::make_socket(AF_INET, Proto::udp, SocketOptions{});
   CHECK(reuseaddr_of(udp) == 0);
   ::close(udp);
-  int tcp = inet::listen_on(inet::numeric("127.0.0.1", 0), Proto::tcp, SocketOptions{}, 4);
+  int tcp = inet::listen_on(numeric_address("127.0.0.1", 0), Proto::tcp, SocketOptions{}, 4);
   CHECK(reuseaddr_of(tcp) != 0);  // listeners rebind ports left in TIME_WAIT
   ::close(tcp);
 
   std::vector<int> fds;
   std::set<uint16_t> ports;
   for (int i = 0; i < 400; ++i) {
-    int fd = inet::listen_on(inet::numeric("127.0.0.1", 0), Proto::udp, SocketOptions{}, 4);
+    int fd = inet::listen_on(numeric_address("127.0.0.1", 0), Proto::udp, SocketOptions{}, 4);
     fds.push_back(fd);
     ports.insert(inet::local_address(fd).port());
   }
@@ -49,14 +50,14 @@ TEST_CASE("UDP sockets never share a port: no SO_REUSEADDR on them", "[inet]") {
 }
 
 TEST_CASE("numeric addresses parse without a resolver and name what is wrong", "[inet]") {
-  CHECK(inet::numeric("127.0.0.1", 7).to_string() == "127.0.0.1:7");
-  CHECK(inet::numeric("::1", 7).to_string() == "[::1]:7");
-  CHECK_THROWS_WITH(inet::numeric("localhost", 7), Catch::Contains("'localhost'"));
-  CHECK_THROWS_AS(inet::numeric("[::1]", 7), std::invalid_argument);
+  CHECK(numeric_address("127.0.0.1", 7).to_string() == "127.0.0.1:7");
+  CHECK(numeric_address("::1", 7).to_string() == "[::1]:7");
+  CHECK_THROWS_WITH(numeric_address("localhost", 7), Catch::Contains("'localhost'"));
+  CHECK_THROWS_AS(numeric_address("[::1]", 7), std::invalid_argument);
 }
 
 TEST_CASE("crr's data-path connects apply every socket option, as set-up's do", "[inet]") {
-  int listener = inet::listen_on(inet::numeric("127.0.0.1", 0), Proto::tcp, SocketOptions{}, 16);
+  int listener = inet::listen_on(numeric_address("127.0.0.1", 0), Proto::tcp, SocketOptions{}, 16);
   SocketOptions o;
   o.sndbuf = 96 * 1024;
   o.rcvbuf = 80 * 1024;
@@ -64,7 +65,7 @@ TEST_CASE("crr's data-path connects apply every socket option, as set-up's do", 
   bool root = geteuid() == 0;  // SO_BINDTODEVICE needs CAP_NET_RAW before Linux 5.7
   if (root) o.bind_device = "lo";
   o.nodelay = true;
-  SockAddr source = inet::numeric("127.0.0.1", 0);
+  SockAddr source = numeric_address("127.0.0.1", 0);
   inet::ConnectSpec spec;
   spec.remote = inet::local_address(listener);
   spec.opts = &o;
@@ -83,7 +84,7 @@ TEST_CASE("crr's data-path connects apply every socket option, as set-up's do", 
     CHECK(get(fd, SOL_SOCKET, SO_SNDBUF) >= o.sndbuf);  // the kernel doubles it
     CHECK(get(fd, SOL_SOCKET, SO_RCVBUF) >= o.rcvbuf);
     CHECK(get(fd, IPPROTO_TCP, TCP_NODELAY) != 0);
-    CHECK(inet::congestion_of(fd) == "reno");
+    CHECK(congestion_of(fd) == "reno");
     char dev[IFNAMSIZ] = {};
     socklen_t len = sizeof dev;
     REQUIRE(getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) == 0);

@@ -1,5 +1,8 @@
 #include <arpa/inet.h>
 
+#include <stdexcept>
+#include <string>
+
 #include "transports/api/transport.hpp"
 
 namespace mtperf {
@@ -26,6 +29,24 @@ std::string SockAddr::to_string() const {
     return "[" + std::string(host) + "]:" + std::to_string(port());
   }
   return "(unset)";
+}
+
+SockAddr numeric_address(const std::string& address, uint16_t port) {
+  SockAddr out;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&out.ss);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&out.ss);
+  if (inet_pton(AF_INET, address.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(port);
+    out.len = sizeof *v4;
+  } else if (inet_pton(AF_INET6, address.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(port);
+    out.len = sizeof *v6;
+  } else {
+    throw std::invalid_argument("'" + address + "' is not a numeric IP address");
+  }
+  return out;
 }
 
 }  // namespace mtperf

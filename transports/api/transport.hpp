@@ -131,6 +131,10 @@ struct SockAddr {
   std::string to_string() const;  // "127.0.0.1:5001", "[::1]:5001"
 };
 
+// A numeric IPv4 or IPv6 address (no brackets, no port) and a port; throws
+// std::invalid_argument naming the text when it is not one. No resolver.
+SockAddr numeric_address(const std::string& address, uint16_t port);
+
 // Kernel-socket options shared by every transport that rides on kernel sockets.
 struct SocketOptions {
   int sndbuf = 0;  // bytes; 0 = kernel default

@@ -2,11 +2,9 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <linux/sockios.h>
 #include <netdb.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -85,24 +83,6 @@ SockAddr resolve(const std::string& host_port, uint16_t default_port) {
   std::memcpy(&out.ss, res->ai_addr, res->ai_addrlen);
   out.len = res->ai_addrlen;
   freeaddrinfo(res);
-  return out;
-}
-
-SockAddr numeric(const std::string& address, uint16_t port) {
-  SockAddr out;
-  auto* v4 = reinterpret_cast<sockaddr_in*>(&out.ss);
-  auto* v6 = reinterpret_cast<sockaddr_in6*>(&out.ss);
-  if (inet_pton(AF_INET, address.c_str(), &v4->sin_addr) == 1) {
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons(port);
-    out.len = sizeof *v4;
-  } else if (inet_pton(AF_INET6, address.c_str(), &v6->sin6_addr) == 1) {
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(port);
-    out.len = sizeof *v6;
-  } else {
-    throw std::invalid_argument("'" + address + "' is not a numeric IP address");
-  }
   return out;
 }
 
@@ -351,33 +331,6 @@ bool read_exact(int fd, void* data, size_t len, int timeout_ms) {
 int accept_within(int listen_fd, int timeout_ms) {
   if (!wait_for(listen_fd, POLLIN, timeout_ms)) return -1;
   return accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-}
-
-std::string congestion_of(int fd) {
-  char name[32] = {};
-  socklen_t len = sizeof name;
-  if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) != 0) return "";
-  return std::string(name, strnlen(name, sizeof name));
-}
-
-int64_t unsent_bytes(int fd) noexcept {
-  int n = 0;
-  if (fd < 0 || ::ioctl(fd, SIOCOUTQNSD, &n) != 0 || n < 0) return -1;
-  return n;
-}
-
-TcpStats tcp_stats(int fd) noexcept {
-  TcpStats s;
-  tcp_info ti{};
-  socklen_t len = sizeof ti;
-  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return s;
-  s.valid = true;
-  s.retransmits = ti.tcpi_total_retrans;
-  s.rtt_us = ti.tcpi_rtt;
-  s.rttvar_us = ti.tcpi_rttvar;
-  s.snd_cwnd = ti.tcpi_snd_cwnd;
-  s.snd_mss = ti.tcpi_snd_mss;
-  return s;
 }
 
 void raise_fd_limit() noexcept {

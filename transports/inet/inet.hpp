@@ -21,9 +21,6 @@ struct ConnectSpec {
 // Parses "HOST", "HOST:PORT", "[V6]:PORT" or "V6"; default_port applies when none is given.
 // Resolves names with getaddrinfo (numeric addresses need no resolver).
 SockAddr resolve(const std::string& host_port, uint16_t default_port);
-// A numeric IPv4 or IPv6 address (no brackets, no port) and a port; throws
-// std::invalid_argument naming the text when it is not one.
-SockAddr numeric(const std::string& address, uint16_t port);
 
 // A socket with every option of `opts` applied (buffers, nodelay, congestion control, device,
 // source address, busy poll, MPTCP). `family` is AF_INET or AF_INET6.
@@ -59,22 +56,6 @@ bool read_exact(int fd, void* data, size_t len, int timeout_ms);
 
 // Accept with a bounded wait; -1 with errno = ETIMEDOUT when nothing arrived in time.
 int accept_within(int listen_fd, int timeout_ms);
-
-// Congestion control in use on a TCP socket ("" for UDP or on error).
-std::string congestion_of(int fd);
-
-struct TcpStats {
-  bool valid = false;
-  uint32_t retransmits = 0;  // total segments retransmitted
-  uint32_t rtt_us = 0;       // smoothed RTT
-  uint32_t rttvar_us = 0;
-  uint32_t snd_cwnd = 0;  // segments
-  uint32_t snd_mss = 0;   // bytes
-};
-TcpStats tcp_stats(int fd) noexcept;
-// Bytes written to a TCP socket that the kernel has not yet handed to the device (SIOCOUTQNSD);
-// -1 when it cannot say. Cheap: one ioctl, for the window's edges.
-int64_t unsent_bytes(int fd) noexcept;
 
 // Raises RLIMIT_NOFILE to its hard limit (many flows need many descriptors).
 void raise_fd_limit() noexcept;

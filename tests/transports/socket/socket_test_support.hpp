@@ -68,8 +68,8 @@ struct Flow {
 // The client connects on a thread of its own, since a UDP client waits for the server's echo of
 // its hello.
 inline Flow make_flow(Transport& t, const FlowSetup& setup) {
-  auto listener = t.listen(inet::numeric("127.0.0.1", 0), setup);
-  SockAddr server = inet::numeric("127.0.0.1", listener->port());
+  auto listener = t.listen(numeric_address("127.0.0.1", 0), setup);
+  SockAddr server = numeric_address("127.0.0.1", listener->port());
   Flow f;
   std::exception_ptr failed;
   int64_t deadline = mono_ns() + 10'000 * kMs;
@@ -103,8 +103,8 @@ inline Flow make_flow(Transport& t, const FlowSetup& setup) {
 inline Flow make_per_transaction(Transport& t, FlowSetup setup) {
   setup.per_transaction = true;
   setup.request_response = true;
-  auto listener = t.listen(inet::numeric("127.0.0.1", 0), setup);
-  SockAddr server = inet::numeric("127.0.0.1", listener->port());
+  auto listener = t.listen(numeric_address("127.0.0.1", 0), setup);
+  SockAddr server = numeric_address("127.0.0.1", listener->port());
   Flow f;
   f.server = listener->release();
   f.client = t.connect(server, SockAddr{}, setup, mono_ns() + 10'000 * kMs);
