@@ -13,7 +13,7 @@ using namespace mtperf::control;
 namespace {
 
 SockAddr addr(const std::string& a) {
-  return inet::numeric(a, 4000);
+  return numeric_address(a, 4000);
 }
 
 }  // namespace
