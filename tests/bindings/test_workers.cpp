@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "bindings/workers.hpp"
+#include "tests/support/scripted_transport.hpp"
 #include "transports/api/engine_host.hpp"
 #include "transports/socket/socket_engine.hpp"
 #include "workloads/spec.hpp"
@@ -12,23 +13,7 @@ using namespace mtperf;
 
 namespace {
 
-class NoSetup : public Transport {
- public:
-  Caps caps() const override {
-    Caps c;
-    c.max_outstanding = 16;
-    return c;
-  }
-  std::unique_ptr<FlowListener> listen(const SockAddr&, const FlowSetup&) override {
-    return nullptr;
-  }
-  std::unique_ptr<Endpoint> connect(const SockAddr&, const SockAddr&, const FlowSetup&,
-                                    int64_t) override {
-    return nullptr;
-  }
-};
-
-class SocketHost final : public NoSetup, public EngineHost<SocketEngine> {
+class SocketHost final : public test::NoSetupTransport, public EngineHost<SocketEngine> {
  public:
   std::unique_ptr<SocketEngine> make_engine(const EngineConfig& cfg) override {
     made = cfg;
@@ -69,7 +54,7 @@ TEST_CASE("run_worker refuses a transport whose engine has no instantiation") {
   WorkerJob job;
   job.spec = &spec;
   job.clock = &clock;
-  NoSetup none;
+  test::NoSetupTransport none;
   CHECK_THROWS_AS(run_worker(none, job), std::logic_error);
   CHECK_THROWS_WITH(run_worker(none, job), Catch::Contains("no workload instantiation"));
 }

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/support/scripted_transport.hpp"
 #include "workloads/runner.hpp"
 
 using namespace mtperf;
@@ -22,17 +23,9 @@ struct Seen {
 
 // Every millisecond each flow of the job counts a message in the warm-up and a byte in the
 // measured window, until the clock says done.
-class PhasedTransport : public Transport {
+class PhasedTransport : public test::NoSetupTransport {
  public:
   explicit PhasedTransport(size_t workers) : seen_(workers) {}
-  Caps caps() const override { return {}; }
-  std::unique_ptr<FlowListener> listen(const SockAddr&, const FlowSetup&) override {
-    return nullptr;
-  }
-  std::unique_ptr<Endpoint> connect(const SockAddr&, const SockAddr&, const FlowSetup&,
-                                    int64_t) override {
-    return nullptr;
-  }
   static void drive(Transport& t, WorkerJob& job) { static_cast<PhasedTransport&>(t).run(job); }
   void run(WorkerJob& job) {
     Seen& seen = seen_[job.index];

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/support/scripted_transport.hpp"
 #include "workloads/runner.hpp"
 
 using namespace mtperf;
@@ -19,17 +20,9 @@ struct Script {
   bool verify_fault = false;
 };
 
-class ScriptedTransport : public Transport {
+class ScriptedTransport : public test::NoSetupTransport {
  public:
   explicit ScriptedTransport(Script s) : s_(s) {}
-  Caps caps() const override { return {}; }
-  std::unique_ptr<FlowListener> listen(const SockAddr&, const FlowSetup&) override {
-    return nullptr;
-  }
-  std::unique_ptr<Endpoint> connect(const SockAddr&, const SockAddr&, const FlowSetup&,
-                                    int64_t) override {
-    return nullptr;
-  }
   // The worker driver (bindings/workers.hpp in the product): the timetable instead of an engine.
   static void drive(Transport& t, WorkerJob& job) { static_cast<ScriptedTransport&>(t).run(job); }
   void run(WorkerJob& job) {
