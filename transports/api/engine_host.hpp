@@ -12,7 +12,6 @@ namespace mtperf {
 template <EngineType E>
 class EngineHost {
  public:
-  using Engine = E;
   virtual ~EngineHost() = default;
   // Builds the engine of worker cfg.worker, sized by cfg, before the timed phase. Throws
   // std::runtime_error naming what could not be set up.
