@@ -1,8 +1,9 @@
 // Fault injection proves detection end to end, as root: an emulated CLIP line (`mtperf atm up`)
 // corrupts, duplicates and reorders PDUs after the AAL5 CRC, where no check on the line sees
 // them, and `mtperf run --verify` and the UDP sequence accounting catch each one: the counts the
-// emulator injected on the near-to-far line equal the counts the run detected, exactly. A clean
-// line passes with zero. About 12 s.
+// emulator injected on the near-to-far line equal the counts the run detected (exactly for UDP;
+// for TCP all but the corrupted retransmissions TCP drops as old data). A clean line passes with
+// zero. About 12 s.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -99,14 +100,19 @@ TEST_CASE("faults after the AAL5 CRC are each caught end to end, with the inject
 
   // TCP: the corrupted bytes reach the receiver through a valid checksum; each is a wrong byte
   // of --verify (a receive may hold several corrupted segments, so receives are at most PDUs).
-  // Duplicates and reordering TCP absorbs.
+  // Duplicates and reordering TCP absorbs. Not exact as for UDP: a corrupted segment can be a
+  // retransmission of bytes the receiver already holds (reordering makes the sender resend), which
+  // TCP drops unread, or be in flight when the run ends. So the run sees at most what was
+  // injected, and nearly all of it.
   const json tcp = run_json("-w stream");
   const json after_tcp = line_counters();
   INFO("emulator: " << after_tcp.dump() << "\nrun: " << tcp["verify"].dump());
   const std::uint64_t segments = delta(after_tcp, after_udp, "corrupted_after_crc");
   CHECK(segments > 5);
-  CHECK(tcp["verify"]["bad_bytes"].get<std::uint64_t>() ==
-        delta(after_tcp, after_udp, "corrupted_bytes"));
+  const std::uint64_t injected_bytes = delta(after_tcp, after_udp, "corrupted_bytes");
+  const std::uint64_t bad_bytes = tcp["verify"]["bad_bytes"].get<std::uint64_t>();
+  CHECK(bad_bytes <= injected_bytes);
+  CHECK(bad_bytes * 10 >= injected_bytes * 8);
   CHECK(tcp["verify"]["bad_receives"].get<std::uint64_t>() >= 1);
   CHECK(tcp["verify"]["bad_receives"].get<std::uint64_t>() <= segments);
   CHECK(delta(after_tcp, after_udp, "duplicated") > 0);
