@@ -50,6 +50,8 @@ EngineConfig engine_config(const TestSpec& spec, uint32_t flows, const Caps& cap
   cfg.sock = &spec.sock;
   cfg.request_response = spec.workload == Workload::rr || spec.workload == Workload::crr;
   cfg.stream_msg_size = spec.stream_msg_size();
+  if (spec.workload == Workload::rr && spec.proto == Proto::udp)
+    cfg.max_block_ns = int64_t(spec.udp_timeout_s * 1e9);
   return cfg;
 }
 

@@ -42,7 +42,8 @@ class Worker {
         quiet_(engine.caps().unsignaled_sends && spec_.burst == 1 &&
                (spec_.workload == Workload::rr || spec_.workload == Workload::crr)),
         passive_(engine.caps().passive_sender),
-        verify_(spec_.verify_seed != 0) {}
+        verify_(spec_.verify_seed != 0),
+        udp_timeout_ns_(int64_t(spec_.udp_timeout_s * 1e9)) {}
 
   void run();
 
@@ -67,6 +68,9 @@ class Worker {
     uint64_t seq = 0;
     int64_t next_send_ns = 0;
     int64_t interval_ns = 0;
+    // Before this, on_timers() has nothing to do for the flow (UDP rr: the earliest request
+    // that could time out); 0 for a paced sender, which on_timers() pumps on every turn.
+    int64_t timer_due_ns = 0;
     int64_t started_ns = 0;                 // crr: transaction start
     uint32_t ring_head = 0, ring_tail = 0;  // rr send timestamps (TCP: FIFO)
     // --verify: the patterns of what this flow sends and receives, and the stream positions.
@@ -99,6 +103,10 @@ class Worker {
     return r == Role::rr_client || r == Role::crr_client ? spec_.req_size : spec_.resp_size;
   }
   int64_t on_timers(Flow& f, int64_t now);
+  // The flow's next timer, running on_timers() only when one may be due.
+  int64_t next_timer(Flow& f, int64_t now) {
+    return now < f.timer_due_ns ? f.timer_due_ns : on_timers(f, now);
+  }
 
   void pump_sender(Flow& f, int64_t now);
   void finish_sender(Flow& f);
@@ -210,6 +218,7 @@ class Worker {
   // waits for the end of the phase, then half-closes.
   const bool passive_;
   const bool verify_;
+  const int64_t udp_timeout_ns_;   // a UDP rr request unanswered this long is lost
   std::vector<Pattern> patterns_;  // --verify: two per flow, made before the timed phase
   int armed_conn_ = -1;  // while dispatching a receive that stays armed (kCompMore): its conn
 };

@@ -136,7 +136,7 @@ void Worker<E>::run() {
     int64_t next = kNoTimer;
     if (timers) {
       for (Flow& f : flows_)
-        next = std::min(next, on_timers(f, now));
+        next = std::min(next, next_timer(f, now));
     }
     if (live_ == 0) break;
     int64_t timeout =
@@ -293,14 +293,16 @@ int64_t Worker<E>::on_timers(Flow& f, int64_t now) {
     pump_sender(f, now);
     return f.sends_out < f.nbufs - 1 ? f.next_send_ns : kNoTimer;
   }
-  if (f.slot->role != Role::rr_client || f.slot->proto != Proto::udp) return kNoTimer;
-  int64_t timeout = int64_t(spec_.udp_timeout_s * 1e9);
+  if (f.slot->role != Role::rr_client || f.slot->proto != Proto::udp) {
+    f.timer_due_ns = kNoTimer;
+    return kNoTimer;
+  }
   int64_t next = kNoTimer;
   size_t base = size_t(f.idx) * spec_.burst;
   for (uint32_t j = 0; j < spec_.burst; ++j) {
     if (seqs_[base + j] == 0) continue;
-    if (now - ring_[base + j] < timeout) {
-      next = std::min(next, ring_[base + j] + timeout);
+    if (now - ring_[base + j] < udp_timeout_ns_) {
+      next = std::min(next, ring_[base + j] + udp_timeout_ns_);
       continue;
     }
     seqs_[base + j] = 0;  // lost: the flow goes on
@@ -309,6 +311,7 @@ int64_t Worker<E>::on_timers(Flow& f, int64_t now) {
     if (!phase_done()) rr_send_request(f, now);
   }
   if (phase_done()) on_phase_done(f, now);
+  f.timer_due_ns = next;  // rr_send_request() brings it forward for a newer request
   return next;
 }
 

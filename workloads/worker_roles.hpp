@@ -23,7 +23,10 @@ void Worker<E>::pump_sender(Flow& f, int64_t now) {
       if (now < f.next_send_ns) break;
       f.next_send_ns += f.interval_ns;
     }
-    Buf b = send_buf(f, size);
+    // A TCP stream's bytes are never written after set-up without --verify: every send in
+    // flight can come from the same buffer, which then stays in cache.
+    Buf b = udp || verify_ ? send_buf(f, size) : e_.pool().get(f.buf0);
+    b.len = size;
     if (udp) write_udp_header(b.data, f.seq, now);
     fill(f, b, udp, f.seq);
     f.seq += udp;
@@ -60,6 +63,7 @@ void Worker<E>::rr_send_request(Flow& f, int64_t now) {
     uint64_t seq = ++f.seq;        // from 1: 0 marks a free slot
     seqs_[base + j] = seq;
     ring_[base + j] = now;
+    f.timer_due_ns = std::min(f.timer_due_ns, now + udp_timeout_ns_);
     write_udp_header(b.data, seq, now);
     fill(f, b, true, seq);
   } else {

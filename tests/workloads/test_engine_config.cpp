@@ -212,6 +212,11 @@ TEST_CASE("flow_setup: what set-up is told of a flow", "[engine]") {
   CHECK(u.request_response);
   CHECK_FALSE(u.per_transaction);
   CHECK(u.engine.buffer_size == 2000);
+  // A UDP rr client must see a lost answer after --udp-timeout, even blocked in a receive.
+  CHECK(u.engine.max_block_ns == 100'000'000);
+  CHECK(c.engine.max_block_ns == 0);
+  CHECK(flow_setup(rr(100, 2000), 0, 7, Caps{}).engine.max_block_ns == 0);
+  CHECK(flow_setup(stream(1000, Proto::udp), 0, 7, Caps{}).engine.max_block_ns == 0);
 }
 
 TEST_CASE("flow_setup sizes each flow's engine as the runner's dealing fills it", "[engine]") {

@@ -186,6 +186,10 @@ struct EngineConfig {
   uint32_t worker = 0;
   bool request_response = false;  // rr or crr: each request waits for its answer
   uint32_t stream_msg_size = 0;   // a stream's message (what one RDMA READ pulls)
+  // The longest one blocking call may wait, where the workload needs a shorter bound than the
+  // transport's own (0: none): a UDP rr client's --udp-timeout, so that a lost answer is
+  // counted on time by an engine that blocks in the receive itself.
+  int64_t max_block_ns = 0;
 };
 
 class Endpoint;  // endpoint.hpp

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -21,11 +22,20 @@ bool would_block(int err) {
   return err == EAGAIN || err == EWOULDBLOCK;
 }
 
+int io_timeout_ms(const EngineConfig& cfg) {
+  int ms = cfg.sock ? cfg.sock->io_timeout_ms : 200;
+  if (cfg.max_block_ns > 0) {
+    ms = int(std::min<int64_t>(ms, std::max<int64_t>(1, (cfg.max_block_ns + 999'999) / 1'000'000)));
+  }
+  return ms;
+}
+
 }  // namespace
 
 SocketEngine::SocketEngine(const EngineConfig& cfg)
     : cfg_(cfg),
       blocking_(cfg.single_flow && cfg.wait == Wait::block),
+      io_timeout_ms_(io_timeout_ms(cfg)),
       depth_(std::bit_ceil(std::max<uint32_t>(cfg.queue_depth, 2))),
       pool_(cfg.buffers, cfg.buffer_size) {
   uint32_t n = std::max<uint32_t>(cfg.max_conns, 1);
@@ -69,17 +79,16 @@ int SocketEngine::register_fd(int fd, Proto proto, bool listener, Origin origin)
   c.fd = fd;
   c.proto = proto;
   c.listener = listener;
-  int timeout_ms = cfg_.sock ? cfg_.sock->io_timeout_ms : 200;
   if (listener) {
     // Listeners stay non-blocking (a blocking accept waits in poll()). What is set here, an
     // accepted socket inherits (Linux copies the listener's socket at accept): the per-socket
     // options and, in blocking mode, the I/O timeouts, set once instead of per connection.
     inet::set_nonblocking(fd, true);
     if (cfg_.sock) inet::apply_accepted_options(fd, Proto::tcp, *cfg_.sock);
-    if (blocking_) inet::set_io_timeout(fd, timeout_ms);
+    if (blocking_) inet::set_io_timeout(fd, io_timeout_ms_);
   } else if (blocking_) {
     if (origin == Origin::adopted) inet::set_nonblocking(fd, false);
-    if (origin != Origin::accepted) inet::set_io_timeout(fd, timeout_ms);
+    if (origin != Origin::accepted) inet::set_io_timeout(fd, io_timeout_ms_);
   } else if (origin != Origin::accepted) {
     inet::set_nonblocking(fd, true);
   }
@@ -135,40 +144,11 @@ void SocketEngine::shutdown_send(int id) {
   if (conns_[id].fd >= 0) ::shutdown(conns_[id].fd, SHUT_WR);
 }
 
-WorkReq& SocketEngine::slot(int id, bool send_side, uint32_t pos) {
-  size_t base = (size_t(id) * 2 + (send_side ? 0 : 1)) * depth_;
-  return ops_[base + (pos & (depth_ - 1))];
-}
-
-int SocketEngine::post(int id, std::span<const WorkReq> reqs) {
-  Conn& c = conns_[id];
-  if (c.fd < 0) return -EBADF;
-  int n = 0;
-  for (const WorkReq& r : reqs) {
-    bool send_side = r.op == Op::send;
-    if (r.op == Op::write || r.op == Op::read) return n > 0 ? n : -EOPNOTSUPP;
-    Queue& q = send_side ? c.sq : c.rq;
-    if (q.size() == depth_) break;
-    slot(id, send_side, q.tail++) = r;
-    ++n;
-  }
-  if (n > 0) make_runnable(id);
-  return n;
-}
-
-void SocketEngine::make_runnable(int id) {
-  Conn& c = conns_[id];
-  if (!c.runnable) {
-    c.runnable = true;
-    runnable_.push_back(id);
-  }
-}
-
 bool SocketEngine::has_ready_work(const Conn& c) const {
   return (c.sq.size() > 0 && c.wr_ready) || (c.rq.size() > 0 && c.rd_ready);
 }
 
-int SocketEngine::do_send(Conn& c, const WorkReq& r, bool dontwait) {
+[[gnu::always_inline]] inline int SocketEngine::do_send(Conn& c, const WorkReq& r, bool dontwait) {
   int flags = MSG_NOSIGNAL | (dontwait ? MSG_DONTWAIT : 0);
   for (;;) {
     ssize_t n = ::send(c.fd, r.buf.data + c.send_off, r.buf.len - c.send_off, flags);
@@ -186,7 +166,7 @@ int SocketEngine::do_send(Conn& c, const WorkReq& r, bool dontwait) {
   }
 }
 
-int SocketEngine::do_recv(Conn& c, const WorkReq& r, bool dontwait) {
+[[gnu::always_inline]] inline int SocketEngine::do_recv(Conn& c, const WorkReq& r, bool dontwait) {
   if (c.rd_eof) return 0;
   for (;;) {
     ssize_t n = ::recv(c.fd, r.buf.data, r.buf.len, dontwait ? MSG_DONTWAIT : 0);
@@ -203,7 +183,7 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
   // the call); a blocking accept waits in poll() with the I/O timeout instead.
   if (!dontwait) {
     pollfd p{c.fd, POLLIN, 0};
-    int rc = ::poll(&p, 1, cfg_.sock ? cfg_.sock->io_timeout_ms : 200);
+    int rc = ::poll(&p, 1, io_timeout_ms_);
     if (rc == 0) return -EAGAIN;
     if (rc < 0) return errno == EINTR ? -EAGAIN : -errno;
   }
@@ -217,7 +197,8 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
   }
 }
 
-size_t SocketEngine::run_sends(int id, std::span<Completion> out, bool block) {
+[[gnu::always_inline]] inline size_t SocketEngine::run_sends(int id, std::span<Completion> out,
+                                                             bool block) {
   Conn& c = conns_[id];
   size_t n = 0;
   if (blocking_) c.wr_ready = true;  // no readiness tracking without epoll
@@ -234,7 +215,8 @@ size_t SocketEngine::run_sends(int id, std::span<Completion> out, bool block) {
   return n;
 }
 
-size_t SocketEngine::run_recvs(int id, std::span<Completion> out, bool block) {
+[[gnu::always_inline]] inline size_t SocketEngine::run_recvs(int id, std::span<Completion> out,
+                                                             bool block) {
   Conn& c = conns_[id];
   size_t n = 0;
   if (blocking_) c.rd_ready = true;

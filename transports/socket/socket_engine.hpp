@@ -11,6 +11,7 @@
 // Every table is sized at construction; post/poll never allocate.
 #include <sys/epoll.h>
 
+#include <cerrno>
 #include <vector>
 
 #include "transports/api/transport.hpp"
@@ -35,7 +36,7 @@ class SocketEngine {
   int accept(int listen_id);
   void close(int id);
   void shutdown_send(int id);
-  int post(int id, std::span<const WorkReq> reqs);
+  int post(int id, std::span<const WorkReq> reqs);  // inline below: once per operation
   int flush() { return 0; }
   int poll(std::span<Completion> out, Wait wait, int64_t timeout_ns);
   BufferPool& pool() { return pool_; }
@@ -66,8 +67,17 @@ class SocketEngine {
   //              listen_adopt() gave them once
   enum class Origin { adopted, connected, accepted };
   int register_fd(int fd, Proto proto, bool listener, Origin origin);
-  WorkReq& slot(int id, bool send_side, uint32_t pos);
-  void make_runnable(int id);
+  WorkReq& slot(int id, bool send_side, uint32_t pos) {
+    size_t base = (size_t(id) * 2 + (send_side ? 0 : 1)) * depth_;
+    return ops_[base + (pos & (depth_ - 1))];
+  }
+  void make_runnable(int id) {
+    Conn& c = conns_[id];
+    if (!c.runnable) {
+      c.runnable = true;
+      runnable_.push_back(id);  // reserved for every connection: never allocates
+    }
+  }
   bool has_ready_work(const Conn& c) const;
   // Run queued sends / receives and accepts of one connection; return completions written.
   // `block`: the operation may wait (blocking mode).
@@ -81,6 +91,9 @@ class SocketEngine {
 
   EngineConfig cfg_;
   bool blocking_;
+  // SO_RCVTIMEO/SO_SNDTIMEO of blocking sockets and the blocking accept's wait: the socket
+  // options' bound, or the workload's shorter one (EngineConfig::max_block_ns).
+  int io_timeout_ms_;
   int epfd_ = -1;
   uint32_t depth_;  // power of two
   std::vector<Conn> conns_;
@@ -90,5 +103,22 @@ class SocketEngine {
   std::vector<epoll_event> events_;
   BufferPool pool_;
 };
+
+inline int SocketEngine::post(int id, std::span<const WorkReq> reqs) {
+  Conn& c = conns_[id];
+  if (c.fd < 0) return -EBADF;
+  int n = 0;
+  for (const WorkReq& r : reqs) {
+    if (r.op == Op::write || r.op == Op::read) [[unlikely]]
+      return n > 0 ? n : -EOPNOTSUPP;
+    bool send_side = r.op == Op::send;
+    Queue& q = send_side ? c.sq : c.rq;
+    if (q.size() == depth_) break;
+    slot(id, send_side, q.tail++) = r;
+    ++n;
+  }
+  if (n > 0) make_runnable(id);
+  return n;
+}
 
 }  // namespace mtperf

@@ -9,7 +9,9 @@ namespace {
 
 Caps socket_caps() {
   Caps c;
-  c.max_outstanding = 8;
+  // Four sends queued per stream (engine_config.cpp): one worker turn (a clock read, a poll)
+  // carries four sends instead of one.
+  c.max_outstanding = 32;
   return c;
 }
 
