@@ -23,10 +23,7 @@ void Worker<E>::pump_sender(Flow& f, int64_t now) {
       if (now < f.next_send_ns) break;
       f.next_send_ns += f.interval_ns;
     }
-    // A TCP stream's bytes are never written after set-up without --verify: every send in
-    // flight can come from the same buffer, which then stays in cache.
-    Buf b = udp || verify_ ? send_buf(f, size) : e_.pool().get(f.buf0);
-    b.len = size;
+    Buf b = send_buf(f, size);
     if (udp) write_udp_header(b.data, f.seq, now);
     fill(f, b, udp, f.seq);
     f.seq += udp;
