@@ -211,6 +211,9 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
     }
     out[n++] = Completion{r.cookie, rc, uint16_t(rc < 0 ? kCompError : 0), 0};
     c.sq.head++;
+    // One wait per poll, as for receives: the sends behind it are only tried, so that a send
+    // blocked on a full socket buffer (up to the I/O timeout) holds back no completion.
+    block = false;
   }
   return n;
 }
