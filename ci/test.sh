@@ -10,7 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 stages=" ${TEST_STAGES:-suite sanitize fuzz} "
 start=$(date +%s)
-stage_done() { echo "ci/test.sh: $1 done at $(($(date +%s) - start)) s"; }
+# Each stage ends with its time and the disk left: a CI machine's disk can be the limit (the
+# three build folders take about 3 GB together).
+stage_done() {
+  echo "ci/test.sh: $1 done at $(($(date +%s) - start)) s;" \
+    "$(df -Ph . | awk 'NR == 2 { print $4 }') free on disk"
+}
+echo "ci/test.sh: $(df -Ph . | awk 'NR == 2 { print $4 }') free on disk"
 if [[ $stages == *" suite "* ]]; then
   bash ci/build.sh
   bash ci/format.sh

@@ -1,9 +1,7 @@
 // The tests' main(): the binary's requirements (skip.hpp) first, then every test case.
-#define CATCH_CONFIG_RUNNER
 #include <cstdio>
 
-#include <catch2/catch.hpp>
-
+#include "tests/support/catch_session.hpp"
 #include "tests/support/skip.hpp"
 
 int main(int argc, char* argv[]) {
@@ -14,5 +12,5 @@ int main(int argc, char* argv[]) {
       return mtperf::test::kSkipReturnCode;
     }
   }
-  return Catch::Session().run(argc, argv);
+  return mtperf::test::run_catch_session(argc, argv);
 }
