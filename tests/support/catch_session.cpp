@@ -9,6 +9,8 @@
 
 namespace mtperf::test {
 
-int run_catch_session(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }
+int run_catch_session(int argc, char* argv[]) {
+  return Catch::Session().run(argc, argv);
+}
 
 }  // namespace mtperf::test
