@@ -112,4 +112,12 @@ inline int64_t now_ns() {
   return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+// The same clock at the kernel tick's resolution (1-10 ms), read without the TSC: for a worker
+// that only checks deadlines with it.
+inline int64_t coarse_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 }  // namespace mtperf

@@ -83,6 +83,7 @@ class Worker {
     return (uint64_t(flow) << 32) | (uint64_t(uint32_t(conn) & 0xffffff) << 8) | k;
   }
 
+  int64_t clock_now() const { return precise_clock_ ? now_ns() : coarse_now_ns(); }
   bool phase_done() const { return clock_.phase.load(std::memory_order_relaxed) == Phase::done; }
   bool measuring() const { return clock_.phase.load(std::memory_order_relaxed) == Phase::measure; }
 
@@ -225,6 +226,7 @@ class Worker {
   const int64_t udp_timeout_ns_;   // a UDP rr request unanswered this long is lost
   std::vector<Pattern> patterns_;  // --verify: two per flow, made before the timed phase
   int armed_conn_ = -1;  // while dispatching a receive that stays armed (kCompMore): its conn
+  bool precise_clock_ = false;  // a flow times something (setup()); else the coarse clock does
 };
 
 template <EngineType E>
@@ -248,8 +250,9 @@ void Worker<E>::finish(Flow& f) {
   --live_;
 }
 
+// Inlined: at each call site `op` and `k` are constants, and what depends on them folds away.
 template <EngineType E>
-void Worker<E>::post(Flow& f, int conn, Op op, Buf b, Kind k) {
+[[gnu::always_inline]] inline void Worker<E>::post(Flow& f, int conn, Op op, Buf b, Kind k) {
   WorkReq r;
   r.op = op;
   r.buf = b;

@@ -38,6 +38,14 @@ void Worker<E>::setup() {
       f.conn = e_.adopt(*s.endpoint);
       if (f.conn < 0) fail(f, "adopting the connection", -f.conn);
     }
+    // The roles that time something: latency, pacing, send stamps, jitter. A worker of
+    // answering roles alone (rr and crr servers, TCP receivers) reads the clock only for its
+    // deadlines, and a coarse clock does for those.
+    bool udp_receiver = s.role == Role::receiver && s.proto == Proto::udp;
+    if (s.role != Role::rr_server && s.role != Role::crr_server &&
+        (s.role != Role::receiver || udp_receiver)) {
+      precise_clock_ = true;
+    }
     if (s.role == Role::sender && s.rate_bps > 0 && !passive_) {
       f.interval_ns = int64_t(double(spec_.stream_msg_size()) * 8 * 1e9 / s.rate_bps);
       f.interval_ns = std::max<int64_t>(f.interval_ns, 1);
@@ -109,7 +117,7 @@ void Worker<E>::run() {
   bool saw_done = false, saw_finish = false;
   bool fresh = false;  // `now` was read after the last poll: one clock read per turn is enough
   while (live_ > 0) {
-    if (!fresh) now = now_ns();
+    if (!fresh) now = clock_now();
     fresh = false;
     if (!saw_done && phase_done()) {
       saw_done = true;
@@ -148,7 +156,7 @@ void Worker<E>::run() {
       break;
     }
     if (n > 0) {
-      now = now_ns();
+      now = clock_now();
       fresh = true;
     }
     for (int i = 0; i < n; ++i)

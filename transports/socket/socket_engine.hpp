@@ -104,7 +104,7 @@ class SocketEngine {
   BufferPool pool_;
 };
 
-inline int SocketEngine::post(int id, std::span<const WorkReq> reqs) {
+[[gnu::always_inline]] inline int SocketEngine::post(int id, std::span<const WorkReq> reqs) {
   Conn& c = conns_[id];
   if (c.fd < 0) return -EBADF;
   int n = 0;

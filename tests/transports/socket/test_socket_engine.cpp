@@ -539,6 +539,49 @@ TEST_CASE("UDP: a datagram is one send and one receive, its boundaries kept") {
   CHECK(text_of(in, second.bytes) == "defgh");
 }
 
+TEST_CASE("an unsignaled send completes only when it fails; the data goes out all the same") {
+  bool single_flow = GENERATE(true, false);
+  INFO(test::mode_name(single_flow));
+  SocketOptions o;
+  auto t = test::socket_transport();
+  test::Flow f = test::make_flow(*t, test::flow_setup(Proto::tcp, o));
+  SocketEngine a(config(single_flow, 2, 64, o, 1));
+  SocketEngine b(config(single_flow, 2, 64, o, 1));
+  REQUIRE(a.caps().unsignaled_sends);
+  int ca = a.adopt(*f.client);
+  int cb = b.adopt(*f.server);
+  REQUIRE(ca >= 0);
+  REQUIRE(cb >= 0);
+  WorkReq quiet{Op::send, put_text(a.pool().get(0), "quiet"), 1};
+  quiet.signal = false;
+  REQUIRE(a.post(ca, std::span<const WorkReq>(&quiet, 1)) == 1);
+  // The receive behind it is the only completion: the send was done without one.
+  post_one(a, ca, Op::send, put_text(a.pool().get(1), "loud"), 2);
+  Completion loud = next(a);
+  CHECK(loud.cookie == 2);
+  CHECK(loud.bytes == 4);
+  std::array<Completion, 4> out;
+  CHECK(a.poll(out, Wait::none, 0) == 0);
+  Buf in = b.pool().get(0);
+  std::string got;
+  while (got.size() < 9) {
+    post_one(b, cb, Op::recv, in, 3);
+    Completion r = next(b);
+    REQUIRE(r.bytes > 0);
+    got += text_of(in, r.bytes);
+  }
+  CHECK(got == "quietloud");
+
+  // A failure is reported: a send after our own half-close fails with EPIPE.
+  a.shutdown_send(ca);
+  quiet.cookie = 4;
+  REQUIRE(a.post(ca, std::span<const WorkReq>(&quiet, 1)) == 1);
+  Completion failed = next(a);
+  CHECK(failed.cookie == 4);
+  CHECK(failed.bytes == -EPIPE);
+  CHECK((failed.flags & kCompError) != 0);
+}
+
 TEST_CASE("post queues up to the depth in each direction; write, read and closed ids are refused") {
   SocketOptions o;
   auto t = test::socket_transport();
