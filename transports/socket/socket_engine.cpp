@@ -252,9 +252,8 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
 }
 
 size_t SocketEngine::progress(std::span<Completion> out) {
-  // Blocking mode with one connection holding work, as an rr or stream flow has all along: the
-  // loops below for that one connection, without the scratch list (a third of this engine's
-  // instructions per transaction).
+  // Blocking mode with one connection holding work, as an rr or stream flow has all along: what
+  // the passes below do for that one connection, without the scratch list and its three passes.
   if (blocking_ && runnable_.size() == 1) {
     int id = runnable_[0];
     Conn& c = conns_[id];
