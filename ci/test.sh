@@ -11,12 +11,10 @@ cd "$(dirname "$0")/.."
 stages=" ${TEST_STAGES:-suite sanitize fuzz} "
 start=$(date +%s)
 # Each stage ends with its time and the disk left: a CI machine's disk can be the limit (the
-# three build folders take about 3 GB together).
-stage_done() {
-  echo "ci/test.sh: $1 done at $(($(date +%s) - start)) s;" \
-    "$(df -Ph . | awk 'NR == 2 { print $4 }') free on disk"
-}
-echo "ci/test.sh: $(df -Ph . | awk 'NR == 2 { print $4 }') free on disk"
+# three build folders take about 2.5 GB together).
+free_disk() { echo "$(df -Ph . | awk 'NR == 2 { print $4 }') free on disk"; }
+stage_done() { echo "ci/test.sh: $1 done at $(($(date +%s) - start)) s; $(free_disk)"; }
+echo "ci/test.sh: $(free_disk)"
 if [[ $stages == *" suite "* ]]; then
   bash ci/build.sh
   bash ci/format.sh
