@@ -64,7 +64,8 @@ void Worker<E>::rr_send_request(Flow& f, int64_t now) {
     write_udp_header(b.data, seq, now);
     fill(f, b, true, seq);
   } else {
-    ring_[base + (f.ring_head++ % spec_.burst)] = now;
+    ring_[base + f.ring_head] = now;
+    f.ring_head = f.ring_head + 1 == spec_.burst ? 0 : f.ring_head + 1;
     fill(f, b, false, 0);
   }
   ++f.inflight;
@@ -91,7 +92,8 @@ void Worker<E>::rr_client_recv(Flow& f, const Completion& c, int64_t now) {
   while (f.acc >= spec_.resp_size && f.inflight > 0) {
     f.acc -= spec_.resp_size;
     --f.inflight;
-    record_latency(f, now - ring_[base + (f.ring_tail++ % spec_.burst)]);
+    record_latency(f, now - ring_[base + f.ring_tail]);
+    f.ring_tail = f.ring_tail + 1 == spec_.burst ? 0 : f.ring_tail + 1;
     FlowCounters::add(ctr.transactions, 1);
     if (more) rr_send_request(f, now);
   }

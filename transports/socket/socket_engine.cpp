@@ -138,6 +138,8 @@ void SocketEngine::close(int id) {
   ::close(c.fd);  // also leaves the epoll set
   c.fd = -1;
   c.sq = c.rq = Queue{};
+  c.send_off = 0;
+  c.send_err = 0;
   free_.push_back(id);
 }
 
@@ -165,6 +167,16 @@ bool SocketEngine::has_ready_work(const Conn& c) const {
     }
     // A short write on a stream socket: the rest goes out before the send completes.
   }
+}
+
+bool SocketEngine::send_now(Conn& c, const WorkReq& r) {
+  int rc = do_send(c, r, true);
+  if (rc >= 0) return true;
+  // Would block: the queued send goes on from send_off, and may wait, in poll(). Failed: the
+  // queued send completes with the error instead of trying again (a UDP socket's pending ICMP
+  // error is reported once; a retry would hide it).
+  if (!would_block(-rc)) c.send_err = rc;
+  return false;
 }
 
 [[gnu::always_inline]] inline int SocketEngine::do_recv(Conn& c, const WorkReq& r, bool dontwait) {
@@ -205,7 +217,12 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
   if (blocking_) c.wr_ready = true;  // no readiness tracking without epoll
   while (n < out.size() && c.fd >= 0 && c.sq.size() > 0 && (block || c.wr_ready)) {
     const WorkReq& r = slot(id, true, c.sq.head);
-    int rc = do_send(c, r, !block);
+    int rc = c.send_err;
+    if (rc == 0) {
+      rc = do_send(c, r, !block);
+    } else {
+      c.send_err = 0;
+    }
     if (rc < 0 && would_block(-rc)) {
       c.wr_ready = false;
       break;

@@ -3,8 +3,9 @@
 //
 // Two modes, chosen from the EngineConfig:
 //  - blocking (one flow on the thread, Wait::block): sockets stay blocking with SO_RCVTIMEO /
-//    SO_SNDTIMEO; poll() performs the queued operations itself, in order, one syscall each.
-//    This is the cheapest way to drive one connection (no readiness syscalls at all).
+//    SO_SNDTIMEO; poll() performs the queued operations itself, in order, one syscall each,
+//    and an unsignaled send with nothing queued before it goes out at once in post(). This is
+//    the cheapest way to drive one connection (no readiness syscalls at all).
 //  - event loop (several flows, or Wait::spin): sockets are non-blocking under an edge-triggered
 //    epoll set; poll() runs the operations of the connections that are ready and waits in
 //    epoll_wait (or spins on it with a zero timeout) when none is.
@@ -55,6 +56,7 @@ class SocketEngine {
     bool runnable = false;  // on runnable_
     bool rd_eof = false;
     uint32_t send_off = 0;  // bytes of the head send already written
+    int send_err = 0;       // the head send failed when post() tried it: report this, not retry
     Queue sq, rq;           // sends; recvs and accepts
   };
 
@@ -84,6 +86,10 @@ class SocketEngine {
   size_t run_sends(int id, std::span<Completion> out, bool block);
   size_t run_recvs(int id, std::span<Completion> out, bool block);
   int do_send(Conn& c, const WorkReq& r, bool dontwait);
+  // Blocking mode, an unsignaled send with none queued before it: sent at once, without waiting.
+  // True when it is done; false when it must be queued (the kernel could not take all of it
+  // now, or it failed, which the queued send then reports).
+  bool send_now(Conn& c, const WorkReq& r);
   int do_recv(Conn& c, const WorkReq& r, bool dontwait);
   int do_accept(Conn& c, bool dontwait);
   size_t progress(std::span<Completion> out);
@@ -108,16 +114,21 @@ class SocketEngine {
   Conn& c = conns_[id];
   if (c.fd < 0) return -EBADF;
   int n = 0;
+  bool queued = false;
   for (const WorkReq& r : reqs) {
     if (r.op == Op::write || r.op == Op::read) [[unlikely]]
       return n > 0 ? n : -EOPNOTSUPP;
     bool send_side = r.op == Op::send;
     Queue& q = send_side ? c.sq : c.rq;
     if (q.size() == depth_) break;
-    slot(id, send_side, q.tail++) = r;
     ++n;
+    // No completion to write and nothing to wait for: the request or answer of an rr flow
+    // leaves here, and poll() has only the receive left to do.
+    if (send_side && blocking_ && !r.signal && q.size() == 0 && send_now(c, r)) continue;
+    slot(id, send_side, q.tail++) = r;
+    queued = true;
   }
-  if (n > 0) make_runnable(id);
+  if (queued) make_runnable(id);
   return n;
 }
 

@@ -582,6 +582,55 @@ TEST_CASE("an unsignaled send completes only when it fails; the data goes out al
   CHECK((failed.flags & kCompError) != 0);
 }
 
+TEST_CASE("an unsignaled send the kernel takes only in part goes on in poll(), in order") {
+  // In the blocking mode an unsignaled send with nothing queued before it is tried at post()
+  // without waiting; what the socket cannot take then is sent by poll(), before what was posted
+  // after it. The epoll mode queues it as any send.
+  bool single_flow = GENERATE(true, false);
+  INFO(test::mode_name(single_flow));
+  constexpr uint32_t kLen = 1u << 20;
+  SocketOptions o;
+  o.sndbuf = 4096;  // far less than kLen: the first try leaves most of it
+  o.rcvbuf = 65536;
+  auto t = test::socket_transport();
+  test::Flow f = test::make_flow(*t, test::flow_setup(Proto::tcp, o));
+  SocketEngine tx(config(single_flow, 2, kLen, o, 1));
+  SocketEngine rx(config(single_flow, 1, 3000, o, 1));
+  int c = tx.adopt(*f.client);
+  int r = rx.adopt(*f.server);
+  REQUIRE(c >= 0);
+  REQUIRE(r >= 0);
+  Buf big = tx.pool().get(0);
+  test::fill_pattern({big.data, big.len}, 3);
+  WorkReq quiet{Op::send, big, 1};
+  quiet.signal = false;
+  REQUIRE(tx.post(c, std::span<const WorkReq>(&quiet, 1)) == 1);
+  Buf tail = tx.pool().get(1);
+  test::fill_pattern({tail.data, 1000}, 3, kLen);  // the stream goes on where `big` ends
+  tail.len = 1000;
+  post_one(tx, c, Op::send, tail, 2);
+  test::Received got;
+  std::vector<Completion> done;
+  int rc = 0;
+  {
+    std::jthread reader(
+        [&] { got = test::receive_stream(rx, r, rx.pool().get(0), kLen + tail.len); });
+    std::array<Completion, 4> out;
+    int64_t end = test::mono_ns() + 20'000 * kMs;
+    while (done.empty() && rc >= 0 && test::mono_ns() < end) {
+      rc = tx.poll(out, Wait::block, 50 * kMs);
+      if (rc > 0) done.insert(done.end(), out.begin(), out.begin() + rc);
+    }
+  }
+  CHECK(rc >= 0);
+  REQUIRE(done.size() == 1);  // the signaled send alone
+  CHECK(done[0].cookie == 2);
+  CHECK(done[0].bytes == 1000);
+  CHECK(got.poll_error == 0);
+  CHECK(got.bytes.size() == kLen + tail.len);
+  CHECK(test::first_mismatch(got.bytes, 3) == -1);
+}
+
 TEST_CASE("post queues up to the depth in each direction; write, read and closed ids are refused") {
   SocketOptions o;
   auto t = test::socket_transport();
