@@ -331,6 +331,22 @@ int SocketEngine::wait_events(int64_t timeout_ns) {
 
 int SocketEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) {
   if (blocking_) {
+    // A request/response turn: one connection with one receive queued and no send (an
+    // unsignaled send went out at post()). What progress() would do, without its loops.
+    if (runnable_.size() == 1 && !out.empty()) {
+      int id = runnable_[0];
+      Conn& c = conns_[id];
+      if (c.fd >= 0 && !c.listener && c.sq.size() == 0 && c.rq.size() == 1) {
+        const WorkReq& r = slot(id, false, c.rq.head);
+        int rc = do_recv(c, r, false);
+        if (rc < 0 && would_block(-rc)) return 0;  // the I/O timeout: it stays queued
+        out[0] = Completion{r.cookie, rc, uint16_t(rc < 0 ? kCompError : 0), 0};
+        c.rq.head++;
+        c.runnable = false;
+        runnable_.clear();
+        return 1;
+      }
+    }
     if (runnable_.empty()) {
       if (wait == Wait::block && timeout_ns > 0) {
         timespec ts{timeout_ns / 1000000000, timeout_ns % 1000000000};

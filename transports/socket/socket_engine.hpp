@@ -73,7 +73,7 @@ class SocketEngine {
     size_t base = (size_t(id) * 2 + (send_side ? 0 : 1)) * depth_;
     return ops_[base + (pos & (depth_ - 1))];
   }
-  void make_runnable(int id) {
+  [[gnu::always_inline]] void make_runnable(int id) {
     Conn& c = conns_[id];
     if (!c.runnable) {
       c.runnable = true;
