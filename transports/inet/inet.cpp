@@ -280,10 +280,14 @@ void set_nonblocking(int fd, bool on) {
   if (fcntl(fd, F_SETFL, flags) != 0) fail("fcntl", errno);
 }
 
-void set_io_timeout(int fd, int timeout_ms) {
+void set_io_timeout(int fd, int timeout_ms, IoDir dir) {
   timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, dir == IoDir::recv ? SO_RCVTIMEO : SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+void set_io_timeout(int fd, int timeout_ms) {
+  set_io_timeout(fd, timeout_ms, IoDir::recv);
+  set_io_timeout(fd, timeout_ms, IoDir::send);
 }
 
 bool write_all(int fd, const void* data, size_t len, int timeout_ms) {

@@ -48,6 +48,9 @@ void set_nonblocking(int fd, bool on);
 // SO_RCVTIMEO/SO_SNDTIMEO: a blocking call returns EAGAIN after this long, so no wait is
 // unbounded and a worker can notice the end of the test.
 void set_io_timeout(int fd, int timeout_ms);
+// One of the two: SO_RCVTIMEO (it bounds a blocking accept() too) or SO_SNDTIMEO.
+enum class IoDir { recv, send };
+void set_io_timeout(int fd, int timeout_ms, IoDir dir);
 
 // Bounded-wait helpers for set-up exchanges (control frames, flow hellos). Return false on
 // timeout, EOF or error; errno says which (ETIMEDOUT for a timeout, 0 for EOF).

@@ -81,15 +81,20 @@ int SocketEngine::register_fd(int fd, Proto proto, bool listener, Origin origin)
   c.proto = proto;
   c.listener = listener;
   if (listener) {
-    // Listeners stay non-blocking (a blocking accept waits in poll()). What is set here, an
-    // accepted socket inherits (Linux copies the listener's socket at accept): the per-socket
-    // options and, in blocking mode, the I/O timeouts, set once instead of per connection.
-    inet::set_nonblocking(fd, true);
+    // A listener blocks as the engine's sockets do: in blocking mode accept4() itself waits,
+    // bounded by SO_RCVTIMEO. What is set here, an accepted socket inherits (Linux copies the
+    // listener's socket at accept): the per-socket options and, in blocking mode, the I/O
+    // timeouts, set once instead of per connection.
+    inet::set_nonblocking(fd, !blocking_);
     if (cfg_.sock) inet::apply_accepted_options(fd, Proto::tcp, *cfg_.sock);
     if (blocking_) inet::set_io_timeout(fd, io_timeout_ms_);
   } else if (blocking_) {
     if (origin == Origin::adopted) inet::set_nonblocking(fd, false);
-    if (origin != Origin::accepted) inet::set_io_timeout(fd, io_timeout_ms_);
+    if (origin == Origin::adopted) inet::set_io_timeout(fd, io_timeout_ms_);
+    if (origin == Origin::connected) {
+      inet::set_io_timeout(fd, io_timeout_ms_, inet::IoDir::recv);
+      c.snd_timeout = false;
+    }
   } else if (origin != Origin::accepted) {
     inet::set_nonblocking(fd, true);
   }
@@ -192,11 +197,12 @@ bool SocketEngine::send_now(Conn& c, const WorkReq& r) {
 }
 
 int SocketEngine::do_accept(Conn& c, bool dontwait) {
-  // Listeners are always non-blocking (SOCK_NONBLOCK in accept4 concerns the new socket, not
-  // the call); a blocking accept waits in poll() with the I/O timeout instead.
-  if (!dontwait) {
+  // In blocking mode the listener blocks (its SO_RCVTIMEO bounds the wait), and a call that
+  // must not wait asks poll() first: SOCK_NONBLOCK in accept4 concerns the new socket, not the
+  // call. In epoll mode the listener is non-blocking and the call never waits.
+  if (dontwait && blocking_) {
     pollfd p{c.fd, POLLIN, 0};
-    int rc = ::poll(&p, 1, io_timeout_ms_);
+    int rc = ::poll(&p, 1, 0);
     if (rc == 0) return -EAGAIN;
     if (rc < 0) return errno == EINTR ? -EAGAIN : -errno;
   }
@@ -219,6 +225,10 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
     const WorkReq& r = slot(id, true, c.sq.head);
     int rc = c.send_err;
     if (rc == 0) {
+      if (block && !c.snd_timeout) [[unlikely]] {
+        inet::set_io_timeout(c.fd, io_timeout_ms_, inet::IoDir::send);
+        c.snd_timeout = true;
+      }
       rc = do_send(c, r, !block);
     } else {
       c.send_err = 0;
@@ -247,6 +257,9 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
   while (n < out.size() && c.fd >= 0 && c.rq.size() > 0 && (block || c.rd_ready)) {
     const WorkReq& r = slot(id, false, c.rq.head);
     int rc;
+    // A blocking listener is not tried after another operation has completed: that would cost
+    // a poll() and mostly a failed accept4(). Its accept waits for a poll() where it comes first.
+    if (c.listener && blocking_ && !block) break;
     if (c.listener) {
       rc = do_accept(c, !block);
       if (rc >= 0) {

@@ -55,6 +55,9 @@ class SocketEngine {
     bool rd_ready = true, wr_ready = true;
     bool runnable = false;  // on runnable_
     bool rd_eof = false;
+    // Blocking mode: SO_SNDTIMEO is set. A crr client's connection gets it only before a send
+    // has to wait; most never do (the request goes out at post()).
+    bool snd_timeout = true;
     uint32_t send_off = 0;  // bytes of the head send already written
     int send_err = 0;       // the head send failed when post() tried it: report this, not retry
     Queue sq, rq;           // sends; recvs and accepts
@@ -63,7 +66,8 @@ class SocketEngine {
   // Where a descriptor comes from says which of its settings are already right, so a crr
   // connection costs no system call it does not need:
   //   adopted    from set-up: any blocking state, no I/O timeouts yet
-  //   connected  connect_fast(): blocking, no I/O timeouts
+  //   connected  connect_fast(): blocking, no I/O timeouts; in blocking mode it gets the
+  //              receive timeout now and the send timeout only if a send must wait
   //   accepted   our accept4(): blocking or not as this engine's mode wants, and the I/O
   //              timeouts, TCP_NODELAY and SO_BUSY_POLL inherited from the listener, which
   //              listen_adopt() gave them once

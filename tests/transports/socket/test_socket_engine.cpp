@@ -631,6 +631,27 @@ TEST_CASE("an unsignaled send the kernel takes only in part goes on in poll(), i
   CHECK(test::first_mismatch(got.bytes, 3) == -1);
 }
 
+TEST_CASE(
+    "blocking mode: a send on a connection from open() waits no longer than the I/O timeout") {
+  // open()'s connections get SO_SNDTIMEO only when a send has to wait: a crr request mostly
+  // goes out at post(). Here nobody reads, so the send must wait, and the wait is bounded.
+  SocketOptions o;
+  o.io_timeout_ms = 100;
+  o.sndbuf = 4096;
+  auto t = test::socket_transport();
+  test::Flow f = test::make_per_transaction(*t, test::flow_setup(Proto::tcp, o));
+  SocketEngine cli(config(true, 1, 4u << 20, o, 2));
+  int c = cli.open(*f.client);
+  REQUIRE(c >= 0);
+  post_one(cli, c, Op::send, cli.pool().get(0), 5);  // 4 MiB: more than the buffers hold
+  std::array<Completion, 4> out;
+  int64_t t0 = test::mono_ns();
+  CHECK(cli.poll(out, Wait::block, 0) == 0);  // not sent yet, and no completion
+  int64_t waited = test::mono_ns() - t0;
+  CHECK(waited >= 50 * kMs);
+  CHECK(waited < 3'000 * kMs);
+}
+
 TEST_CASE("post queues up to the depth in each direction; write, read and closed ids are refused") {
   SocketOptions o;
   auto t = test::socket_transport();
