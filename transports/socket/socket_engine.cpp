@@ -250,7 +250,7 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
 }
 
 [[gnu::always_inline]] inline size_t SocketEngine::run_recvs(int id, std::span<Completion> out,
-                                                             bool block) {
+                                                             bool block, bool try_listener) {
   Conn& c = conns_[id];
   size_t n = 0;
   if (blocking_) c.rd_ready = true;
@@ -258,8 +258,9 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
     const WorkReq& r = slot(id, false, c.rq.head);
     int rc;
     // A blocking listener is not tried after another operation has completed: that would cost
-    // a poll() and mostly a failed accept4(). Its accept waits for a poll() where it comes first.
-    if (c.listener && blocking_ && !block) break;
+    // a poll() and mostly a failed accept4(). Its accept waits for a poll() where it comes first,
+    // or is tried after a wait in vain (`try_listener`).
+    if (c.listener && blocking_ && !block && !try_listener) break;
     if (c.listener) {
       rc = do_accept(c, !block);
       if (rc >= 0) {
@@ -309,12 +310,22 @@ size_t SocketEngine::progress(std::span<Completion> out) {
   }
   // Then receives and accepts. In blocking mode the first of them may wait (the request/
   // response pattern: send, then block for the answer, two syscalls); the rest are only tried.
+  // Listeners come after the data connections there: the connection in hand is finished (its
+  // request answered, its end read and closed) before the next one is accepted, as a bare
+  // server loop does, so closing it is not on the path of the next transaction. A listener is
+  // tried only where the wait before it timed out, so neither side starves the other.
   bool may_block = blocking_;
-  for (int id : scratch_) {
-    Conn& c = conns_[id];
-    if (c.fd < 0 || c.rq.size() == 0 || n >= out.size()) continue;
-    n += run_recvs(id, out.subspan(n), may_block);
-    may_block = false;
+  bool waited_out = false;
+  for (int pass = 0; pass < (blocking_ ? 2 : 1); ++pass) {
+    for (int id : scratch_) {
+      Conn& c = conns_[id];
+      if (c.fd < 0 || c.rq.size() == 0 || n >= out.size()) continue;
+      if (blocking_ && c.listener != (pass == 1)) continue;
+      size_t got = run_recvs(id, out.subspan(n), may_block, waited_out);
+      waited_out |= may_block && got == 0;
+      n += got;
+      may_block = false;
+    }
   }
   for (int id : scratch_) {
     Conn& c = conns_[id];

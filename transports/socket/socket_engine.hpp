@@ -88,7 +88,7 @@ class SocketEngine {
   // Run queued sends / receives and accepts of one connection; return completions written.
   // `block`: the operation may wait (blocking mode).
   size_t run_sends(int id, std::span<Completion> out, bool block);
-  size_t run_recvs(int id, std::span<Completion> out, bool block);
+  size_t run_recvs(int id, std::span<Completion> out, bool block, bool try_listener = false);
   int do_send(Conn& c, const WorkReq& r, bool dontwait);
   // Blocking mode, an unsignaled send with none queued before it: sent at once, without waiting.
   // True when it is done; false when it must be queued (the kernel could not take all of it

@@ -652,6 +652,64 @@ TEST_CASE(
   CHECK(waited < 3'000 * kMs);
 }
 
+TEST_CASE(
+    "blocking mode: a connection's receive is waited on before the listener's accept, and an "
+    "accept is tried once that wait times out") {
+  SocketOptions o;
+  o.io_timeout_ms = 2'000;
+  auto t = test::socket_transport();
+  test::Flow f = test::make_per_transaction(*t, test::flow_setup(Proto::tcp, o));
+  SocketEngine srv(config(true, 2, 64, o, 4));
+  SocketEngine cli(config(true, 2, 64, o, 4));
+  int lid = srv.listen_adopt(*f.server);
+  REQUIRE(lid >= 0);
+  int cc = cli.open(*f.client);
+  REQUIRE(cc >= 0);
+  post_one(srv, lid, Op::accept, Buf{}, 1);
+  Completion a = next(srv);
+  REQUIRE(a.cookie == 1);
+  REQUIRE(a.bytes >= 0);
+  int sc = a.bytes;
+  // As a crr server leaves them after its answer: the accept of the next connection queued
+  // first, the end of this one after it. The client has closed: the end is there to read and
+  // nobody connects, so waiting on the accept first would take the whole I/O timeout.
+  post_one(srv, lid, Op::accept, Buf{}, 2);
+  post_one(srv, sc, Op::recv, srv.pool().get(0), 3);
+  cli.close(cc);
+  std::array<Completion, 4> out;
+  int64_t t0 = test::mono_ns();
+  int n = srv.poll(out, Wait::block, 0);
+  int64_t waited = test::mono_ns() - t0;
+  REQUIRE(n == 1);
+  CHECK(out[0].cookie == 3);
+  CHECK(out[0].bytes == 0);
+  CHECK(waited < 1'000 * kMs);  // well inside the 2 s the accept would have waited
+  srv.close(sc);
+
+  // A connection whose peer sends nothing does not hold the listener back for longer than one
+  // wait: once its receive has waited in vain, the accept behind it is tried in the same poll.
+  SocketOptions quick = o;
+  quick.io_timeout_ms = 100;
+  SocketEngine srv2(config(true, 2, 64, quick, 4));
+  test::Flow g = test::make_per_transaction(*t, test::flow_setup(Proto::tcp, quick));
+  int lid2 = srv2.listen_adopt(*g.server);
+  REQUIRE(lid2 >= 0);
+  int c1 = cli.open(*g.client);
+  REQUIRE(c1 >= 0);
+  post_one(srv2, lid2, Op::accept, Buf{}, 4);
+  Completion a1 = next(srv2);
+  REQUIRE(a1.cookie == 4);
+  REQUIRE(a1.bytes >= 0);
+  post_one(srv2, a1.bytes, Op::recv, srv2.pool().get(0), 5);  // c1 stays silent
+  post_one(srv2, lid2, Op::accept, Buf{}, 6);
+  int c2 = cli.open(*g.client);  // in the listener's backlog, not yet accepted
+  REQUIRE(c2 >= 0);
+  n = srv2.poll(out, Wait::block, 0);
+  REQUIRE(n == 1);
+  CHECK(out[0].cookie == 6);
+  CHECK(out[0].bytes >= 0);
+}
+
 TEST_CASE("post queues up to the depth in each direction; write, read and closed ids are refused") {
   SocketOptions o;
   auto t = test::socket_transport();
