@@ -38,12 +38,13 @@ void Worker<E>::setup() {
       f.conn = e_.adopt(*s.endpoint);
       if (f.conn < 0) fail(f, "adopting the connection", -f.conn);
     }
-    // The roles that time something: latency, pacing, send stamps, jitter. A worker of
-    // answering roles alone (rr and crr servers, TCP receivers) reads the clock only for its
-    // deadlines, and a coarse clock does for those.
-    bool udp_receiver = s.role == Role::receiver && s.proto == Proto::udp;
-    if (s.role != Role::rr_server && s.role != Role::crr_server &&
-        (s.role != Role::receiver || udp_receiver)) {
+    // The roles that time something: latency (rr and crr clients), pacing, UDP's send stamps
+    // and jitter. A worker of other roles alone (rr and crr servers, TCP receivers, unpaced TCP
+    // senders) reads the clock only for its deadlines, and a coarse clock does for those.
+    bool udp = s.proto == Proto::udp;
+    bool paced_sender = s.role == Role::sender && s.rate_bps > 0 && !passive_;
+    if (s.role == Role::rr_client || s.role == Role::crr_client || paced_sender ||
+        (udp && (s.role == Role::sender || s.role == Role::receiver))) {
       precise_clock_ = true;
     }
     if (s.role == Role::sender && s.rate_bps > 0 && !passive_) {
