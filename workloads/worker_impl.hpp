@@ -47,7 +47,7 @@ void Worker<E>::setup() {
         (udp && (s.role == Role::sender || s.role == Role::receiver))) {
       precise_clock_ = true;
     }
-    if (s.role == Role::sender && s.rate_bps > 0 && !passive_) {
+    if (paced_sender) {
       f.interval_ns = int64_t(double(spec_.stream_msg_size()) * 8 * 1e9 / s.rate_bps);
       f.interval_ns = std::max<int64_t>(f.interval_ns, 1);
     }

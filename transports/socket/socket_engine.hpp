@@ -86,7 +86,8 @@ class SocketEngine {
   }
   bool has_ready_work(const Conn& c) const;
   // Run queued sends / receives and accepts of one connection; return completions written.
-  // `block`: the operation may wait (blocking mode).
+  // `block`: the operation may wait (blocking mode). `try_listener`: a blocking listener that
+  // may not wait is tried all the same (the wait before it was in vain).
   size_t run_sends(int id, std::span<Completion> out, bool block);
   size_t run_recvs(int id, std::span<Completion> out, bool block, bool try_listener = false);
   int do_send(Conn& c, const WorkReq& r, bool dontwait);
