@@ -41,6 +41,15 @@ Completion next(SocketEngine& e) {
   return test::next_completion(e);
 }
 
+// The connection waiting at listener `lid`, accepted through the engine: its ConnId.
+int accept_one(SocketEngine& srv, int lid, uint64_t cookie) {
+  post_one(srv, lid, Op::accept, Buf{}, cookie);
+  Completion a = next(srv);
+  REQUIRE(a.cookie == cookie);
+  REQUIRE(a.bytes >= 0);
+  return a.bytes;
+}
+
 }  // namespace
 
 TEST_CASE("a large send completes whole however the kernel splits it; receives are 1..len bytes") {
@@ -665,11 +674,7 @@ TEST_CASE(
   REQUIRE(lid >= 0);
   int cc = cli.open(*f.client);
   REQUIRE(cc >= 0);
-  post_one(srv, lid, Op::accept, Buf{}, 1);
-  Completion a = next(srv);
-  REQUIRE(a.cookie == 1);
-  REQUIRE(a.bytes >= 0);
-  int sc = a.bytes;
+  int sc = accept_one(srv, lid, 1);
   // As a crr server leaves them after its answer: the accept of the next connection queued
   // first, the end of this one after it. The client has closed: the end is there to read and
   // nobody connects, so waiting on the accept first would take the whole I/O timeout.
@@ -696,11 +701,7 @@ TEST_CASE(
   REQUIRE(lid2 >= 0);
   int c1 = cli.open(*g.client);
   REQUIRE(c1 >= 0);
-  post_one(srv2, lid2, Op::accept, Buf{}, 4);
-  Completion a1 = next(srv2);
-  REQUIRE(a1.cookie == 4);
-  REQUIRE(a1.bytes >= 0);
-  post_one(srv2, a1.bytes, Op::recv, srv2.pool().get(0), 5);  // c1 stays silent
+  post_one(srv2, accept_one(srv2, lid2, 4), Op::recv, srv2.pool().get(0), 5);  // c1 is silent
   post_one(srv2, lid2, Op::accept, Buf{}, 6);
   int c2 = cli.open(*g.client);  // in the listener's backlog, not yet accepted
   REQUIRE(c2 >= 0);
