@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Dependencies point one way: cli -> harness (the run layer) -> report -> control -> bindings ->
+# Dependencies point one way: cli -> fleet -> harness (the run layer) -> report -> control -> bindings ->
 # workloads -> transports -> (platform, stats). bindings/ instantiates the workload template over
 # each transport's engine type, so that neither workloads/ nor transports/ includes the other.
 # Fails when a file includes a header of a layer above its own.
@@ -8,13 +8,14 @@ cd "$(dirname "$0")/.."
 bad=0
 while IFS= read -r f; do
   case "$f" in
-    platform/*|stats/*) up='transports|workloads|bindings|control|report|harness|cli' ;;
-    transports/*) up='workloads|bindings|control|report|harness|cli' ;;
-    workloads/*) up='bindings|control|report|harness|cli' ;;
-    bindings/*) up='control|report|harness|cli' ;;
-    control/*) up='report|harness|cli' ;;
-    report/*) up='harness|cli' ;;
-    harness/*) up='cli' ;;
+    platform/*|stats/*) up='transports|workloads|bindings|control|report|harness|fleet|cli' ;;
+    transports/*) up='workloads|bindings|control|report|harness|fleet|cli' ;;
+    workloads/*) up='bindings|control|report|harness|fleet|cli' ;;
+    bindings/*) up='control|report|harness|fleet|cli' ;;
+    control/*) up='report|harness|fleet|cli' ;;
+    report/*) up='harness|fleet|cli' ;;
+    harness/*) up='fleet|cli' ;;
+    fleet/*) up='cli' ;;
     *) continue ;;
   esac
   while IFS= read -r hit; do

@@ -17,5 +17,6 @@ int suite_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
+int fleet_command(const std::vector<std::string>& args);
 
 }  // namespace mtperf::cli

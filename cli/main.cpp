@@ -23,6 +23,7 @@ const char* kUsage =
     "  suite       every workload on every usable transport, on loopback, side by side\n"
     "  sweep       the multi-adapter scalability table: workloads over 1..N adapters\n"
     "  compare     configurations side by side, iterated, with a verdict per workload\n"
+    "  fleet       every pair of a cluster, one process per host from srun, mpirun, k8s\n"
     "  report      JSON documents as one self-contained HTML page with charts and tables\n"
     "  transports  list transports: compiled in, usable here, and why not\n"
     "  topology    adapters, PCI controllers, NUMA nodes, interrupt CPUs\n"
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   if (cmd == "suite") return suite_command(args);
   if (cmd == "sweep") return sweep_command(args);
   if (cmd == "compare") return compare_command(args);
+  if (cmd == "fleet") return fleet_command(args);
   if (cmd == "report") return report_command(args);
   if (cmd == "transports") return transports_command(args);
   if (cmd == "topology") return mtperf::topology_command(args, std::cout, std::cerr);
@@ -86,8 +88,8 @@ int main(int argc, char** argv) {
     std::printf("mtperf %s\n", MTPERF_VERSION);
     return 0;
   }
-  std::string near = closest_option(cmd, {"run", "serve", "suite", "sweep", "compare", "report",
-                                          "transports", "topology", "testbed", "atm"});
+  std::string near = closest_option(cmd, {"run", "serve", "suite", "sweep", "compare", "fleet",
+                                          "report", "transports", "topology", "testbed", "atm"});
   std::string hint = habit_hint(args);
   if (!near.empty()) hint = "did you mean 'mtperf " + near + "'?";
   std::fprintf(stderr, "mtperf: unknown command '%s'%s%s\n%s", cmd.c_str(),

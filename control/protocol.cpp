@@ -42,6 +42,18 @@ std::string_view to_string(MsgType t) {
       return "AUTHORIZED";
     case MsgType::stop:
       return "STOP";
+    case MsgType::join:
+      return "JOIN";
+    case MsgType::roster:
+      return "ROSTER";
+    case MsgType::clock:
+      return "CLOCK";
+    case MsgType::round:
+      return "ROUND";
+    case MsgType::results:
+      return "RESULTS";
+    case MsgType::finish:
+      return "FINISH";
   }
   return "?";
 }
@@ -66,7 +78,7 @@ void decode_header(const uint8_t* h, MsgType& type, uint32_t& length, uint32_t m
     throw ProtocolError("control: protocol version " + std::to_string(h[4]) + " (this is " +
                         std::to_string(kVersion) + ")");
   }
-  if (h[5] < uint8_t(MsgType::hello) || h[5] > uint8_t(MsgType::stop)) {
+  if (h[5] < uint8_t(MsgType::hello) || h[5] > uint8_t(kLastMsgType)) {
     throw ProtocolError("control: unknown message type " + std::to_string(h[5]));
   }
   type = MsgType(h[5]);

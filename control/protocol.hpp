@@ -62,7 +62,15 @@ enum class MsgType : uint8_t {
   auth = 10,
   authorized = 11,
   stop = 12,
+  // `mtperf fleet` (fleet/protocol.hpp): a rank and the coordinator, rank 0.
+  join = 13,
+  roster = 14,
+  clock = 15,
+  round = 16,
+  results = 17,
+  finish = 18,
 };
+inline constexpr MsgType kLastMsgType = MsgType::finish;
 std::string_view to_string(MsgType t);
 
 struct Message {

@@ -79,7 +79,7 @@ TEST_CASE("another protocol version is refused, naming both versions", "[protoco
 }
 
 TEST_CASE("an unknown message type is refused", "[protocol]") {
-  for (uint8_t bad : {uint8_t(0), uint8_t(13), uint8_t(255)}) {
+  for (uint8_t bad : {uint8_t(0), uint8_t(uint8_t(kLastMsgType) + 1), uint8_t(255)}) {
     std::string frame = hello_frame();
     frame[5] = char(bad);
     MsgType t;

@@ -1,0 +1,391 @@
+// `mtperf fleet`: one process per host, started by Slurm, mpirun, a Kubernetes Indexed Job or a
+// pdsh/ssh loop; every pair of the fleet measured as `mtperf run` measures one (fleet/).
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/command_line.hpp"
+#include "cli/commands.hpp"
+#include "cli/run_options.hpp"
+#include "fleet/checks.hpp"
+#include "fleet/coordinator.hpp"
+#include "fleet/emit.hpp"
+#include "fleet/launcher.hpp"
+#include "fleet/member.hpp"
+#include "fleet/net.hpp"
+#include "fleet/pair_run.hpp"
+#include "fleet/protocol.hpp"
+#include "fleet/render.hpp"
+#include "platform/interrupt.hpp"
+#include "transports/api/registry.hpp"
+
+namespace mtperf::cli {
+namespace {
+namespace po = boost::program_options;
+
+CommandSpec fleet_spec() {
+  CommandSpec spec("fleet",
+                   "[--pattern P | --pairs FILE] [-T A,B,...] [--concurrency round|isolated] "
+                   "[--check CHECKS] [--format F] [-o FILE] [run options...]",
+                   "Every pair of a cluster measured, one process per host started by Slurm, "
+                   "mpirun, a Kubernetes Indexed Job or pdsh: N x N matrices, slow pairs named.");
+  auto add = spec.options.add_options();
+  auto text = [] { return po::value<std::string>(); };
+  add("pattern", text()->default_value("all-pairs", "all-pairs")->value_name("P"),
+      "all-pairs | shift | incast:K | one-to-many:K | bisection");
+  add("pairs", text()->value_name("FILE"),
+      "the pairs from FILE instead: '<round> <a> <b>' lines, ranks or host names");
+  add("concurrency", text()->default_value("round", "round")->value_name("HOW"),
+      "round: a whole round at once (contention) | isolated: one pair at a time (link health)");
+  add("transport,T", text()->default_value("socket", "socket")->value_name("LIST"),
+      "transports, comma-separated: one matrix each, on the same pairs, alternated");
+  add("rank", po::value<uint32_t>()->value_name("N"), "this process's rank (by hand: pdsh, ssh)");
+  add("size", po::value<uint32_t>()->value_name("N"),
+      "the number of ranks (by hand, or a Kubernetes Job's completions)");
+  add("coordinator", text()->value_name("HOST[:PORT]"),
+      "rank 0's host (default: from the launcher; Slurm: the first node)");
+  add("rendezvous", text()->value_name("FILE"),
+      "a file on a shared filesystem where rank 0 writes its address (mpirun, pdsh)");
+  add("port", po::value<uint16_t>()->default_value(12866, "12866")->value_name("PORT"),
+      "the coordinator's port (0: any, with --rendezvous)");
+  add("bind", text()->value_name("ADDRESS"),
+      "this rank's address: its server listens and its coordinator, if rank 0, there");
+  add("key", text()->value_name("KEY"),
+      "pre-shared key of the coordinator and of every rank's server");
+  add("join-timeout", po::value<double>()->default_value(60, "60")->value_name("SECONDS"),
+      "how long rank 0 waits for every rank to join");
+  add("pair-timeout", po::value<double>()->value_name("SECONDS"),
+      "deadline of each step (default: the test's length and warm-up x iterations + 30 s)");
+  add("need-all", po::bool_switch(),
+      "a rank that never joins or is lost ends the fleet (default: it goes on without it)");
+  add("check", text()->value_name("CHECKS"),
+      "pair verdicts, e.g. 'pair.throughput>=0.93*max,pair.p99<=2.1*min,pair.throughput>=9G'");
+  add("retest", po::bool_switch(), "run the pairs that fail a check once more before the verdict");
+  add("format", text()->default_value("text", "text")->value_name("FORMAT"),
+      "text | json | csv | mpigraph | junit");
+  add("output,o", text()->value_name("FILE"), "write the fleet document to FILE (default: stdout)");
+  add("emit", text()->value_name("KIND"),
+      "print how to start this fleet: slurm | mpirun | kubernetes | pdsh (nothing runs)");
+  add("image", text()->default_value("mtperf:latest", "mtperf:latest")->value_name("IMAGE"),
+      "--emit kubernetes: the container image");
+  add("key-secret", text()->value_name("NAME"),
+      "--emit kubernetes: the Secret whose 'key' is --key");
+  spec.hidden.add_options()("host,H", text(), "")("testbed", text(), "")(
+      "confidence,I", text(), "")("histogram", text(), "");
+  spec.about =
+      "Other options go to every pair's test, as `mtperf run` takes them: -w, -p, -l, -P, -m, -r,\n"
+      "-O, ... (mtperf run --help). The launcher is read from the environment: --rank/--size,\n"
+      "then Open MPI (OMPI_COMM_WORLD_RANK), MPICH (PMI_RANK), Slurm (SLURM_PROCID), a\n"
+      "Kubernetes Indexed Job (JOB_COMPLETION_INDEX with --size). Rank 0 coordinates and writes\n"
+      "the document; exit 0 all pairs measured (and checked), 1 a pair or rank failed, 3 a check\n"
+      "failed. docs/fleet.md shows each launcher end to end.\n";
+  spec.forward_unknown = true;
+  spec.habits = true;
+  return spec;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct FleetOptions {
+  CommandLine cl;
+  RunOptions run;  // every pair's test
+  std::vector<std::string> transports;
+  fleet::Concurrency concurrency = fleet::Concurrency::round;
+  std::vector<fleet::FleetCheck> checks;
+  std::string pairs_text;
+  int pair_timeout_ms = 0;
+};
+
+FleetOptions parse_fleet(const std::vector<std::string>& args) {
+  FleetOptions o;
+  o.cl = parse_command_line(fleet_spec(), args);
+  const CommandLine& cl = o.cl;
+  if (cl.help || cl.has("emit")) return o;
+  for (const char* own : {"host", "testbed", "confidence", "histogram"})
+    if (cl.has(own))
+      throw UsageError("option " + cl.typed(own) +
+                       ": not for fleet (the launcher places the ranks; each pair runs once)");
+  o.transports = split(cl.get<std::string>("transport"), ',');
+  if (o.transports.empty()) throw UsageError("option " + cl.typed("transport") + ": none given");
+  for (const auto& t : o.transports) {
+    try {
+      if (find_transport(t).emulated_line)
+        throw UsageError("option " + cl.typed("transport") + ": " + t +
+                         " runs over a line it emulates between its own namespaces; a fleet "
+                         "measures the hosts' own adapters");
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("option " + cl.typed("transport") + ": " + e.what());
+    }
+  }
+  std::vector<std::string> rest = cl.rest;
+  rest.insert(rest.end(), {"-T", o.transports.front(), "-q"});
+  o.run = parse_run_options(rest);
+  const std::string c = cl.get<std::string>("concurrency");
+  if (c == "isolated")
+    o.concurrency = fleet::Concurrency::isolated;
+  else if (c != "round")
+    throw UsageError("option --concurrency: '" + c + "' is not round or isolated");
+  try {
+    if (cl.has("check")) o.checks = fleet::parse_fleet_checks(cl.get<std::string>("check"));
+    if (!cl.has("pairs")) fleet::make_plan(cl.get<std::string>("pattern"), 65536);
+  } catch (const std::invalid_argument& e) {
+    // A pattern whose K depends on the size is checked again once the size is known.
+    if (cl.has("check") || std::string(e.what()).find("unknown") != std::string::npos)
+      throw UsageError(e.what());
+  }
+  if (cl.has("pairs")) {
+    std::ifstream in(cl.get<std::string>("pairs"));
+    std::stringstream text;
+    if (!(in && text << in.rdbuf()))
+      throw UsageError("option --pairs: cannot read " + cl.get<std::string>("pairs"));
+    o.pairs_text = text.str();
+  }
+  const std::string format = cl.get<std::string>("format");
+  if (format != "text" && format != "json" && format != "csv" && format != "mpigraph" &&
+      format != "junit")
+    throw UsageError("option --format: '" + format + "' is not text, json, csv, mpigraph or junit");
+  const double per_test = (o.run.spec.duration_s + o.run.spec.warmup_s) * o.run.rule.max_iterations;
+  double timeout = cl.has("pair-timeout") ? cl.get<double>("pair-timeout") : per_test + 30;
+  if (!(timeout > 0 && timeout <= 86400))
+    throw UsageError("option --pair-timeout: not in (0, 86400] seconds");
+  o.pair_timeout_ms = int(timeout * 1000);
+  const double join = cl.get<double>("join-timeout");
+  if (!(join > 0 && join <= 86400))
+    throw UsageError("option --join-timeout: not in (0, 86400] seconds");
+  return o;
+}
+
+std::vector<std::string> usable_transports() {
+  std::vector<std::string> out;
+  for (const TransportEntry& e : transports())
+    if (!e.emulated_line && e.probe("/").usable) out.emplace_back(e.name);
+  return out;
+}
+
+std::string render(const FleetOptions& o, const fleet::FleetDoc& d,
+                   const std::vector<fleet::PairVerdict>& verdicts) {
+  const std::string f = o.cl.get<std::string>("format");
+  if (f == "json") return fleet::fleet_json(d, verdicts).dump(2) + "\n";
+  if (f == "csv") return fleet::fleet_csv(d);
+  if (f == "mpigraph") return fleet::fleet_mpigraph(d);
+  if (f == "junit") return fleet::fleet_junit(d, verdicts);
+  return fleet::fleet_text(d, verdicts);
+}
+
+int emit_command(const FleetOptions& o, const std::vector<std::string>& args) {
+  fleet::EmitOptions e;
+  e.kind = o.cl.get<std::string>("emit");
+  e.size = o.cl.has("size") ? o.cl.get<uint32_t>("size") : 4;
+  e.image = o.cl.get<std::string>("image");
+  if (o.cl.has("key-secret")) e.key_secret = o.cl.get<std::string>("key-secret");
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--emit" || a == "--size" || a == "--image" || a == "--key-secret") {
+      ++i;
+      continue;
+    }
+    if (a.rfind("--emit=", 0) == 0 || a.rfind("--size=", 0) == 0 || a.rfind("--image=", 0) == 0 ||
+        a.rfind("--key-secret=", 0) == 0)
+      continue;
+    e.args.push_back(a);
+  }
+  for (const auto& t : split(o.cl.get<std::string>("transport"), ','))
+    e.rdma = e.rdma || find_transport(t).caps.one_sided;  // RDMA verbs: the device in the pod
+  try {
+    std::fputs(fleet::emit(e).c_str(), stdout);
+  } catch (const std::invalid_argument& err) {
+    throw UsageError(err.what());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int fleet_command(const std::vector<std::string>& args) {
+  FleetOptions o;
+  try {
+    o = parse_fleet(args);
+    if (o.cl.has("emit")) return emit_command(o, args);
+  } catch (const UsageError& e) {
+    return usage_error(fleet_spec(), std::cerr, e.what());
+  }
+  if (o.cl.help) {
+    std::fputs(usage_text(fleet_spec()).c_str(), stdout);
+    return 0;
+  }
+  const CommandLine& cl = o.cl;
+  fleet::LaunchGiven given;
+  if (cl.has("rank")) given.rank = cl.get<uint32_t>("rank");
+  if (cl.has("size")) given.size = cl.get<uint32_t>("size");
+  if (cl.has("coordinator")) given.coordinator = cl.get<std::string>("coordinator");
+  if (cl.has("rendezvous")) given.rendezvous = cl.get<std::string>("rendezvous");
+  fleet::Launch launch;
+  try {
+    launch = fleet::detect_launch(fleet::launch_environment(), given);
+  } catch (const std::invalid_argument& e) {
+    return usage_error(fleet_spec(), std::cerr, e.what());
+  }
+  std::fprintf(stderr, "mtperf fleet: rank %u of %u, launched by %s (%s)\n", launch.rank,
+               launch.size, launch.launcher.c_str(), launch.why.c_str());
+  catch_interrupts();
+  std::atomic<bool> stop{false}, done{false};
+  const std::string key = cl.has("key") ? cl.get<std::string>("key") : "";
+  const std::string bind = cl.has("bind") ? cl.get<std::string>("bind") : "";
+  nlohmann::json test = o.run.spec;
+  test.erase("transport");
+
+  fleet::MemberOptions m;
+  m.launch = launch;
+  m.coordinator_port = cl.get<uint16_t>("port");
+  m.key = key;
+  m.bind = bind;
+  m.test = test;
+  m.usable = usable_transports();
+  m.max_memory = o.run.client.max_memory;
+  m.join_timeout_ms = int(cl.get<double>("join-timeout") * 1000);
+  m.stop = &stop;
+  const RunOptions run = o.run;
+  const std::vector<std::string> names = o.transports;
+  m.run_pair = [run, names, key](uint32_t t, const std::string& server) {
+    if (t >= names.size()) {
+      fleet::PairResult p;
+      p.error = "transport index " + std::to_string(t) + " is not in the fleet's list";
+      return p;
+    }
+    RunRequest r = run;
+    r.client.key = key;
+    return fleet::run_pair(r, names[t], server);
+  };
+  std::unique_ptr<fleet::Coordinator> coordinator;
+  std::atomic<fleet::Coordinator*> coordinator_ptr{nullptr};
+  fleet::FleetDoc doc;
+  std::thread coordinating;
+  // Ctrl-C / SIGTERM: the member and the coordinator end at their next wait.
+  std::thread watch([&] {
+    while (!done) {
+      if (interrupts() > 0) {
+        stop = true;
+        if (auto* c = coordinator_ptr.load()) c->stop();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  struct Joiner {
+    std::atomic<bool>& done;
+    std::thread& t;
+    ~Joiner() {
+      done = true;
+      t.join();
+    }
+  } joiner{done, watch};
+  try {
+    if (launch.rank == 0) {
+      fleet::CoordinatorOptions c;
+      c.bind = bind;
+      c.port = launch.coordinator.empty() || cl.has("port") ? cl.get<uint16_t>("port")
+                                                            : fleet::kDefaultFleetPort;
+      if (!launch.coordinator.empty()) {
+        std::string h;
+        fleet::split_host_port(launch.coordinator, c.port, h, c.port);
+      }
+      c.key = key;
+      c.size = launch.size;
+      c.join_timeout_ms = m.join_timeout_ms;
+      c.need_all = cl.get<bool>("need-all");
+      c.pattern = cl.get<std::string>("pattern");
+      c.pairs_text = o.pairs_text;
+      if (cl.has("pairs")) c.pairs_name = cl.get<std::string>("pairs");
+      c.concurrency = o.concurrency;
+      c.transports = o.transports;
+      c.test = test;
+      c.workload = std::string(to_string(o.run.spec.workload));
+      c.headline = fleet::matrix_figures(c.workload).front();
+      c.pair_timeout_ms = o.pair_timeout_ms;
+      c.launcher = launch.launcher;
+      c.launcher_why = launch.why;
+      if (cl.get<bool>("retest") && !o.checks.empty()) {
+        const auto checks = o.checks;
+        c.retest = [checks](const fleet::FleetDoc& d) {
+          std::vector<size_t> again;
+          for (const auto& v : fleet::judge(checks, d))
+            if (!v.passed) again.push_back(v.result);
+          return again;
+        };
+      }
+      coordinator = std::make_unique<fleet::Coordinator>(std::move(c));
+      const uint16_t port = coordinator->port();
+      const std::string here = bind.empty() || bind == "0.0.0.0" ? "127.0.0.1" : bind;
+      m.launch.coordinator = fleet::join_host_port(here, port);
+      if (!launch.rendezvous.empty()) {
+        const std::string advertised =
+            bind.empty() || bind == "0.0.0.0" ? fleet::host_name() : bind;
+        fleet::write_rendezvous(launch.rendezvous, launch.job,
+                                fleet::join_host_port(advertised, port));
+      }
+      coordinator_ptr = coordinator.get();
+      coordinating = std::thread([&] {
+        try {
+          doc = coordinator->run();
+        } catch (const std::exception& e) {
+          doc.errors.push_back(std::string("the coordinator failed: ") + e.what());
+        }
+      });
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mtperf fleet: %s\n", e.what());
+    return 1;
+  }
+  std::string member_error;
+  try {
+    fleet::run_member(m);
+  } catch (const std::exception& e) {
+    member_error = e.what();
+  }
+  if (coordinating.joinable()) coordinating.join();
+  if (!coordinator) {
+    if (!member_error.empty()) {
+      std::fprintf(stderr, "mtperf fleet: rank %u: %s\n", launch.rank, member_error.c_str());
+      return interrupts() > 0 ? kExitInterrupted : 1;
+    }
+    return 0;
+  }
+  if (!launch.rendezvous.empty()) std::remove(launch.rendezvous.c_str());
+  const auto verdicts =
+      o.checks.empty() ? std::vector<fleet::PairVerdict>{} : fleet::judge(o.checks, doc);
+  const std::string text = render(o, doc, verdicts);
+  if (cl.has("output")) {
+    std::ofstream out(cl.get<std::string>("output"));
+    if (!(out << text)) {
+      std::fprintf(stderr, "mtperf fleet: cannot write %s\n",
+                   cl.get<std::string>("output").c_str());
+      return 1;
+    }
+  } else {
+    std::fputs(text.c_str(), stdout);
+  }
+  if (!member_error.empty())
+    std::fprintf(stderr, "mtperf fleet: rank 0's own member: %s\n", member_error.c_str());
+  if (interrupts() > 0) return kExitInterrupted;
+  bool all_ok = doc.complete;
+  for (const auto& r : doc.results)
+    all_ok = all_ok && r.ok;
+  for (const auto& e : doc.errors)
+    std::fprintf(stderr, "mtperf fleet: %s\n", e.c_str());
+  if (!all_ok) return 1;
+  for (const auto& v : verdicts)
+    if (!v.passed) return kExitCheckFailed;
+  return 0;
+}
+
+}  // namespace mtperf::cli

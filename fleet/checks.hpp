@@ -1,0 +1,39 @@
+#pragma once
+// Fleet verdicts: `--check 'pair.throughput>=0.93*max,pair.p99<=2.1*min,pair.throughput>=9G'`.
+// Each check is judged on every pair of every transport; a relative bound (F*max, F*min,
+// F*median) is taken over that transport's measured pairs. A pair that failed to run fails
+// every check.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleet/model.hpp"
+
+namespace mtperf::fleet {
+
+struct FleetCheck {
+  std::string text;  // as given
+  std::string
+      figure;  // throughput | throughput_c2s | throughput_s2c | transaction_rate | p50 | p99
+  bool at_least = true;  // >= (else <=)
+  double factor = 1;     // bound = factor * ref, or the value when ref is empty
+  std::string ref;       // "max" | "min" | "median" | ""
+};
+
+// Throws std::invalid_argument naming the check and what is wrong with it.
+std::vector<FleetCheck> parse_fleet_checks(std::string_view list);
+
+// A pair's figure by name (throughput in bits/s, latencies in us); absent when not measured.
+std::optional<double> pair_figure(const PairResult& r, std::string_view figure);
+
+struct PairVerdict {
+  size_t result = 0;  // index into FleetDoc::results
+  bool passed = true;
+  std::string detail;  // the failed checks: "pair.throughput>=0.93*max: 8.1G < 8.6G"
+};
+
+// One verdict per result of d.
+std::vector<PairVerdict> judge(const std::vector<FleetCheck>& checks, const FleetDoc& d);
+
+}  // namespace mtperf::fleet

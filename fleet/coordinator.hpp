@@ -1,0 +1,58 @@
+#pragma once
+// Rank 0's coordinator: takes the ranks' JOINs, estimates their clocks' offsets, sends the plan,
+// runs it step by step (fleet/protocol.hpp) and gathers every pair's result into the fleet
+// document. Runs on a thread of rank 0; every wait has a deadline, so a rank that never joins,
+// dies or hangs is named and the run goes on (or ends, with need_all), never hangs.
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet/model.hpp"
+#include "fleet/pattern.hpp"
+
+namespace mtperf::fleet {
+
+struct CoordinatorOptions {
+  std::string bind;  // "" = any IPv4 address
+  uint16_t port = 0;
+  std::string key;
+  uint32_t size = 0;
+  int join_timeout_ms = 60000;
+  bool need_all = false;  // a rank missing or lost ends the run
+  std::string pattern = "all-pairs";
+  std::string pairs_text, pairs_name;  // --pairs FILE: its text and name (pattern unused)
+  Concurrency concurrency = Concurrency::round;
+  std::vector<std::string> transports;
+  nlohmann::json test;  // every rank's test (its JSON without the transport), checked at JOIN
+  std::string workload, headline;
+  int pair_timeout_ms = 60000;  // from a step's start to its last RESULTS
+  int start_delay_ms = 200;     // from ROUND sent to the step's start, at least
+  std::string launcher, launcher_why;
+  // --retest: the indexes into results of the pairs to run once more (isolated), after the plan.
+  std::function<std::vector<size_t>(const FleetDoc&)> retest;
+};
+
+class Coordinator {
+ public:
+  explicit Coordinator(CoordinatorOptions o);  // listens; throws when it cannot
+  ~Coordinator();
+  Coordinator(const Coordinator&) = delete;
+  Coordinator& operator=(const Coordinator&) = delete;
+
+  uint16_t port() const;
+  // Runs the fleet to its end (or stop()) and returns the document, partial when it ended early.
+  FleetDoc run();
+  // Ends run() at its next wait (a signal's flag, another thread).
+  void stop() { stop_ = true; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace mtperf::fleet

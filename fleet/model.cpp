@@ -1,0 +1,176 @@
+#include "fleet/model.hpp"
+
+#include <stdexcept>
+
+#include "workloads/json_field.hpp"
+
+namespace mtperf::fleet {
+namespace jf = json_field;
+using nlohmann::json;
+
+namespace {
+
+json opt(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+template <class T>
+void read_opt(const json& j, const std::string& where, const char* key, std::optional<T>& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  out = jf::value<T>(*it, where + "." + key);
+}
+
+}  // namespace
+
+json to_json(const PairResult& r) {
+  json j = {{"step", r.step},
+            {"round", r.round},
+            {"transport", r.transport},
+            {"src", r.pair.src},
+            {"dst", r.pair.dst},
+            {"ok", r.ok},
+            {"throughput_bps", r.throughput_bps},
+            {"throughput_c2s_bps", r.throughput_c2s_bps},
+            {"throughput_s2c_bps", r.throughput_s2c_bps},
+            {"transaction_rate", r.transaction_rate},
+            {"p50_us", opt(r.p50_us)},
+            {"p99_us", opt(r.p99_us)},
+            {"c2s_sent", r.c2s_sent},
+            {"c2s_received", r.c2s_received},
+            {"s2c_sent", r.s2c_sent},
+            {"s2c_received", r.s2c_received},
+            {"server_counted", r.server_counted},
+            {"start_offset_ns", r.start_offset_ns ? json(*r.start_offset_ns) : json(nullptr)},
+            {"tries", r.tries}};
+  if (!r.error.empty()) j["error"] = r.error;
+  return j;
+}
+
+PairResult pair_result_from_json(const json& j, const std::string& where) {
+  PairResult r;
+  r.step = jf::required<uint32_t>(j, where, "step");
+  r.round = jf::required<uint32_t>(j, where, "round");
+  r.transport = jf::required<uint32_t>(j, where, "transport");
+  r.pair.src = jf::required<uint32_t>(j, where, "src");
+  r.pair.dst = jf::required<uint32_t>(j, where, "dst");
+  r.ok = jf::required<bool>(j, where, "ok");
+  jf::optional(j, where, "error", r.error);
+  jf::optional(j, where, "throughput_bps", r.throughput_bps);
+  jf::optional(j, where, "throughput_c2s_bps", r.throughput_c2s_bps);
+  jf::optional(j, where, "throughput_s2c_bps", r.throughput_s2c_bps);
+  jf::optional(j, where, "transaction_rate", r.transaction_rate);
+  read_opt(j, where, "p50_us", r.p50_us);
+  read_opt(j, where, "p99_us", r.p99_us);
+  jf::optional(j, where, "c2s_sent", r.c2s_sent);
+  jf::optional(j, where, "c2s_received", r.c2s_received);
+  jf::optional(j, where, "s2c_sent", r.s2c_sent);
+  jf::optional(j, where, "s2c_received", r.s2c_received);
+  jf::optional(j, where, "server_counted", r.server_counted);
+  read_opt(j, where, "start_offset_ns", r.start_offset_ns);
+  jf::optional(j, where, "tries", r.tries);
+  return r;
+}
+
+json to_json(const Member& m) {
+  json j = {{"rank", m.rank},         {"host", m.host},    {"address", m.address},
+            {"port", m.port},         {"cpus", m.cpus},    {"transports", m.transports},
+            {"launcher", m.launcher}, {"joined", m.joined}};
+  if (!m.lost.empty()) j["lost"] = m.lost;
+  return j;
+}
+
+Member member_from_json(const json& j, const std::string& where) {
+  Member m;
+  m.rank = jf::required<uint32_t>(j, where, "rank");
+  m.host = jf::value<std::string>(j.at("host"), where + ".host");
+  jf::optional(j, where, "address", m.address);
+  jf::optional(j, where, "port", m.port);
+  jf::optional(j, where, "cpus", m.cpus);
+  jf::optional(j, where, "transports", m.transports);
+  jf::optional(j, where, "launcher", m.launcher);
+  jf::optional(j, where, "joined", m.joined);
+  jf::optional(j, where, "lost", m.lost);
+  return m;
+}
+
+json to_json(const FleetDoc& d) {
+  json roster = json::array(), results = json::array(), steps = json::array(),
+       rounds = json::array();
+  for (const auto& m : d.roster)
+    roster.push_back(to_json(m));
+  for (const auto& r : d.results)
+    results.push_back(to_json(r));
+  for (const auto& s : d.steps) {
+    steps.push_back(
+        {{"step", s.step},
+         {"round", s.round},
+         {"transport", s.transport},
+         {"pairs", s.pairs},
+         {"start_spread_ns", s.start_spread_ns ? json(*s.start_spread_ns) : json(nullptr)},
+         {"seconds", s.seconds}});
+  }
+  for (const auto& r : d.plan.rounds) {
+    json pairs = json::array();
+    for (const auto& p : r.pairs)
+      pairs.push_back({p.src, p.dst});
+    rounds.push_back(pairs);
+  }
+  return {{"mtperf_fleet", 1},
+          {"launcher", d.launcher},
+          {"launcher_why", d.launcher_why},
+          {"size", d.roster.size()},
+          {"roster", roster},
+          {"plan",
+           {{"pattern", d.plan.pattern},
+            {"disjoint", d.plan.disjoint},
+            {"both_directions", d.plan.both_directions},
+            {"concurrency", std::string(to_string(d.concurrency))},
+            {"ordered_pairs", d.plan.ordered_pairs()},
+            {"rounds", rounds}}},
+          {"transports", d.transports},
+          {"workload", d.workload},
+          {"headline", d.headline},
+          {"test", d.test},
+          {"results", results},
+          {"steps", steps},
+          {"errors", d.errors},
+          {"complete", d.complete},
+          {"clock_offset_max_ns", d.clock_offset_max_ns}};
+}
+
+FleetDoc fleet_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("mtperf_fleet"))
+    throw std::invalid_argument("not an mtperf fleet document (no \"mtperf_fleet\" key)");
+  FleetDoc d;
+  jf::optional(j, "fleet", "launcher", d.launcher);
+  jf::optional(j, "fleet", "launcher_why", d.launcher_why);
+  const json& roster = j.at("roster");
+  for (size_t i = 0; i < roster.size(); ++i)
+    d.roster.push_back(member_from_json(roster[i], "roster[" + std::to_string(i) + "]"));
+  const json& plan = j.at("plan");
+  d.plan.pattern = jf::required<std::string>(plan, "plan", "pattern");
+  d.plan.disjoint = jf::required<bool>(plan, "plan", "disjoint");
+  d.plan.both_directions = jf::required<bool>(plan, "plan", "both_directions");
+  d.concurrency = jf::required<std::string>(plan, "plan", "concurrency") == "isolated"
+                      ? Concurrency::isolated
+                      : Concurrency::round;
+  for (const json& r : plan.at("rounds")) {
+    Round round;
+    for (const json& p : r)
+      round.pairs.push_back({p.at(0).get<uint32_t>(), p.at(1).get<uint32_t>()});
+    d.plan.rounds.push_back(std::move(round));
+  }
+  d.transports = jf::required<std::vector<std::string>>(j, "fleet", "transports");
+  jf::optional(j, "fleet", "workload", d.workload);
+  jf::optional(j, "fleet", "headline", d.headline);
+  if (j.contains("test")) d.test = j["test"];
+  const json& results = j.at("results");
+  for (size_t i = 0; i < results.size(); ++i)
+    d.results.push_back(pair_result_from_json(results[i], "results[" + std::to_string(i) + "]"));
+  jf::optional(j, "fleet", "errors", d.errors);
+  jf::optional(j, "fleet", "complete", d.complete);
+  return d;
+}
+
+}  // namespace mtperf::fleet

@@ -1,0 +1,79 @@
+#pragma once
+// The fleet document: who took part (the roster), what was planned, what each pair measured. The
+// coordinator fills it; fleet/render.hpp turns it into text, JSON, CSV and mpiGraph's tables.
+// Units are in the names: _bps bits/s, _us microseconds, _ns nanoseconds.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet/pattern.hpp"
+
+namespace mtperf::fleet {
+
+// One rank as it joined.
+struct Member {
+  uint32_t rank = 0;
+  std::string host;     // its host name
+  std::string address;  // where the others reach its server (numeric)
+  uint16_t port = 0;    // its server's control port
+  uint32_t cpus = 0;
+  std::vector<std::string> transports;  // usable there, by its own probe
+  std::string launcher;
+  bool joined = false;
+  std::string lost;  // why it left the fleet early ("" while it is in it)
+};
+
+// What one ordered pair measured on one transport: the client's report, reduced.
+struct PairResult {
+  uint32_t step = 0, round = 0, transport = 0;
+  Pair pair;
+  bool ok = false;
+  std::string error;  // why not ok
+  double throughput_bps = 0, throughput_c2s_bps = 0, throughput_s2c_bps = 0;
+  double transaction_rate = 0;
+  std::optional<double> p50_us, p99_us;
+  // Both ends' byte counts over the whole test: what the client sent and the server received
+  // (c2s), and back (s2c). TCP: each pair equal.
+  uint64_t c2s_sent = 0, c2s_received = 0, s2c_sent = 0, s2c_received = 0;
+  bool server_counted = false;  // the server's counts came back
+  // When its client started, ns after the step's planned start (coordinator's clock).
+  std::optional<int64_t> start_offset_ns;
+  int tries = 1;  // 2 when --retest ran it again
+};
+
+struct StepTiming {
+  uint32_t step = 0, round = 0, transport = 0;
+  size_t pairs = 0;
+  // Spread of the clients' actual start times (max - min), ns; absent with fewer than 2 starts.
+  std::optional<int64_t> start_spread_ns;
+  double seconds = 0;  // from the planned start to the last result
+};
+
+struct FleetDoc {
+  std::string launcher, launcher_why;
+  std::vector<Member> roster;
+  Plan plan;
+  Concurrency concurrency = Concurrency::round;
+  std::vector<std::string> transports;
+  nlohmann::json test;   // the test every pair runs (workloads/spec's JSON)
+  std::string workload;  // "stream", "rr", ...
+  std::string headline;  // "throughput" or "transaction_rate": the figure checks default to
+  std::vector<PairResult> results;
+  std::vector<StepTiming> steps;
+  std::vector<std::string> errors;  // what ended the run early or left cells empty, in order
+  bool complete = false;            // every step ran
+  double clock_offset_max_ns = 0;   // the largest |offset| estimated between ranks' clocks
+};
+
+nlohmann::json to_json(const FleetDoc& d);
+FleetDoc fleet_from_json(const nlohmann::json& j);  // throws std::invalid_argument
+
+nlohmann::json to_json(const PairResult& r);
+PairResult pair_result_from_json(const nlohmann::json& j, const std::string& where);
+nlohmann::json to_json(const Member& m);
+Member member_from_json(const nlohmann::json& j, const std::string& where);
+
+}  // namespace mtperf::fleet

@@ -1,0 +1,364 @@
+#include "fleet/render.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace mtperf::fleet {
+using nlohmann::json;
+
+namespace {
+
+bool is_rr(const std::string& workload) {
+  return workload == "rr" || workload == "crr";
+}
+
+// How a figure is shown in a matrix: its unit and scale.
+struct Unit {
+  const char* name;
+  double scale;
+};
+Unit unit_of(const std::string& figure) {
+  if (figure.rfind("throughput", 0) == 0) return {"Gbit/s", 1e-9};
+  if (figure == "transaction_rate") return {"trans/s", 1};
+  return {"us", 1};
+}
+
+// Lower is worse for throughput and rates, higher for latencies.
+bool higher_is_better(const std::string& figure) {
+  return figure[0] != 'p';
+}
+
+std::string cell(std::optional<double> v, double scale) {
+  if (!v) return "-";
+  return fmt::format("{:.4g}", *v * scale);
+}
+
+std::string host_of(const FleetDoc& d, uint32_t r) {
+  return r < d.roster.size() && !d.roster[r].host.empty() ? d.roster[r].host : "?";
+}
+
+LineStats stats_of(uint32_t rank, std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  LineStats s{rank, v.size(), v.front(), 0, v.back()};
+  s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  return s;
+}
+
+json matrix_json(const Matrix& m) {
+  json rows = json::array();
+  for (const auto& row : m) {
+    json r = json::array();
+    for (const auto& c : row)
+      r.push_back(c ? json(*c) : json(nullptr));
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+json stats_json(const std::vector<LineStats>& v) {
+  json out = json::array();
+  for (const auto& s : v)
+    out.push_back({{"rank", s.rank},
+                   {"cells", s.cells},
+                   {"min", s.min},
+                   {"median", s.median},
+                   {"max", s.max}});
+  return out;
+}
+
+// The k results of transport t worst by figure, failed pairs first.
+std::vector<const PairResult*> slowest(const FleetDoc& d, uint32_t t, const std::string& figure,
+                                       size_t k) {
+  std::vector<const PairResult*> v;
+  for (const auto& r : d.results)
+    if (r.transport == t &&
+        (!r.ok || pair_figure(r, figure == "throughput" ? "throughput" : figure)))
+      v.push_back(&r);
+  const bool up = higher_is_better(figure);
+  std::stable_sort(v.begin(), v.end(), [&](const PairResult* a, const PairResult* b) {
+    if (a->ok != b->ok) return !a->ok;
+    if (!a->ok) return false;
+    double x = *pair_figure(*a, figure), y = *pair_figure(*b, figure);
+    return up ? x < y : x > y;
+  });
+  if (v.size() > k) v.resize(k);
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::string> matrix_figures(const std::string& workload) {
+  if (is_rr(workload)) return {"transaction_rate", "p50", "p99"};
+  if (workload == "bidir") return {"throughput", "throughput_c2s", "throughput_s2c"};
+  return {"throughput"};
+}
+
+Matrix matrix(const FleetDoc& d, uint32_t transport, const std::string& figure) {
+  const size_t n = d.roster.size();
+  Matrix m(n, std::vector<std::optional<double>>(n));
+  for (const auto& r : d.results) {
+    if (r.transport != transport || r.pair.src >= n || r.pair.dst >= n) continue;
+    m[r.pair.src][r.pair.dst] = pair_figure(r, figure);
+  }
+  return m;
+}
+
+std::vector<LineStats> row_stats(const Matrix& m) {
+  std::vector<LineStats> out;
+  for (uint32_t i = 0; i < m.size(); ++i) {
+    std::vector<double> v;
+    for (const auto& c : m[i])
+      if (c) v.push_back(*c);
+    if (!v.empty()) out.push_back(stats_of(i, std::move(v)));
+  }
+  return out;
+}
+
+std::vector<LineStats> column_stats(const Matrix& m) {
+  std::vector<LineStats> out;
+  for (uint32_t j = 0; j < m.size(); ++j) {
+    std::vector<double> v;
+    for (const auto& row : m)
+      if (row[j]) v.push_back(*row[j]);
+    if (!v.empty()) out.push_back(stats_of(j, std::move(v)));
+  }
+  return out;
+}
+
+ByteAgreement byte_agreement(const FleetDoc& d) {
+  ByteAgreement a;
+  for (const auto& r : d.results) {
+    if (!r.ok || !r.server_counted) continue;
+    ++a.compared;
+    if (r.c2s_sent == r.c2s_received && r.s2c_sent == r.s2c_received) ++a.equal;
+  }
+  return a;
+}
+
+std::optional<double> max_start_spread_ns(const FleetDoc& d) {
+  std::optional<double> m;
+  for (const auto& s : d.steps)
+    if (s.start_spread_ns) m = std::max(m.value_or(0), double(*s.start_spread_ns));
+  return m;
+}
+
+std::string fleet_text(const FleetDoc& d, const std::vector<PairVerdict>& verdicts) {
+  std::string out;
+  const size_t n = d.roster.size();
+  out += fmt::format("fleet: {} ranks, launched by {} ({})\n", n, d.launcher, d.launcher_why);
+  out += fmt::format(
+      "plan: {}, {} ordered pairs in {} rounds, {} at once; transports {}; "
+      "workload {}\n",
+      d.plan.pattern, d.plan.ordered_pairs(), d.plan.rounds.size(),
+      d.concurrency == Concurrency::round ? "each round" : "one pair",
+      fmt::join(d.transports, ", "), d.workload);
+  out += "\n  rank  host                  address                  port  cpus  transports\n";
+  for (const auto& m : d.roster) {
+    out += fmt::format("  {:>4}  {:<20}  {:<22}  {:>5}  {:>4}  {}{}\n", m.rank,
+                       m.joined ? m.host : "(never joined)", m.address, m.port, m.cpus,
+                       fmt::join(m.transports, ","), m.lost.empty() ? "" : "  LOST: " + m.lost);
+  }
+  for (uint32_t t = 0; t < d.transports.size(); ++t) {
+    for (const std::string& figure : matrix_figures(d.workload)) {
+      const Matrix m = matrix(d, t, figure);
+      const Unit u = unit_of(figure);
+      out += fmt::format("\n{}: {}, {} (row: the client rank, column: the server rank)\n",
+                         d.transports[t], figure, u.name);
+      out += "  from\\to";
+      for (size_t j = 0; j < n; ++j)
+        out += fmt::format(" {:>9}", j);
+      out += "\n";
+      for (size_t i = 0; i < n; ++i) {
+        out += fmt::format("  {:>7}", i);
+        for (size_t j = 0; j < n; ++j)
+          out += fmt::format(" {:>9}", i == j ? std::string(".") : cell(m[i][j], u.scale));
+        out += "\n";
+      }
+      const auto rows = row_stats(m), cols = column_stats(m);
+      if (!rows.empty()) {
+        auto worst = [&](const std::vector<LineStats>& v) {
+          return *std::min_element(v.begin(), v.end(), [&](const auto& a, const auto& b) {
+            return higher_is_better(figure) ? a.median < b.median : a.median > b.median;
+          });
+        };
+        const LineStats wr = worst(rows), wc = worst(cols);
+        out += fmt::format(
+            "  worst row: rank {} ({}) median {} {}; worst column: rank {} ({}) "
+            "median {} {}\n",
+            wr.rank, host_of(d, wr.rank), cell(wr.median, u.scale), u.name, wc.rank,
+            host_of(d, wc.rank), cell(wc.median, u.scale), u.name);
+      }
+    }
+    const std::string head = matrix_figures(d.workload).front();
+    const auto worst = slowest(d, t, head, 5);
+    if (!worst.empty()) {
+      out += fmt::format("  slowest pairs ({}):", head);
+      for (const PairResult* r : worst) {
+        out += fmt::format(
+            " {}->{} {}", r->pair.src, r->pair.dst,
+            r->ok ? cell(pair_figure(*r, head), unit_of(head).scale) : std::string("failed"));
+      }
+      out += "\n";
+    }
+  }
+  const ByteAgreement a = byte_agreement(d);
+  out += fmt::format("\nbytes: {} of {} measured pairs with sender and receiver counts equal\n",
+                     a.equal, a.compared);
+  if (auto s = max_start_spread_ns(d))
+    out += fmt::format(
+        "start spread: at most {:.3f} ms over {} steps (clock offsets up to "
+        "{:.3f} ms, corrected)\n",
+        *s / 1e6, d.steps.size(), d.clock_offset_max_ns / 1e6);
+  size_t failed = 0;
+  for (const auto& v : verdicts)
+    failed += !v.passed;
+  if (!verdicts.empty()) {
+    out +=
+        fmt::format("checks: {} of {} pairs passed\n", verdicts.size() - failed, verdicts.size());
+    for (const auto& v : verdicts) {
+      if (v.passed) continue;
+      const PairResult& r = d.results[v.result];
+      out += fmt::format("  FAIL {} {}->{} ({} -> {}): {}\n", d.transports[r.transport], r.pair.src,
+                         r.pair.dst, host_of(d, r.pair.src), host_of(d, r.pair.dst), v.detail);
+    }
+  }
+  size_t not_ok = 0;
+  for (const auto& r : d.results)
+    not_ok += !r.ok;
+  if (not_ok) {
+    out += fmt::format("failed pairs: {}\n", not_ok);
+    size_t shown = 0;
+    for (const auto& r : d.results) {
+      if (r.ok || ++shown > 20) continue;
+      out += fmt::format("  {} {}->{}: {}\n", d.transports[r.transport], r.pair.src, r.pair.dst,
+                         r.error);
+    }
+  }
+  for (const auto& e : d.errors)
+    out += "error: " + e + "\n";
+  if (!d.complete) out += "the fleet did not run to its end: the document is partial\n";
+  return out;
+}
+
+json fleet_json(const FleetDoc& d, const std::vector<PairVerdict>& verdicts) {
+  json j = to_json(d);
+  json matrices = json::object();
+  for (uint32_t t = 0; t < d.transports.size(); ++t) {
+    json per = json::object();
+    for (const std::string& figure : matrix_figures(d.workload)) {
+      const Matrix m = matrix(d, t, figure);
+      per[figure] = {{"unit", figure.rfind("throughput", 0) == 0 ? "bits/s"
+                              : figure == "transaction_rate"     ? "1/s"
+                                                                 : "us"},
+                     {"cells", matrix_json(m)},
+                     {"rows", stats_json(row_stats(m))},
+                     {"columns", stats_json(column_stats(m))}};
+    }
+    matrices[d.transports[t]] = per;
+  }
+  j["matrices"] = matrices;
+  const ByteAgreement a = byte_agreement(d);
+  j["bytes_equal"] = {{"equal", a.equal}, {"compared", a.compared}};
+  auto s = max_start_spread_ns(d);
+  j["start_spread_max_ns"] = s ? json(*s) : json(nullptr);
+  if (!verdicts.empty()) {
+    json v = json::array();
+    for (const auto& p : verdicts)
+      v.push_back({{"result", p.result}, {"passed", p.passed}, {"detail", p.detail}});
+    j["checks"] = v;
+  }
+  return j;
+}
+
+std::string fleet_csv(const FleetDoc& d) {
+  std::string out =
+      "transport,round,step,src,dst,src_host,dst_host,ok,throughput_bps,throughput_c2s_bps,"
+      "throughput_s2c_bps,transaction_rate,p50_us,p99_us,c2s_sent,c2s_received,s2c_sent,"
+      "s2c_received,start_offset_ns,tries,error\n";
+  auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; };
+  for (const auto& r : d.results) {
+    std::string error = r.error;
+    std::replace(error.begin(), error.end(), '"', '\'');
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
+                    d.transports[r.transport], r.round, r.step, r.pair.src, r.pair.dst,
+                    host_of(d, r.pair.src), host_of(d, r.pair.dst), r.ok ? 1 : 0, r.throughput_bps,
+                    r.throughput_c2s_bps, r.throughput_s2c_bps, r.transaction_rate, opt(r.p50_us),
+                    opt(r.p99_us), r.c2s_sent, r.c2s_received, r.s2c_sent, r.s2c_received,
+                    r.start_offset_ns ? std::to_string(*r.start_offset_ns) : "", r.tries, error);
+  }
+  return out;
+}
+
+std::string fleet_mpigraph(const FleetDoc& d) {
+  // mpiGraph's layout: a "Send" and a "Recv" table per transport, a header row of
+  // "host:rank" columns, one row per rank, MB/s (10^6 bytes) per cell, tab-separated.
+  std::string out;
+  const size_t n = d.roster.size();
+  auto label = [&](size_t r) { return fmt::format("{}:{}", host_of(d, uint32_t(r)), r); };
+  for (uint32_t t = 0; t < d.transports.size(); ++t) {
+    const Matrix send = matrix(d, t, "throughput_c2s");
+    for (const char* table : {"Send", "Recv"}) {
+      out += fmt::format("{}\t{}", table, d.transports[t]);
+      for (size_t j = 0; j < n; ++j)
+        out += "\t" + label(j);
+      out += "\n";
+      for (size_t i = 0; i < n; ++i) {
+        out += label(i);
+        out += "\t";
+        for (size_t j = 0; j < n; ++j) {
+          // Send: row i sent to column j. Recv: row i received from column j.
+          const auto& v = table[0] == 'S' ? send[i][j] : send[j][i];
+          out += "\t" + (i == j || !v ? std::string("0.000") : fmt::format("{:.3f}", *v / 8e6));
+        }
+        out += "\n";
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string fleet_junit(const FleetDoc& d, const std::vector<PairVerdict>& verdicts) {
+  auto esc = [](std::string s) {
+    std::string o;
+    for (char c : s) {
+      if (c == '&')
+        o += "&amp;";
+      else if (c == '<')
+        o += "&lt;";
+      else if (c == '>')
+        o += "&gt;";
+      else if (c == '"')
+        o += "&quot;";
+      else
+        o += c;
+    }
+    return o;
+  };
+  size_t failures = 0;
+  for (size_t i = 0; i < d.results.size(); ++i)
+    failures += !d.results[i].ok || (i < verdicts.size() && !verdicts[i].passed);
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuite name=\"mtperf fleet {}\" tests=\"{}\" failures=\"{}\">\n",
+                     esc(d.plan.pattern), d.results.size(), failures);
+  for (size_t i = 0; i < d.results.size(); ++i) {
+    const PairResult& r = d.results[i];
+    out += fmt::format("  <testcase classname=\"{}\" name=\"{} {}->{} ({} -> {})\"",
+                       esc(d.transports[r.transport]), d.workload, r.pair.src, r.pair.dst,
+                       esc(host_of(d, r.pair.src)), esc(host_of(d, r.pair.dst)));
+    std::string why = !r.ok                                        ? r.error
+                      : i < verdicts.size() && !verdicts[i].passed ? verdicts[i].detail
+                                                                   : "";
+    if (why.empty()) {
+      out += "/>\n";
+      continue;
+    }
+    out += fmt::format(">\n    <failure message=\"{}\"/>\n  </testcase>\n", esc(why));
+  }
+  return out + "</testsuite>\n";
+}
+
+}  // namespace mtperf::fleet

@@ -1,0 +1,249 @@
+// A whole fleet in one process over loopback: the coordinator on a thread, each rank's member on
+// its own, every pair a real socket test; and the ranks that never join, vanish or hold the
+// wrong key.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "control/protocol.hpp"
+#include "fleet/coordinator.hpp"
+#include "fleet/member.hpp"
+#include "fleet/net.hpp"
+#include "fleet/pair_run.hpp"
+#include "fleet/protocol.hpp"
+#include "fleet/render.hpp"
+
+using namespace mtperf;
+using namespace mtperf::fleet;
+
+namespace {
+
+RunRequest short_stream() {
+  RunRequest r;
+  r.spec.workload = Workload::stream;
+  r.spec.duration_s = 0.3;
+  r.spec.warmup_s = 0.1;
+  r.spec.msg_size = 16384;
+  r.embedded = false;
+  return r;
+}
+
+nlohmann::json test_of(const RunRequest& r) {
+  nlohmann::json j = r.spec;
+  j.erase("transport");
+  return j;
+}
+
+CoordinatorOptions coordinator_options(uint32_t size, const RunRequest& r) {
+  CoordinatorOptions c;
+  c.bind = "127.0.0.1";
+  c.size = size;
+  c.join_timeout_ms = 10000;
+  c.transports = {"socket"};
+  c.test = test_of(r);
+  c.workload = "stream";
+  c.headline = "throughput";
+  c.pair_timeout_ms = 10000;
+  c.start_delay_ms = 50;
+  c.launcher = "command line";
+  return c;
+}
+
+MemberOptions member_options(uint32_t rank, uint32_t size, uint16_t port, const RunRequest& r,
+                             const std::string& key = "") {
+  MemberOptions m;
+  m.launch.launcher = "command line";
+  m.launch.rank = rank;
+  m.launch.size = size;
+  m.launch.coordinator = "127.0.0.1:" + std::to_string(port);
+  m.key = key;
+  m.bind = "127.0.0.1";
+  m.test = test_of(r);
+  m.usable = {"socket"};
+  m.join_timeout_ms = 10000;
+  m.run_pair = [r, key](uint32_t, const std::string& server) {
+    RunRequest o = r;
+    o.client.key = key;
+    return run_pair(o, "socket", server);
+  };
+  return m;
+}
+
+// Members on threads; each one's error ("" when it reached FINISH).
+struct Members {
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors;
+  explicit Members(size_t n) : errors(n) {}
+  void start(size_t i, MemberOptions m) {
+    threads.emplace_back([this, i, m] {
+      try {
+        run_member(m);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  }
+  void join() {
+    for (auto& t : threads)
+      t.join();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("three ranks, all pairs over loopback: every cell filled, bytes equal each way",
+          "[fleet][run]") {
+  RunRequest r = short_stream();
+  Coordinator c(coordinator_options(3, r));
+  Members members(3);
+  for (uint32_t i = 0; i < 3; ++i)
+    members.start(i, member_options(i, 3, c.port(), r));
+  FleetDoc d = c.run();
+  members.join();
+  for (const auto& e : members.errors)
+    CHECK(e.empty());
+  CHECK(d.complete);
+  CHECK(d.errors.empty());
+  REQUIRE(d.results.size() == 6);
+  for (const PairResult& p : d.results) {
+    INFO(p.pair.src << "->" << p.pair.dst << ": " << p.error);
+    CHECK(p.ok);
+    CHECK(p.throughput_bps > 0);
+    CHECK(p.server_counted);
+    CHECK(p.c2s_sent > 0);
+    CHECK(p.c2s_sent == p.c2s_received);
+    CHECK(p.start_offset_ns.has_value());
+  }
+  Matrix m = matrix(d, 0, "throughput");
+  for (uint32_t a = 0; a < 3; ++a)
+    for (uint32_t b = 0; b < 3; ++b)
+      CHECK(m[a][b].has_value() == (a != b));
+  CHECK(byte_agreement(d).equal == 6);
+  for (const StepTiming& s : d.steps)
+    CHECK(s.pairs == 1);
+  for (const Member& mb : d.roster) {
+    CHECK(mb.joined);
+    CHECK(mb.address == "127.0.0.1");
+    CHECK(mb.port != 0);
+  }
+}
+
+TEST_CASE("a rank that never joins is named; its cells stay empty; the rest is measured",
+          "[fleet][run]") {
+  RunRequest r = short_stream();
+  CoordinatorOptions co = coordinator_options(3, r);
+  co.join_timeout_ms = 1500;
+  co.pattern = "shift";
+  Coordinator c(co);
+  Members members(2);
+  for (uint32_t i = 0; i < 2; ++i)
+    members.start(i, member_options(i, 3, c.port(), r));
+  const auto t0 = std::chrono::steady_clock::now();
+  FleetDoc d = c.run();
+  members.join();
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
+  CHECK_FALSE(d.roster[2].joined);
+  REQUIRE_FALSE(d.errors.empty());
+  CHECK_THAT(d.errors.front(), Catch::Contains("rank 2 never joined"));
+  size_t ok = 0;
+  for (const PairResult& p : d.results) {
+    if (p.pair.src == 2 || p.pair.dst == 2) {
+      CHECK_FALSE(p.ok);
+      CHECK_THAT(p.error, Catch::Contains("rank 2 never joined"));
+    } else {
+      CHECK(p.ok);
+      ++ok;
+    }
+  }
+  CHECK(ok == 2);
+  SECTION("with --need-all the fleet does not start, and says why") {
+    co.need_all = true;
+    Coordinator c2(co);
+    Members m2(2);
+    for (uint32_t i = 0; i < 2; ++i)
+      m2.start(i, member_options(i, 3, c2.port(), r));
+    FleetDoc d2 = c2.run();
+    m2.join();
+    CHECK(d2.results.empty());
+    CHECK_THAT(d2.errors.back(), Catch::Contains("did not start"));
+    for (const auto& e : m2.errors)
+      CHECK_THAT(e, Catch::Contains("did not start"));
+  }
+}
+
+TEST_CASE("a wrong key is refused and named; the right key joins", "[fleet][run]") {
+  RunRequest r = short_stream();
+  CoordinatorOptions co = coordinator_options(2, r);
+  co.key = "sesame";
+  co.join_timeout_ms = 3000;
+  Coordinator c(co);
+  FleetDoc d;
+  std::thread t([&] { d = c.run(); });
+  Members members(2);
+  members.start(0, member_options(0, 2, c.port(), r, "sesame"));
+  members.start(1, member_options(1, 2, c.port(), r, "guess"));
+  members.join();
+  t.join();
+  CHECK_THAT(members.errors[1], Catch::Contains("authentication failed"));
+  bool named = false;
+  for (const auto& e : d.errors)
+    named = named || e.find("wrong or missing key") != std::string::npos;
+  CHECK(named);
+  CHECK_FALSE(d.roster[1].joined);
+  CHECK_THAT(members.errors[0], Catch::Contains("fewer than 2 ranks joined"));
+}
+
+TEST_CASE("a rank that dies mid-round: named, its cells empty with the reason, bounded",
+          "[fleet][run]") {
+  RunRequest r = short_stream();
+  CoordinatorOptions co = coordinator_options(3, r);
+  co.pair_timeout_ms = 5000;
+  Coordinator c(co);
+  Members members(2);
+  for (uint32_t i = 0; i < 2; ++i)
+    members.start(i, member_options(i, 3, c.port(), r));
+  // Rank 2 by hand: joins, answers the clock, then closes at its first ROUND.
+  std::thread dying([&] {
+    int fd = connect_tcp("127.0.0.1", c.port(), 2000);
+    using control::MsgType;
+    control::send_message(fd, {MsgType::hello, {{"version", control::kVersion}, {"fleet", 1}}},
+                          2000);
+    control::expect(fd, MsgType::welcome, 65536, 2000);
+    Member me;
+    me.rank = 2;
+    me.host = "dying";
+    me.port = 9;  // nothing listens there: no pair ever reaches it
+    control::send_message(fd, {MsgType::join, {{"member", to_json(me)}, {"test", test_of(r)}}},
+                          2000);
+    for (;;) {
+      control::Message m = control::recv_message(fd, kMaxFleetBody, 20000);
+      if (m.type == MsgType::clock) {
+        control::send_message(fd, {MsgType::clock, {{"now_ns", int64_t(0)}}}, 2000);
+        continue;
+      }
+      if (m.type == MsgType::round) break;
+    }
+    close(fd);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  FleetDoc d = c.run();
+  const auto took = std::chrono::steady_clock::now() - t0;
+  dying.join();
+  members.join();
+  CHECK(took < std::chrono::seconds(30));
+  CHECK_FALSE(d.roster[2].lost.empty());
+  size_t measured = 0;
+  for (const PairResult& p : d.results) {
+    if (p.pair.src == 2 || p.pair.dst == 2) {
+      CHECK_FALSE(p.ok);
+      CHECK_FALSE(p.error.empty());
+    } else {
+      measured += p.ok;
+    }
+  }
+  CHECK(measured == 2);
+  CHECK(d.complete);  // it went on without rank 2 (no --need-all)
+}
