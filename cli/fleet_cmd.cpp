@@ -138,11 +138,9 @@ FleetOptions parse_fleet(const std::vector<std::string>& args) {
     throw UsageError("option --concurrency: '" + c + "' is not round or isolated");
   try {
     if (cl.has("check")) o.checks = fleet::parse_fleet_checks(cl.get<std::string>("check"));
-    if (!cl.has("pairs")) fleet::make_plan(cl.get<std::string>("pattern"), 65536);
+    if (!cl.has("pairs")) fleet::check_pattern(cl.get<std::string>("pattern"));
   } catch (const std::invalid_argument& e) {
-    // A pattern whose K depends on the size is checked again once the size is known.
-    if (cl.has("check") || std::string(e.what()).find("unknown") != std::string::npos)
-      throw UsageError(e.what());
+    throw UsageError(e.what());
   }
   if (cl.has("pairs")) {
     std::ifstream in(cl.get<std::string>("pairs"));

@@ -130,6 +130,17 @@ Plan make_plan(std::string_view pattern, uint32_t n) {
   bad(pattern, "unknown; one of all-pairs, shift, incast:K, one-to-many:K, bisection");
 }
 
+void check_pattern(std::string_view pattern) {
+  const std::string_view head = pattern.substr(0, pattern.find(':'));
+  if (pattern == "all-pairs" || pattern == "shift" || pattern == "bisection") return;
+  if (head != "incast" && head != "one-to-many")
+    bad(pattern, "unknown; one of all-pairs, shift, incast:K, one-to-many:K, bisection");
+  const size_t colon = pattern.find(':');
+  if (colon == std::string_view::npos)
+    bad(pattern, "give K, the number of senders or receivers: " + std::string(head) + ":K");
+  parse_k(pattern, pattern.substr(colon + 1), kMaxRanks);
+}
+
 Plan parse_pairs(std::string_view text, const std::vector<std::string>& hosts,
                  std::string_view name) {
   const uint32_t n = uint32_t(hosts.size());

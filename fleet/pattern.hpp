@@ -40,6 +40,8 @@ inline constexpr uint32_t kMaxRanks = 65536;
 // std::invalid_argument naming the pattern and what is wrong (unknown name, K out of 1..n-1,
 // n < 2, an odd n for bisection).
 Plan make_plan(std::string_view pattern, uint32_t n);
+// The checks of make_plan that need no size (the name, K's form), for the command line.
+void check_pattern(std::string_view pattern);
 
 // The circle method: n-1 rounds (n even; n rounds for odd n, one rank idle in each) of
 // floor(n/2) disjoint unordered pairs, every unordered pair exactly once; both directions.

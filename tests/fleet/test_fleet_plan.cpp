@@ -330,3 +330,12 @@ TEST_CASE("launch recipes: sbatch, mpirun, pdsh, a Kubernetes Indexed Job", "[fl
   CHECK_THROWS_WITH(emit(o), Catch::Contains("one of slurm, mpirun, kubernetes, pdsh"));
   CHECK(shell_quote("a b'c") == "'a b'\\''c'");
 }
+
+TEST_CASE("a pattern is checked before the size is known, without building it",
+          "[fleet][pattern]") {
+  CHECK_NOTHROW(check_pattern("all-pairs"));
+  CHECK_NOTHROW(check_pattern("incast:8"));
+  CHECK_THROWS_WITH(check_pattern("incast"), Catch::Contains("give K"));
+  CHECK_THROWS_WITH(check_pattern("one-to-many:0"), Catch::Contains("K = 0"));
+  CHECK_THROWS_WITH(check_pattern("star"), Catch::Contains("unknown"));
+}
