@@ -116,60 +116,54 @@ json to_json(const FleetDoc& d) {
       pairs.push_back({p.src, p.dst});
     rounds.push_back(pairs);
   }
-  return {{"mtperf_fleet", 1},
-          {"launcher", d.launcher},
-          {"launcher_why", d.launcher_why},
-          {"size", d.roster.size()},
-          {"roster", roster},
-          {"plan",
-           {{"pattern", d.plan.pattern},
-            {"disjoint", d.plan.disjoint},
-            {"both_directions", d.plan.both_directions},
-            {"concurrency", std::string(to_string(d.concurrency))},
-            {"ordered_pairs", d.plan.ordered_pairs()},
-            {"rounds", rounds}}},
-          {"transports", d.transports},
-          {"workload", d.workload},
-          {"headline", d.headline},
-          {"test", d.test},
-          {"results", results},
-          {"steps", steps},
-          {"errors", d.errors},
-          {"complete", d.complete},
-          {"clock_offset_max_ns", d.clock_offset_max_ns}};
+  json plan = {{"pattern", d.plan.pattern},
+               {"disjoint", d.plan.disjoint},
+               {"both_directions", d.plan.both_directions},
+               {"concurrency", std::string(to_string(d.concurrency))},
+               {"ordered_pairs", d.plan.ordered_pairs()},
+               {"rounds", rounds}};
+  json fleet = {{"launcher", d.launcher},     {"launcher_why", d.launcher_why},
+                {"size", d.roster.size()},    {"plan", plan},
+                {"transports", d.transports}, {"workload", d.workload},
+                {"headline", d.headline},     {"errors", d.errors},
+                {"complete", d.complete},     {"clock_offset_max_ns", d.clock_offset_max_ns}};
+  return {{"schema", 1},      {"fleet", fleet},     {"test", d.test},
+          {"roster", roster}, {"results", results}, {"steps", steps}};
 }
 
 FleetDoc fleet_from_json(const json& j) {
-  if (!j.is_object() || !j.contains("mtperf_fleet"))
-    throw std::invalid_argument("not an mtperf fleet document (no \"mtperf_fleet\" key)");
+  if (!j.is_object() || !j.contains("fleet") || !j["fleet"].is_object())
+    throw std::invalid_argument("not an mtperf fleet document (no \"fleet\" object)");
+  const json& f = j["fleet"];
   FleetDoc d;
-  jf::optional(j, "fleet", "launcher", d.launcher);
-  jf::optional(j, "fleet", "launcher_why", d.launcher_why);
+  jf::optional(f, "fleet", "launcher", d.launcher);
+  jf::optional(f, "fleet", "launcher_why", d.launcher_why);
   const json& roster = j.at("roster");
   for (size_t i = 0; i < roster.size(); ++i)
     d.roster.push_back(member_from_json(roster[i], "roster[" + std::to_string(i) + "]"));
-  const json& plan = j.at("plan");
-  d.plan.pattern = jf::required<std::string>(plan, "plan", "pattern");
-  d.plan.disjoint = jf::required<bool>(plan, "plan", "disjoint");
-  d.plan.both_directions = jf::required<bool>(plan, "plan", "both_directions");
-  d.concurrency = jf::required<std::string>(plan, "plan", "concurrency") == "isolated"
+  const json& plan = f.at("plan");
+  d.plan.pattern = jf::required<std::string>(plan, "fleet.plan", "pattern");
+  d.plan.disjoint = jf::required<bool>(plan, "fleet.plan", "disjoint");
+  d.plan.both_directions = jf::required<bool>(plan, "fleet.plan", "both_directions");
+  d.concurrency = jf::required<std::string>(plan, "fleet.plan", "concurrency") == "isolated"
                       ? Concurrency::isolated
                       : Concurrency::round;
   for (const json& r : plan.at("rounds")) {
     Round round;
     for (const json& p : r)
-      round.pairs.push_back({p.at(0).get<uint32_t>(), p.at(1).get<uint32_t>()});
+      round.pairs.push_back({jf::value<uint32_t>(p.at(0), "fleet.plan.rounds"),
+                             jf::value<uint32_t>(p.at(1), "fleet.plan.rounds")});
     d.plan.rounds.push_back(std::move(round));
   }
-  d.transports = jf::required<std::vector<std::string>>(j, "fleet", "transports");
-  jf::optional(j, "fleet", "workload", d.workload);
-  jf::optional(j, "fleet", "headline", d.headline);
+  d.transports = jf::required<std::vector<std::string>>(f, "fleet", "transports");
+  jf::optional(f, "fleet", "workload", d.workload);
+  jf::optional(f, "fleet", "headline", d.headline);
+  jf::optional(f, "fleet", "errors", d.errors);
+  jf::optional(f, "fleet", "complete", d.complete);
   if (j.contains("test")) d.test = j["test"];
   const json& results = j.at("results");
   for (size_t i = 0; i < results.size(); ++i)
     d.results.push_back(pair_result_from_json(results[i], "results[" + std::to_string(i) + "]"));
-  jf::optional(j, "fleet", "errors", d.errors);
-  jf::optional(j, "fleet", "complete", d.complete);
   return d;
 }
 

@@ -260,9 +260,9 @@ json fleet_json(const FleetDoc& d, const std::vector<PairVerdict>& verdicts) {
   }
   j["matrices"] = matrices;
   const ByteAgreement a = byte_agreement(d);
-  j["bytes_equal"] = {{"equal", a.equal}, {"compared", a.compared}};
+  j["fleet"]["bytes_equal"] = {{"equal", a.equal}, {"compared", a.compared}};
   auto s = max_start_spread_ns(d);
-  j["start_spread_max_ns"] = s ? json(*s) : json(nullptr);
+  j["fleet"]["start_spread_max_ns"] = s ? json(*s) : json(nullptr);
   if (!verdicts.empty()) {
     json v = json::array();
     for (const auto& p : verdicts)
