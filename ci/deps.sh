@@ -7,6 +7,7 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
       nlohmann-json3-dev libfmt-dev libisal-dev libssl-dev libbenchmark-dev
       iproute2 procps
       python3-jsonschema  # tests/report/json_schema_check.py: the JSON output against docs/json-schema
+      slurmctld slurmd slurm-client munge openmpi-bin  # tests/fleet: mtperf fleet under srun and mpirun
       clang libclang-rt-14-dev llvm)  # ci/fuzz.sh: libFuzzer and its sanitizers, llvm-symbolizer
 missing=()
 for p in "${pkgs[@]}"; do

@@ -229,6 +229,11 @@ std::string section_title(DocumentKind kind, const nlohmann::json& doc) {
     }
     case DocumentKind::compare:
       return "compare";
+    case DocumentKind::fleet: {
+      const auto& f = html::at(doc, "fleet");
+      return fmt::format("fleet: {} ranks, {} {}", html::number(f, "size").value_or(0),
+                         html::text(f, "workload"), html::text(html::at(f, "plan"), "pattern"));
+    }
   }
   return "";
 }
@@ -245,6 +250,8 @@ std::string_view to_string(DocumentKind k) {
       return "sweep";
     case DocumentKind::compare:
       return "compare";
+    case DocumentKind::fleet:
+      return "fleet";
   }
   return "?";
 }
@@ -261,6 +268,10 @@ DocumentKind document_kind(const nlohmann::json& doc) {
     check_schema(doc, "suite", {1});
     return DocumentKind::suite;
   }
+  if (doc.contains("fleet") && html::at(doc, "fleet").is_object()) {
+    check_schema(doc, "fleet", {1});
+    return DocumentKind::fleet;
+  }
   if (doc.contains("sweep") && html::at(doc, "sweep").is_object()) {
     check_schema(doc, "sweep", {2, 3});
     return DocumentKind::sweep;
@@ -270,8 +281,8 @@ DocumentKind document_kind(const nlohmann::json& doc) {
     return DocumentKind::run;
   }
   throw std::runtime_error(
-      "not an mtperf document: no \"compare\", \"suite\" or \"sweep\" object, nor \"test\" and "
-      "\"summary\" (mtperf run|suite|sweep|compare --format json writes one)");
+      "not an mtperf document: no \"compare\", \"suite\", \"sweep\" or \"fleet\" object, nor "
+      "\"test\" and \"summary\" (mtperf run|suite|sweep|compare|fleet --format json writes one)");
 }
 
 std::string html_section(const ReportInput& input) {
@@ -289,6 +300,9 @@ std::string html_section(const ReportInput& input) {
       break;
     case DocumentKind::compare:
       body = html::compare_section(input.doc);
+      break;
+    case DocumentKind::fleet:
+      body = html::fleet_section(input.doc);
       break;
   }
   return "<section>\n<h2>" + svg::escape(section_title(kind, input.doc)) +

@@ -10,6 +10,8 @@
 //            (transactions/s and response time, peak and CPU saturation marked) on flow sweeps
 //   compare  per workload, a bar per configuration (median) with its confidence interval, the
 //            samples and the verdict beside it
+//   fleet    per transport and figure, the N x N heatmap (cells scaled to the best pair, failed
+//            cells apart), the worst rows and columns, a histogram of the pairs' figures
 //
 // The documents are read as data, never trusted: every string from them is escaped, a field
 // that is missing, of another type or not finite is shown as "–", and nothing throws once
@@ -22,9 +24,9 @@
 
 namespace mtperf {
 
-enum class DocumentKind { run, suite, sweep, compare };
+enum class DocumentKind { run, suite, sweep, compare, fleet };
 
-// "run", "suite", "sweep", "compare".
+// "run", "suite", "sweep", "compare", "fleet".
 std::string_view to_string(DocumentKind k);
 
 // The kind of document, told by its top-level keys (`compare`, `suite`, `sweep`, or `test` and

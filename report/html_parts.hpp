@@ -70,5 +70,6 @@ std::string run_section(const Json& doc);
 std::string suite_section(const Json& doc);
 std::string sweep_section(const Json& doc);
 std::string compare_section(const Json& doc);
+std::string fleet_section(const Json& doc);
 
 }  // namespace mtperf::html

@@ -375,3 +375,60 @@ TEST_CASE("several documents make one page with a section each") {
   CHECK_THROWS_WITH(html_report({{"a.json", run_doc()}, {"b.json", bad}}),
                     Catch::Contains("run schema 9"));
 }
+
+namespace {
+// A 3-rank fleet document (docs/json-schema/fleet.schema.json, the fields the page reads): one
+// pair failed, one slow.
+json fleet_doc() {
+  json cells = {{nullptr, 10e9, 9e9}, {10e9, nullptr, nullptr}, {4e9, 9.5e9, nullptr}};
+  json results = json::array();
+  for (int s = 0; s < 3; ++s)
+    for (int d = 0; d < 3; ++d)
+      if (s != d)
+        results.push_back({{"transport", 0},
+                           {"src", s},
+                           {"dst", d},
+                           {"ok", !(s == 1 && d == 2)},
+                           {"error", s == 1 && d == 2 ? "rank 2 <lost>" : ""}});
+  json roster = json::array();
+  for (int r = 0; r < 3; ++r)
+    roster.push_back({{"rank", r}, {"host", "node" + std::to_string(r)}});
+  return {{"schema", 1},
+          {"fleet",
+           {{"size", 3},
+            {"launcher", "Slurm"},
+            {"workload", "stream"},
+            {"transports", {"socket"}},
+            {"plan", {{"pattern", "all-pairs"}, {"concurrency", "round"}, {"ordered_pairs", 6}}},
+            {"start_spread_max_ns", 5e6},
+            {"errors", {"rank 2 (node2) lost: killed"}}}},
+          {"roster", roster},
+          {"results", results},
+          {"matrices",
+           {{"socket",
+             {{"throughput",
+               {{"unit", "bits/s"},
+                {"cells", cells},
+                {"rows",
+                 {{{"rank", 2}, {"cells", 2}, {"min", 4e9}, {"median", 6.75e9}, {"max", 9.5e9}}}},
+                {"columns", json::array()}}}}}}}};
+}
+}  // namespace
+
+TEST_CASE("a fleet page: the heatmap with failed cells apart, worst lines, a histogram") {
+  CHECK(document_kind(fleet_doc()) == DocumentKind::fleet);
+  json later = fleet_doc();
+  later["schema"] = 2;
+  CHECK_THROWS_WITH(document_kind(later), Catch::Contains("fleet schema 2"));
+  const std::string page = page_of(fleet_doc());
+  check_page(page);
+  CHECK(page.find("fleet: 3 ranks, stream all-pairs") != std::string::npos);
+  CHECK(count(page, "<svg") == 2);                            // the heatmap and the histogram
+  CHECK(count(page, "fill=\"#4d4d4d\"") == 1 + 1);            // the failed cell and its key
+  CHECK(count(page, "fill=\"#1a9850\"") >= 2);                // the best pairs, green
+  CHECK(page.find("fill=\"#d73027\"") != std::string::npos);  // 4G of 10G: red
+  CHECK(page.find("best 10G Gbit/s") == std::string::npos);
+  CHECK(page.find("best 10 Gbit/s") != std::string::npos);
+  CHECK(page.find("node2 2") != std::string::npos);
+  CHECK(page.find("rank 2 (node2) lost: killed") != std::string::npos);
+}

@@ -1,0 +1,257 @@
+// The fleet section of the HTML report: per transport and figure, the N x N heatmap of the
+// pairs (row: the client rank, column: the server rank), cells coloured by their share of the
+// best pair, failed pairs in their own colour; the worst rows and columns; a histogram of the
+// pairs' figures.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "report/html_parts.hpp"
+#include "report/svg.hpp"
+
+namespace mtperf::html {
+namespace {
+
+constexpr size_t kMaxRanksDrawn = 512;  // a bigger fleet is shown by its tables only
+
+bool higher_is_better(const std::string& figure) {
+  return figure.rfind("p", 0) != 0;
+}
+
+std::string unit_name(const std::string& figure) {
+  if (figure.rfind("throughput", 0) == 0) return "Gbit/s";
+  if (figure == "transaction_rate") return "trans/s";
+  return "us";
+}
+double unit_scale(const std::string& figure) {
+  return figure.rfind("throughput", 0) == 0 ? 1e-9 : 1;
+}
+
+// Red (half the best or worse) through yellow to green (the best).
+std::string colour(double share) {
+  share = std::clamp(share, 0.5, 1.0);
+  const double t = (share - 0.5) / 0.5;  // 0 red .. 1 green
+  auto mix = [](double a, double b, double u) { return int(std::lround(a + (b - a) * u)); };
+  int r, g, b;
+  if (t < 0.5) {
+    const double u = t / 0.5;
+    r = mix(215, 254, u), g = mix(48, 224, u), b = mix(39, 139, u);
+  } else {
+    const double u = (t - 0.5) / 0.5;
+    r = mix(254, 26, u), g = mix(224, 152, u), b = mix(139, 80, u);
+  }
+  return fmt::format("#{:02x}{:02x}{:02x}", r, g, b);
+}
+
+struct Grid {
+  size_t n = 0;
+  std::vector<std::vector<std::optional<double>>> cells;
+  std::map<std::pair<size_t, size_t>, std::string> failed;  // (src, dst) -> why
+};
+
+Grid grid_of(const Json& doc, size_t transport, const std::string& figure) {
+  Grid g;
+  const auto& names = array(at(doc, "fleet"), "transports");
+  const std::string name = transport < names.size() && names[transport].is_string()
+                               ? names[transport].get<std::string>()
+                               : "";
+  const Json& cells = array(at(at(at(doc, "matrices"), name), figure), "cells");
+  g.n = std::min(cells.size(), kMaxRanksDrawn);
+  g.cells.assign(g.n, std::vector<std::optional<double>>(g.n));
+  for (size_t i = 0; i < g.n; ++i) {
+    const Json& row = cells[i];
+    if (!row.is_array()) continue;
+    for (size_t j = 0; j < g.n && j < row.size(); ++j)
+      if (row[j].is_number() && std::isfinite(row[j].get<double>()))
+        g.cells[i][j] = row[j].get<double>();
+  }
+  for (const Json& r : array(doc, "results")) {
+    if (number(r, "transport") != double(transport) || at(r, "ok") != false) continue;
+    const auto s = number(r, "src"), d = number(r, "dst");
+    if (!s || !d || *s < 0 || *d < 0 || *s >= double(g.n) || *d >= double(g.n)) continue;
+    g.failed[{size_t(*s), size_t(*d)}] = text(r, "error");
+  }
+  return g;
+}
+
+std::string heatmap(const Json& doc, const Grid& g, const std::string& title,
+                    const std::string& figure) {
+  const double cell = std::clamp(560.0 / double(std::max<size_t>(g.n, 1)), 6.0, 32.0);
+  const double left = 110, top = 40;
+  svg::Canvas c(left + cell * double(g.n) + 150, top + cell * double(g.n) + 20, title);
+  std::optional<double> best;
+  for (const auto& row : g.cells)
+    for (const auto& v : row)
+      if (v && *v > 0)
+        best = best ? (higher_is_better(figure) ? std::max(*best, *v) : std::min(*best, *v)) : *v;
+  const auto& roster = array(doc, "roster");
+  const bool labels = cell >= 10;
+  for (size_t i = 0; i < g.n; ++i) {
+    if (labels) {
+      const std::string host = i < roster.size() ? text(roster[i], "host") : "";
+      c.text(left - 4, top + cell * (double(i) + 0.7), fmt::format("{} {}", host, i),
+             {svg::Anchor::end, std::min(11.0, cell * 0.8)});
+      c.text(left + cell * (double(i) + 0.5), top - 4, std::to_string(i),
+             {svg::Anchor::middle, std::min(11.0, cell * 0.8)});
+    }
+    for (size_t j = 0; j < g.n; ++j) {
+      const double x = left + cell * double(j), y = top + cell * double(i);
+      if (i == j) {
+        c.rect(x, y, cell, cell, "#ffffff", "#dddddd");
+        continue;
+      }
+      if (g.failed.count({i, j})) {
+        c.rect(x, y, cell, cell, "#4d4d4d", "#ffffff");
+        if (labels)
+          c.text(x + cell / 2, y + cell * 0.7, "\u00d7",
+                 {svg::Anchor::middle, cell * 0.6, "#ffffff"});
+        continue;
+      }
+      const auto& v = g.cells[i][j];
+      if (!v || !best) {
+        c.rect(x, y, cell, cell, "#f0f0f0", "#ffffff");
+        continue;
+      }
+      const double share = higher_is_better(figure) ? *v / *best : (*v > 0 ? *best / *v : 0);
+      c.rect(x, y, cell, cell, colour(share), "#ffffff");
+    }
+  }
+  c.text(left - 4, top - 4, "client \\ server", {svg::Anchor::end, 10, "#666"});
+  // The key: shares of the best pair, and the failed colour.
+  const double kx = left + cell * double(g.n) + 20;
+  const double shares[] = {1.0, 0.9, 0.8, 0.7, 0.6, 0.5};
+  for (size_t k = 0; k < std::size(shares); ++k) {
+    c.rect(kx, top + 16 * double(k), 14, 14, colour(shares[k]));
+    c.text(kx + 20, top + 16 * double(k) + 11,
+           fmt::format("{}{:.0f}% of the best", k + 1 == std::size(shares) ? "\u2264 " : "",
+                       shares[k] * 100),
+           {svg::Anchor::start, 10});
+  }
+  c.rect(kx, top + 16 * 6, 14, 14, "#4d4d4d");
+  c.text(kx + 20, top + 16 * 6 + 11, "failed", {svg::Anchor::start, 10});
+  c.rect(kx, top + 16 * 7, 14, 14, "#f0f0f0");
+  c.text(kx + 20, top + 16 * 7 + 11, "not measured", {svg::Anchor::start, 10});
+  if (best)
+    c.text(kx, top + 16 * 9,
+           fmt::format("best {} {}", svg::compact(*best * unit_scale(figure)), unit_name(figure)),
+           {svg::Anchor::start, 10, "#333", true});
+  return c.str();
+}
+
+std::string histogram(const Grid& g, const std::string& title, const std::string& figure) {
+  std::vector<double> v;
+  for (const auto& row : g.cells)
+    for (const auto& x : row)
+      if (x) v.push_back(*x * unit_scale(figure));
+  if (v.size() < 2) return "";
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  const int bins = 12;
+  const double width = (*hi - *lo) / bins;
+  std::vector<int> count(bins, 0);
+  for (double x : v) {
+    int b = width > 0 ? int((x - *lo) / width) : 0;
+    ++count[std::clamp(b, 0, bins - 1)];
+  }
+  const int most = *std::max_element(count.begin(), count.end());
+  svg::Canvas c(520, 180, title);
+  const double left = 40, bottom = 150, bw = 440.0 / bins;
+  for (int b = 0; b < bins; ++b) {
+    const double h = most ? 120.0 * count[b] / most : 0;
+    c.rect(left + bw * b + 1, bottom - h, bw - 2, h, "#4575b4");
+    if (count[b])
+      c.text(left + bw * (b + 0.5), bottom - h - 3, std::to_string(count[b]),
+             {svg::Anchor::middle, 9});
+  }
+  c.line(left, bottom, left + 440, bottom, "#333");
+  c.text(left, bottom + 14, svg::compact(*lo), {svg::Anchor::start, 10});
+  c.text(left + 440, bottom + 14, svg::compact(*hi), {svg::Anchor::end, 10});
+  c.text(left + 220, bottom + 26, "pairs by " + figure + ", " + unit_name(figure),
+         {svg::Anchor::middle, 10});
+  return c.str();
+}
+
+std::string worst_lines(const Json& doc, size_t transport, const std::string& figure) {
+  const auto& names = array(at(doc, "fleet"), "transports");
+  const std::string name = transport < names.size() && names[transport].is_string()
+                               ? names[transport].get<std::string>()
+                               : "";
+  const Json& m = at(at(at(doc, "matrices"), name), figure);
+  const auto& roster = array(doc, "roster");
+  Table t({"", "rank", "host", "cells", "min", "median", "max"}, 3);
+  for (const char* side : {"rows", "columns"}) {
+    std::vector<const Json*> lines;
+    for (const Json& l : array(m, side))
+      if (number(l, "median")) lines.push_back(&l);
+    std::sort(lines.begin(), lines.end(), [&](const Json* a, const Json* b) {
+      return higher_is_better(figure) ? *number(*a, "median") < *number(*b, "median")
+                                      : *number(*a, "median") > *number(*b, "median");
+    });
+    if (lines.size() > 5) lines.resize(5);
+    for (const Json* l : lines) {
+      const auto rank = number(*l, "rank");
+      const std::string host = rank && *rank >= 0 && *rank < double(roster.size())
+                                   ? text(roster[size_t(*rank)], "host")
+                                   : "";
+      auto scaled = [&](const char* k) {
+        auto v = number(*l, k);
+        return v ? std::optional<double>(*v * unit_scale(figure)) : std::nullopt;
+      };
+      t.row({std::string(side) == "rows" ? "as client" : "as server", fixed(rank, 0), host,
+             fixed(number(*l, "cells"), 0), sig3(scaled("min")), sig3(scaled("median")),
+             sig3(scaled("max"))});
+    }
+  }
+  return t.str();
+}
+
+// The matrices a transport has, the headline first.
+std::vector<std::string> figures_of(const Json& doc, const std::string& transport) {
+  static const char* const kOrder[] = {
+      "throughput", "throughput_c2s", "throughput_s2c", "transaction_rate", "p50", "p99"};
+  std::vector<std::string> out;
+  const Json& per = at(at(doc, "matrices"), transport);
+  for (const char* f : kOrder)
+    if (per.is_object() && per.contains(f)) out.push_back(f);
+  return out;
+}
+
+}  // namespace
+
+std::string fleet_section(const Json& doc) {
+  const Json& f = at(doc, "fleet");
+  std::string out = meta(fmt::format(
+      "{} ranks launched by {}; pattern {}, {} ordered pairs, {} at once; workload {}; start "
+      "spread at most {} ms",
+      fixed(number(f, "size"), 0), text(f, "launcher"), text(at(f, "plan"), "pattern"),
+      fixed(number(at(f, "plan"), "ordered_pairs"), 0),
+      text(at(f, "plan"), "concurrency") == "isolated" ? "one pair" : "a round",
+      text(f, "workload"),
+      fixed(number(f, "start_spread_max_ns")
+                ? std::optional<double>(*number(f, "start_spread_max_ns") / 1e6)
+                : std::nullopt,
+            2)));
+  const auto& names = array(f, "transports");
+  for (size_t t = 0; t < names.size(); ++t) {
+    if (!names[t].is_string()) continue;
+    const std::string name = names[t].get<std::string>();
+    for (const std::string& figure : figures_of(doc, name)) {
+      out += heading(3, name + ": " + figure + ", " + unit_name(figure));
+      const Grid g = grid_of(doc, t, figure);
+      const std::string title = name + " " + figure + " per pair";
+      out += html::figure(heatmap(doc, g, title, figure),
+                          "row: the client rank (a stream's sender), column: the server rank");
+      out += heading(4, "worst rows and columns (by median)");
+      out += worst_lines(doc, t, figure);
+      const std::string h = histogram(g, title + ", histogram", figure);
+      if (!h.empty()) out += html::figure(h, "how the pairs' " + figure + " spread");
+    }
+  }
+  std::vector<std::string> errors;
+  for (const Json& e : array(f, "errors"))
+    if (e.is_string()) errors.push_back(e.get<std::string>());
+  return out + error_list(errors);
+}
+
+}  // namespace mtperf::html
