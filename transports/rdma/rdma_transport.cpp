@@ -4,11 +4,13 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "platform/rdma_devices.hpp"
 #include "platform/topology.hpp"
 #include "transports/api/engine_host.hpp"
 #include "transports/rdma/engine.hpp"
+#include "transports/rdma/fork_safety.hpp"
 #include "transports/rdma/probe.hpp"
 #include "transports/rdma/register.hpp"
 #include "transports/rdma/settings.hpp"
@@ -78,7 +80,8 @@ SockAddr over_rdma(const SockAddr& a) {
 
 class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
  public:
-  explicit RdmaTransport(const RdmaSettings& s) : set_(s) {}
+  // Fork support first: no verbs call of this process may come before it (fork_safety.hpp).
+  explicit RdmaTransport(const RdmaSettings& s) : set_(s) { ensure_fork_safe(); }
   ~RdmaTransport() override {
     workers_.clear();  // every PD, CQ and MR before the devices' last reference
     if (devices_) {
@@ -175,7 +178,21 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
   m["signal"] = std::to_string(set_.signal_every);
   m["inline"] = inline_ >= 0                       ? std::to_string(inline_)
                 : set_.inline_cap == kInlineDevice ? "device"
+                : set_.inline_cap == kInlineAuto   ? "auto"
                                                    : std::to_string(set_.inline_cap);
+  if (set_.tos != kUnset) m["tos"] = std::to_string(set_.tos);
+  if (set_.ack_timeout != kUnset) m["ack_timeout"] = std::to_string(set_.ack_timeout);
+  // Each worker's completion vector, per device: beside the IRQ CPUs of --pin irq, which
+  // vector's interrupt wakes which worker under --wait block.
+  std::string vectors;
+  for (auto& [worker, res] : workers_) {
+    for (auto& d : std::as_const(*res).devices()) {
+      vectors += (vectors.empty() ? "" : ", ") + ("worker " + std::to_string(worker) + ": ") +
+                 d->name() + " vector " + std::to_string(d->comp_vector) + " of " +
+                 std::to_string(d->ctx->num_comp_vectors);
+    }
+  }
+  if (!vectors.empty()) m["comp_vectors"] = vectors;
   if (!workers_.empty()) {
     const Layout& l = workers_.begin()->second->layout();
     m["srq"] = l.srq ? "on" : "off";
