@@ -154,11 +154,12 @@ void RdmaEngine::on_recv_wc(const ibv_wc& wc) {
   if (wr_conn(wc.wr_id) == kSrqConn) {
     auto it = qpn_.find(wc.qp_num);
     if (it != qpn_.end()) id = it->second;
-    if (id < 0 || conns_[id].st == St::free) {
-      // A closed connection's message: its shared receive goes back to the others.
-      if (wc.status == IBV_WC_SUCCESS)
-        res_->repost(*res_->devices().front(), nullptr, kSrqConn, 0, slot);
-      return;
+    // A shared receive that completes, in error or not, leaves the queue: it goes back at once
+    // unless the workload is handed its slot, or the queue would shrink below the credits
+    // granted to the other connections (crr's churn fails some of them).
+    if (id < 0 || conns_[id].st == St::free || wc.status != IBV_WC_SUCCESS) {
+      res_->repost(*res_->devices().front(), nullptr, kSrqConn, 0, slot);
+      if (id < 0 || conns_[id].st == St::free) return;
     }
   } else {
     id = int(wr_conn(wc.wr_id));
