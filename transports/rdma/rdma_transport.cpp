@@ -81,7 +81,7 @@ SockAddr over_rdma(const SockAddr& a) {
 class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
  public:
   // Fork support first: no verbs call of this process may come before it (fork_safety.hpp).
-  explicit RdmaTransport(const RdmaSettings& s) : set_(s) { ensure_fork_safe(); }
+  explicit RdmaTransport(const RdmaSettings& s) : set_(s), fork_error_(ensure_fork_safe()) {}
   ~RdmaTransport() override {
     workers_.clear();  // every PD, CQ and MR before the devices' last reference
     if (devices_) {
@@ -169,6 +169,7 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
   EngineCounters ctr_;
   int64_t inline_ = -1;
   bool memory_poll_ = false;
+  std::string fork_error_;  // "" once fork support is on (fork_safety.hpp)
 };
 
 std::map<std::string, std::string> RdmaTransport::effective_settings() const {
@@ -180,6 +181,7 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
                 : set_.inline_cap == kInlineDevice ? "device"
                 : set_.inline_cap == kInlineAuto   ? "auto"
                                                    : std::to_string(set_.inline_cap);
+  if (!fork_error_.empty()) m["fork_safety"] = fork_error_;
   if (set_.tos != kUnset) m["tos"] = std::to_string(set_.tos);
   if (set_.ack_timeout != kUnset) m["ack_timeout"] = std::to_string(set_.ack_timeout);
   // Each worker's completion vector, per device: beside the IRQ CPUs of --pin irq, which

@@ -14,4 +14,5 @@ TEST_CASE("fork: creating the transport enables libibverbs' fork support first")
   CHECK(rdma::fork_safe());
   t.reset();
   CHECK(rdma::fork_safe());
+  CHECK(rdma::ensure_fork_safe().empty());  // once per process: a second call only answers
 }
