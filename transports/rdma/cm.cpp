@@ -97,7 +97,7 @@ ReadDepths local_depths(const DeviceRes& d) {
 }
 
 ReadDepths accept_depths(const DeviceRes& d, const rdma_conn_param& req) {
-  return accept_read_depths(local_depths(d), req.initiator_depth, req.responder_resources);
+  return accept_read_depths(local_depths(d), {req.responder_resources, req.initiator_depth});
 }
 
 int set_min_rnr_timer(ibv_qp* qp, ibv_context* ctx) {

@@ -33,7 +33,8 @@ rdma_cm_event* expect_event(rdma_event_channel* ch, rdma_cm_event_type want, int
 // error).
 rdma_conn_param conn_param(ReadDepths depths, const uint8_t* pd);
 ReadDepths local_depths(const DeviceRes& d);
-// The accepting side's depths for a CONNECT_REQUEST event's parameters.
+// The accepting side's depths for a CONNECT_REQUEST event's parameters (as rdma_cm gives them:
+// from the accepting side's point of view, device_rules.hpp's request_as_seen).
 ReadDepths accept_depths(const DeviceRes& d, const rdma_conn_param& req);
 
 // Once ESTABLISHED: the queue pair's min_rnr_timer set to kMinRnrTimer (InfiniBand and RoCE;

@@ -40,12 +40,22 @@ constexpr ReadDepths local_read_depths(int max_qp_rd_atom, int max_qp_init_rd_at
           uint8_t(std::clamp(max_qp_init_rd_atom, 1, int(kReadDepth)))};
 }
 
-// The accepting side's answer to a connection request whose parameters offered
-// `req_initiator_depth` READs towards us and `req_responder_resources` from us.
-constexpr ReadDepths accept_read_depths(ReadDepths local, uint8_t req_initiator_depth,
-                                        uint8_t req_responder_resources) {
-  return {std::min(local.responder_resources, req_initiator_depth),
-          std::min(local.initiator_depth, req_responder_resources)};
+// How the accepting side sees a request in its CONNECT_REQUEST event: rdma_cm gives the
+// parameters from the receiver's point of view (ib_cm swaps the REQ's two fields, iw_cm the
+// peer's IRD and ORD), so the event's responder_resources is the requester's initiator_depth
+// (the READs we will have to answer) and its initiator_depth the requester's
+// responder_resources (the READs we may issue). librdmacm's own defaults read them so.
+constexpr ReadDepths request_as_seen(ReadDepths requester) {
+  return {requester.initiator_depth, requester.responder_resources};
+}
+
+// The accepting side's answer, from its own depths and the event's (request_as_seen): never
+// more READs in flight towards the requester than it answers, never more answered than it
+// issues. Answering with its own alone fails the connection (or the requester's move to RTS)
+// when the requester's device allows fewer.
+constexpr ReadDepths accept_read_depths(ReadDepths local, ReadDepths event) {
+  return {std::min(local.responder_resources, event.responder_resources),
+          std::min(local.initiator_depth, event.initiator_depth)};
 }
 
 // ---- inline sends ----------------------------------------------------------------------------

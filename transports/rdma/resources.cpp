@@ -245,9 +245,9 @@ uint32_t WorkerRes::find_inline(DeviceRes& d) {
       return false;
     }
     reported = a.cap.max_inline_data;  // what the provider granted
-    if (ibv_destroy_qp(qp) != 0) {
+    if (int rc = ibv_destroy_qp(qp); rc != 0) {
       throw_errno("ibv_destroy_qp of the queue pair that found the inline size on " + d.name(),
-                  errno);
+                  rc);
     }
     return true;
   });
@@ -258,7 +258,8 @@ uint32_t WorkerRes::find_inline(DeviceRes& d) {
 ibv_qp* WorkerRes::create_qp(rdma_cm_id* id, DeviceRes& d) {
   ibv_qp_init_attr a = qp_attr(d);
   if (rdma_create_qp(id, d.pd, &a) != 0) {
-    throw_errno("rdma_create_qp on " + d.name() + " (" + qp_text(qp_attr(d)) + ")", errno);
+    int err = errno;
+    throw_errno("rdma_create_qp on " + d.name() + " (" + qp_text(qp_attr(d)) + ")", err);
   }
   // rdma_create_qp gives back what the device granted; a device that grants less inline than
   // the first queue pair was given lowers what every send of the device carries inline.

@@ -17,20 +17,30 @@ TEST_CASE("read depths: the connecting side offers its device's, at most 16") {
   CHECK(local_read_depths(0, 0) == ReadDepths{1, 1});
 }
 
+TEST_CASE("read depths: the event shows a request from the accepting side's point of view") {
+  ReadDepths client = local_read_depths(4, 8);  // answers 4 READs, issues 8
+  ReadDepths seen = request_as_seen(client);
+  CHECK(seen.responder_resources == 8);  // the READs the server will have to answer
+  CHECK(seen.initiator_depth == 4);      // the READs the server may issue
+}
+
 TEST_CASE("read depths: the accepting side answers within what the request offered") {
   // A server allowing 16 READs each way, a client whose device answers 4 and issues 8: the
   // server may issue no more than the client answers, and answers no more than it issues.
   ReadDepths server = local_read_depths(16, 16);
   ReadDepths client = local_read_depths(4, 8);
-  ReadDepths answer =
-      accept_read_depths(server, client.initiator_depth, client.responder_resources);
+  ReadDepths answer = accept_read_depths(server, request_as_seen(client));
   CHECK(answer.responder_resources == 8);  // the client's READs towards us
   CHECK(answer.initiator_depth == 4);      // ours towards the client, within what it answers
+  // The client's queue pair moves to RTS with max_rd_atomic = our responder_resources and to
+  // RTR with max_dest_rd_atomic = our initiator_depth: both within its device's.
+  CHECK(answer.responder_resources <= client.initiator_depth);
+  CHECK(answer.initiator_depth <= client.responder_resources);
   // The other way round: a small server keeps its own limits.
   ReadDepths small = local_read_depths(2, 1);
-  CHECK(accept_read_depths(small, 16, 16) == ReadDepths{2, 1});
+  CHECK(accept_read_depths(small, request_as_seen(server)) == ReadDepths{2, 1});
   // A client that issues no READs asks none to be answered.
-  CHECK(accept_read_depths(server, 0, 16).responder_resources == 0);
+  CHECK(accept_read_depths(server, request_as_seen(ReadDepths{16, 0})).responder_resources == 0);
 }
 
 namespace {
