@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "transports/rdma/async_events.hpp"
 #include "transports/rdma/cm.hpp"
 #include "transports/rdma/engine.hpp"
 
@@ -227,6 +228,23 @@ void RdmaEngine::on_device_removed(int id) {
       on_disconnected(int(i), "the RDMA device was removed (RDMA_CM_EVENT_DEVICE_REMOVAL)", ENODEV);
     }
   }
+}
+
+void RdmaEngine::check_faults() {
+  const FaultBoard* board = res_->faults();
+  if (!board || board->head() == faults_seen_) return;
+  board->read_since(faults_seen_, [this](const Fault& f) {
+    for (size_t i = 0; i < conns_.size(); ++i) {
+      const Conn& c = conns_[i];
+      if (c.st == St::free || c.st == St::listener || !c.dev) continue;
+      uint32_t qpn = c.qp ? c.qp->qp_num : UINT32_MAX;
+      uint32_t port = c.id ? c.id->port_num : 0;
+      if (fault_hits(f, uint64_t(uintptr_t(c.dev->ctx)), qpn, port, uint64_t(uintptr_t(c.dev->cq)),
+                     uint64_t(uintptr_t(c.dev->srq)))) {
+        fail_conn(int(i), EIO, std::string(verb_name()) + ": " + fault_text(f));
+      }
+    }
+  });
 }
 
 void RdmaEngine::finish_fins() {

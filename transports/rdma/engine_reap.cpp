@@ -308,6 +308,7 @@ int RdmaEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) {
     if (now >= next_cm_check_ns_) {
       next_cm_check_ns_ = now + kCmCheckNs;
       cm_events();
+      check_faults();
       if (!ready_.empty() || !dirty_.empty()) continue;
     }
     if (now >= deadline) return 0;

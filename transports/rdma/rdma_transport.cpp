@@ -9,6 +9,7 @@
 #include "platform/rdma_devices.hpp"
 #include "platform/topology.hpp"
 #include "transports/api/engine_host.hpp"
+#include "transports/rdma/async_events.hpp"
 #include "transports/rdma/engine.hpp"
 #include "transports/rdma/fork_safety.hpp"
 #include "transports/rdma/probe.hpp"
@@ -84,6 +85,7 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
   explicit RdmaTransport(const RdmaSettings& s) : set_(s), fork_error_(ensure_fork_safe()) {}
   ~RdmaTransport() override {
     workers_.clear();  // every PD, CQ and MR before the devices' last reference
+    watcher_.reset();  // its events acknowledged, before the contexts go
     if (devices_) {
       rdma_free_devices(devices_);
       // librdmacm keeps a device open until it learns, on a later listing, that the device is
@@ -155,9 +157,16 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
       // Holds librdmacm's device contexts open for as long as our PDs and CQs live on them.
       devices_ = rdma_get_devices(nullptr);
       before_ = read_rdma_counters("/");
+      std::vector<ibv_context*> contexts;
+      for (ibv_context** c = devices_; c && *c; ++c)
+        contexts.push_back(*c);
+      if (!contexts.empty()) watcher_ = std::make_unique<AsyncWatcher>(contexts, faults_);
     }
     auto& w = workers_[s.worker];
-    if (!w) w = std::make_shared<WorkerRes>(s.engine, set_, s.per_transaction);
+    if (!w) {
+      w = std::make_shared<WorkerRes>(s.engine, set_, s.per_transaction);
+      w->set_faults(faults_);
+    }
     return w;
   }
 
@@ -165,6 +174,8 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
   mutable std::mutex mu_;
   std::map<uint32_t, std::shared_ptr<WorkerRes>> workers_;
   ibv_context** devices_ = nullptr;
+  std::shared_ptr<FaultBoard> faults_ = std::make_shared<FaultBoard>();
+  std::unique_ptr<AsyncWatcher> watcher_;  // reads devices_' asynchronous events
   std::vector<RdmaPortCounters> before_;
   EngineCounters ctr_;
   int64_t inline_ = -1;

@@ -246,8 +246,7 @@ uint32_t WorkerRes::find_inline(DeviceRes& d) {
     }
     reported = a.cap.max_inline_data;  // what the provider granted
     if (int rc = ibv_destroy_qp(qp); rc != 0) {
-      throw_errno("ibv_destroy_qp of the queue pair that found the inline size on " + d.name(),
-                  rc);
+      throw_errno("ibv_destroy_qp of the queue pair that found the inline size on " + d.name(), rc);
     }
     return true;
   });

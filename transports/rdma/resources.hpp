@@ -71,6 +71,8 @@ constexpr uint32_t wr_index(uint64_t id) {
   return uint32_t(id);
 }
 
+class FaultBoard;
+
 class WorkerRes {
  public:
   WorkerRes(const EngineConfig& cfg, const RdmaSettings& s, bool per_transaction);
@@ -93,6 +95,10 @@ class WorkerRes {
   DeviceRes& device(ibv_context* ctx);
   std::vector<std::unique_ptr<DeviceRes>>& devices() { return devices_; }
   const std::vector<std::unique_ptr<DeviceRes>>& devices() const { return devices_; }
+  // The devices' asynchronous faults (async_events.hpp), published by the transport's watcher;
+  // nullptr when none watches.
+  const FaultBoard* faults() const { return faults_.get(); }
+  void set_faults(std::shared_ptr<const FaultBoard> b) { faults_ = std::move(b); }
   // Set-up: the next entry of the connection table. Throws when set-up has used its half.
   uint32_t take_setup_conn();
   uint32_t setup_conns() const { return setup_conns_; }
@@ -122,6 +128,7 @@ class WorkerRes {
   uint32_t setup_conns_ = 0;
   uint32_t setup_limit_ = 0;
   std::vector<std::unique_ptr<DeviceRes>> devices_;
+  std::shared_ptr<const FaultBoard> faults_;
 };
 
 }  // namespace mtperf::rdma
