@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 namespace mtperf::rdma {
 
@@ -117,21 +119,28 @@ AsyncWatcher::AsyncWatcher(std::vector<ibv_context*> contexts, std::shared_ptr<F
     int fl = fcntl(c->async_fd, F_GETFL);
     fcntl(c->async_fd, F_SETFL, fl | O_NONBLOCK);
   }
+  wake_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);  // -1: the watcher notices within 100 ms
   thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
 }
 
 AsyncWatcher::~AsyncWatcher() {
   thread_.request_stop();
+  if (wake_ >= 0) {
+    uint64_t one = 1;
+    (void)!::write(wake_, &one, sizeof one);  // at once, not at the poll's next timeout
+  }
   if (thread_.joinable()) thread_.join();
+  if (wake_ >= 0) ::close(wake_);
 }
 
 void AsyncWatcher::run(std::stop_token stop) {
   std::vector<pollfd> fds;
   for (ibv_context* c : contexts_)
     fds.push_back({c->async_fd, POLLIN, 0});
+  if (wake_ >= 0) fds.push_back({wake_, POLLIN, 0});
   while (!stop.stop_requested()) {
     if (::poll(fds.data(), fds.size(), 100) <= 0) continue;
-    for (size_t i = 0; i < fds.size(); ++i) {
+    for (size_t i = 0; i < contexts_.size(); ++i) {
       if (!(fds[i].revents & POLLIN)) continue;
       ibv_async_event ev;
       while (ibv_get_async_event(contexts_[i], &ev) == 0) {

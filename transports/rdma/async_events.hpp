@@ -93,7 +93,7 @@ uint64_t FaultBoard::read_since(uint64_t& seen, Fn&& fn) const {
   return lost;
 }
 
-// The watcher: a thread reading the async events of `contexts` until destroyed (within 100 ms).
+// The watcher: a thread reading the async events of `contexts` until destroyed.
 class AsyncWatcher {
  public:
   AsyncWatcher(std::vector<ibv_context*> contexts, std::shared_ptr<FaultBoard> board);
@@ -106,6 +106,7 @@ class AsyncWatcher {
 
   std::vector<ibv_context*> contexts_;
   std::shared_ptr<FaultBoard> board_;
+  int wake_ = -1;  // an eventfd that ends the thread's wait at destruction
   std::jthread thread_;
 };
 
