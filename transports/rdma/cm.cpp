@@ -11,10 +11,6 @@
 
 namespace mtperf::rdma {
 
-namespace {
-constexpr uint8_t kReadDepth = 16;  // RDMA READs in flight per queue pair, at most
-}
-
 int64_t monotonic_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -84,16 +80,52 @@ rdma_cm_event* expect_event(rdma_event_channel* ch, rdma_cm_event_type want, int
                            hint);
 }
 
-rdma_conn_param conn_param(const DeviceRes& d, const uint8_t* pd) {
+rdma_conn_param conn_param(ReadDepths depths, const uint8_t* pd) {
   rdma_conn_param p{};
   p.private_data = pd;
   p.private_data_len = uint8_t(kPdBytes);
-  p.responder_resources = uint8_t(std::clamp(d.attr.max_qp_rd_atom, 1, int(kReadDepth)));
-  p.initiator_depth = uint8_t(std::clamp(d.attr.max_qp_init_rd_atom, 1, int(kReadDepth)));
+  p.responder_resources = depths.responder_resources;
+  p.initiator_depth = depths.initiator_depth;
   p.flow_control = 1;
-  p.retry_count = 7;
-  p.rnr_retry_count = 7;  // RNR NAKs retried without end: a slow receiver only slows us
+  p.retry_count = kTransportRetry;
+  p.rnr_retry_count = kRnrRetry;
   return p;
+}
+
+ReadDepths local_depths(const DeviceRes& d) {
+  return local_read_depths(d.attr.max_qp_rd_atom, d.attr.max_qp_init_rd_atom);
+}
+
+ReadDepths accept_depths(const DeviceRes& d, const rdma_conn_param& req) {
+  return accept_read_depths(local_depths(d), {req.responder_resources, req.initiator_depth});
+}
+
+int set_min_rnr_timer(ibv_qp* qp, ibv_context* ctx) {
+  if (!qp || !ctx || ctx->device->transport_type != IBV_TRANSPORT_IB) return 0;
+  ibv_qp_attr a{};
+  a.min_rnr_timer = kMinRnrTimer;
+  return ibv_modify_qp(qp, &a, IBV_QP_MIN_RNR_TIMER);
+}
+
+namespace {
+
+std::string set_u8(rdma_cm_id* id, int option, int value, const char* key) {
+  if (value == kUnset) return "";
+  uint8_t v = uint8_t(value);
+  if (rdma_set_option(id, RDMA_OPTION_ID, option, &v, sizeof v) == 0) return "";
+  int err = errno;
+  return std::string("-O ") + key + "=" + std::to_string(value) +
+         ": rdma_set_option: " + std::strerror(err);
+}
+
+}  // namespace
+
+std::string apply_tos(rdma_cm_id* id, const RdmaSettings& s) {
+  return set_u8(id, RDMA_OPTION_ID_TOS, s.tos, "tos");
+}
+
+std::string apply_ack_timeout(rdma_cm_id* id, const RdmaSettings& s) {
+  return set_u8(id, RDMA_OPTION_ID_ACK_TIMEOUT, s.ack_timeout, "ack_timeout");
 }
 
 std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb, ConnInfo& out) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "transports/api/transport.hpp"
+#include "transports/rdma/device_rules.hpp"
 #include "transports/rdma/private_data.hpp"
 #include "transports/rdma/resources.hpp"
 
@@ -26,9 +27,23 @@ rdma_cm_event* next_event(rdma_event_channel* ch, int64_t deadline_ns);
 rdma_cm_event* expect_event(rdma_event_channel* ch, rdma_cm_event_type want, int64_t deadline_ns,
                             const std::string& what);
 
-// Connection parameters: our private data, read depths within the device's, RNR and transport
-// retries (an RNR NAK is retried without end; a dead peer ends in a retry error).
-rdma_conn_param conn_param(const DeviceRes& d, const uint8_t* pd);
+// Connection parameters: our private data, the READ depths (device_rules.hpp: the connecting
+// side's own, local_depths; the accepting side's answer, accept_depths), finite RNR and
+// transport retries (a peer without a receive ends in an RNR retry error, a dead one in a retry
+// error).
+rdma_conn_param conn_param(ReadDepths depths, const uint8_t* pd);
+ReadDepths local_depths(const DeviceRes& d);
+// The accepting side's depths for a CONNECT_REQUEST event's parameters (as rdma_cm gives them:
+// from the accepting side's point of view, device_rules.hpp's request_as_seen).
+ReadDepths accept_depths(const DeviceRes& d, const rdma_conn_param& req);
+
+// Once ESTABLISHED: the queue pair's min_rnr_timer set to kMinRnrTimer (InfiniBand and RoCE;
+// iWARP has no RNR). 0 or an errno.
+int set_min_rnr_timer(ibv_qp* qp, ibv_context* ctx);
+// -O tos and -O ack_timeout on an rdma_cm id (tos before its route is resolved, or on the
+// listener; ack_timeout before connect or accept): "" or why not, naming the option.
+std::string apply_tos(rdma_cm_id* id, const RdmaSettings& s);
+std::string apply_ack_timeout(rdma_cm_id* id, const RdmaSettings& s);
 // A connection's private data, checked against what this flow expects: "" or why not.
 std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb, ConnInfo& out);
 

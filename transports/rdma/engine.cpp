@@ -167,6 +167,11 @@ int RdmaEngine::open(const Endpoint& ep) {
     return -err;
   }
   tag(id);
+  if (!apply_tos(c.id, res_->settings()).empty()) {
+    destroy_id(c.id);
+    free_conn(id);
+    return -EINVAL;
+  }
   sockaddr* src = e.source.family() == AF_UNSPEC ? nullptr : const_cast<sockaddr*>(e.source.get());
   if (rdma_resolve_addr(c.id, src, const_cast<sockaddr*>(e.remote.get()), 2000) != 0) {
     int err = errno;

@@ -28,7 +28,9 @@
 // End of stream: shutdown_send posts a zero-length SEND (a FIN, from the receive kept back for
 // it); the peer's armed receive completes with 0 bytes. Errors: a failed completion ends its
 // request and the connection's armed receive with -errno, and error_text(conn) names the verb
-// and ibv_wc_status_str; a peer's disconnect or a device's removal (rdma_cm events) likewise.
+// and ibv_wc_status_str; a peer's disconnect or a device's removal (rdma_cm events) likewise,
+// and a device's asynchronous event that touches the connection (a queue pair, its CQ or SRQ in
+// error, its port down, the device lost), named, seen when rdma_cm's events are.
 // The engine's destructor lets outstanding FINs complete (a second at most), then disconnects
 // and destroys every queue pair and id it holds.
 //
@@ -180,6 +182,7 @@ class RdmaEngine {
   void on_disconnected(int id, const char* why, int err);
   void on_device_removed(int id);  // every connection on the device of connection id
   void finish_fins();
+  void check_faults();  // the devices' asynchronous faults (async_events.hpp)
 
   std::shared_ptr<WorkerRes> res_;
   const Layout& lay_;
@@ -205,6 +208,7 @@ class RdmaEngine {
   std::vector<ibv_sge> sges_;
   std::vector<ibv_wc> wcs_;
   int64_t next_cm_check_ns_ = 0;
+  uint64_t faults_seen_ = 0;  // on the worker's FaultBoard
   EngineCounters ctr_;
 };
 

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "transports/rdma/async_events.hpp"
 #include "transports/rdma/cm.hpp"
 #include "transports/rdma/engine.hpp"
 
@@ -106,7 +107,11 @@ void RdmaEngine::on_route_resolved(int id) {
     fail_conn(id, rc, std::string("posting receives: ") + std::strerror(rc));
     return;
   }
-  rdma_conn_param p = conn_param(*c.dev, mine.data());
+  if (std::string why = apply_ack_timeout(c.id, res_->settings()); !why.empty()) {
+    fail_conn(id, EINVAL, why);
+    return;
+  }
+  rdma_conn_param p = conn_param(local_depths(*c.dev), mine.data());
   if (rdma_connect(c.id, &p) != 0) {
     fail_conn(id, errno, std::string("rdma_connect: ") + std::strerror(errno));
     return;
@@ -118,6 +123,10 @@ void RdmaEngine::on_established(int id, rdma_cm_event* ev) {
   Conn& c = conns_[id];
   if (c.st != St::connecting) {  // the passive side: up since rdma_accept
     rdma_ack_cm_event(ev);
+    if (c.st != St::up) return;
+    if (int rc = set_min_rnr_timer(c.qp, c.id->verbs); rc != 0) {
+      fail_conn(id, rc, std::string("ibv_modify_qp (min_rnr_timer): ") + std::strerror(rc));
+    }
     return;
   }
   std::string why = check_peer(ev->param.conn.private_data, ev->param.conn.private_data_len,
@@ -125,6 +134,10 @@ void RdmaEngine::on_established(int id, rdma_cm_event* ev) {
   rdma_ack_cm_event(ev);
   if (!why.empty()) {
     fail_conn(id, EPROTO, "the server's answer is not ours: " + why);
+    return;
+  }
+  if (int rc = set_min_rnr_timer(c.qp, c.id->verbs); rc != 0) {
+    fail_conn(id, rc, std::string("ibv_modify_qp (min_rnr_timer): ") + std::strerror(rc));
     return;
   }
   c.st = St::up;
@@ -136,6 +149,8 @@ void RdmaEngine::on_connect_request(int listener, rdma_cm_event* ev) {
   std::array<uint8_t, kPdBytes> pd{};
   size_t len = std::min<size_t>(ev->param.conn.private_data_len, kPdBytes);
   if (ev->param.conn.private_data) std::memcpy(pd.data(), ev->param.conn.private_data, len);
+  rdma_conn_param req = ev->param.conn;
+  req.private_data = nullptr;  // gone with the event
   rdma_ack_cm_event(ev);
   Conn& l = conns_[listener];
   ConnInfo peer;
@@ -149,24 +164,33 @@ void RdmaEngine::on_connect_request(int listener, rdma_cm_event* ev) {
     return;
   }
   Conn& c = conns_[id];
+  c.st = St::accepting;  // taken: a failure below gives the entry back
   c.id = cm;
   c.peer = peer;
   c.listener = listener;
+  // A failed accept tells the client at once (a reject) and leaves nothing behind: the queue
+  // pair, the id and the entry go, and the entry's generation changes, so that nothing the
+  // queue pair held is taken for a later connection's.
+  auto refuse = [&] {
+    if (c.qp && lay_.srq) qpn_.erase(c.qp->qp_num);
+    rdma_reject(cm, nullptr, 0);
+    destroy_id(cm);
+    free_conn(id);
+  };
   std::array<uint8_t, kPdBytes> mine{};
   try {
     c.dev = &res_->device(cm->verbs);
     c.qp = res_->create_qp(cm, *c.dev);
     encode_conn_info(res_->local_info(uint32_t(id), *c.dev, l.target->setup), mine.data());
   } catch (const std::exception&) {
-    rdma_reject(cm, nullptr, 0);
-    destroy_id(cm);
-    free_conn(id);
+    refuse();
     return;
   }
   tag(id);
-  rdma_conn_param p = conn_param(*c.dev, mine.data());
-  if (res_->post_receives(*c.dev, c.qp, uint32_t(id), c.gen) != 0 || rdma_accept(cm, &p) != 0) {
-    close(id);
+  rdma_conn_param p = conn_param(accept_depths(*c.dev, req), mine.data());
+  if (res_->post_receives(*c.dev, c.qp, uint32_t(id), c.gen) != 0 ||
+      !apply_ack_timeout(cm, res_->settings()).empty() || rdma_accept(cm, &p) != 0) {
+    refuse();
     return;
   }
   // rdma_accept took the queue pair to RTS: it may answer as soon as the request is in.
@@ -204,6 +228,23 @@ void RdmaEngine::on_device_removed(int id) {
       on_disconnected(int(i), "the RDMA device was removed (RDMA_CM_EVENT_DEVICE_REMOVAL)", ENODEV);
     }
   }
+}
+
+void RdmaEngine::check_faults() {
+  const FaultBoard* board = res_->faults();
+  if (!board || board->head() == faults_seen_) return;
+  board->read_since(faults_seen_, [this](const Fault& f) {
+    for (size_t i = 0; i < conns_.size(); ++i) {
+      const Conn& c = conns_[i];
+      if (c.st == St::free || c.st == St::listener || !c.dev) continue;
+      uint32_t qpn = c.qp ? c.qp->qp_num : UINT32_MAX;
+      uint32_t port = c.id ? c.id->port_num : 0;
+      if (fault_hits(f, uint64_t(uintptr_t(c.dev->ctx)), qpn, port, uint64_t(uintptr_t(c.dev->cq)),
+                     uint64_t(uintptr_t(c.dev->srq)))) {
+        fail_conn(int(i), EIO, std::string(verb_name()) + ": " + fault_text(f));
+      }
+    }
+  });
 }
 
 void RdmaEngine::finish_fins() {

@@ -13,7 +13,7 @@ namespace mtperf::rdma {
 namespace {
 
 uint32_t inline_limit(const DeviceRes& d) {
-  return d.max_inline == UINT32_MAX ? 0 : d.max_inline;
+  return d.max_inline;  // what the device granted, within -O inline
 }
 
 }  // namespace
@@ -189,7 +189,15 @@ void RdmaEngine::post_conn(int id) {
     }
   }
   c.sq_tail += posted;
-  if (rc != 0) fail_conn(id, rc, std::string("ibv_post_send: ") + std::strerror(rc));
+  if (rc != 0) {
+    // Unsignaled requests posted before complete only with a later signalled one, which may
+    // never come now: the queue pair goes to the error state, where every request it holds
+    // completes (flushed), and the connection's sends are retired with the failure.
+    ibv_qp_attr err{};
+    err.qp_state = IBV_QPS_ERR;
+    ibv_modify_qp(c.qp, &err, IBV_QP_STATE);
+    fail_conn(id, rc, std::string("ibv_post_send: ") + std::strerror(rc));
+  }
 }
 
 }  // namespace mtperf::rdma

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "transports/rdma/cm.hpp"
+#include "transports/rdma/device_rules.hpp"
 #include "transports/rdma/engine.hpp"
 #include "transports/rdma/flow_math.hpp"
 
@@ -29,9 +30,12 @@ int errno_of(ibv_wc_status s) {
   switch (s) {
     case IBV_WC_WR_FLUSH_ERR:
     case IBV_WC_RETRY_EXC_ERR:
-    case IBV_WC_RNR_RETRY_EXC_ERR:
     case IBV_WC_REM_ABORT_ERR:
       return ECONNRESET;
+    case IBV_WC_RNR_RETRY_EXC_ERR:
+      // Never a normal end: credits promise a receive for every message, so a peer without one
+      // is a fault of ours (ECONNRESET would pass for the peer's going away after the test).
+      return ENOBUFS;
     case IBV_WC_LOC_LEN_ERR:
     case IBV_WC_REM_INV_REQ_ERR:
       return EMSGSIZE;
@@ -69,7 +73,13 @@ std::string RdmaEngine::wc_text(const ibv_wc& wc, const char* what) const {
   char tail[96];
   std::snprintf(tail, sizeof tail, " (status %d, vendor error 0x%x)", int(wc.status),
                 wc.vendor_err);
-  return std::string(what) + ": " + ibv_wc_status_str(wc.status) + tail;
+  std::string s = std::string(what) + ": " + ibv_wc_status_str(wc.status) + tail;
+  if (wc.status == IBV_WC_RNR_RETRY_EXC_ERR) {
+    s += "; RNR: the peer had no receive posted for " + std::to_string(kRnrRetry + 1) + " tries, " +
+         std::to_string(rnr_timer_us(kMinRnrTimer)) +
+         " us apart: its receives and our credits disagree";
+  }
+  return s;
 }
 
 const char* RdmaEngine::verb_name() const {
@@ -144,11 +154,12 @@ void RdmaEngine::on_recv_wc(const ibv_wc& wc) {
   if (wr_conn(wc.wr_id) == kSrqConn) {
     auto it = qpn_.find(wc.qp_num);
     if (it != qpn_.end()) id = it->second;
-    if (id < 0 || conns_[id].st == St::free) {
-      // A closed connection's message: its shared receive goes back to the others.
-      if (wc.status == IBV_WC_SUCCESS)
-        res_->repost(*res_->devices().front(), nullptr, kSrqConn, 0, slot);
-      return;
+    // A shared receive that completes, in error or not, leaves the queue: it goes back at once
+    // unless the workload is handed its slot, or the queue would shrink below the credits
+    // granted to the other connections (crr's churn fails some of them).
+    if (id < 0 || conns_[id].st == St::free || wc.status != IBV_WC_SUCCESS) {
+      res_->repost(*res_->devices().front(), nullptr, kSrqConn, 0, slot);
+      if (id < 0 || conns_[id].st == St::free) return;
     }
   } else {
     id = int(wr_conn(wc.wr_id));
@@ -297,6 +308,7 @@ int RdmaEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) {
     if (now >= next_cm_check_ns_) {
       next_cm_check_ns_ = now + kCmCheckNs;
       cm_events();
+      check_faults();
       if (!ready_.empty() || !dirty_.empty()) continue;
     }
     if (now >= deadline) return 0;

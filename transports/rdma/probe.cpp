@@ -71,6 +71,20 @@ void add_feature(ProbeResult& r, const std::string& f) {
     r.features.push_back(f);
 }
 
+// Why a device of this node type (sysfs node_type: "CA", "RNIC", "usNIC", "unspecified", ...)
+// cannot carry the transport, or "" when it can (or when the kernel did not say).
+std::string node_refusal(const RdmaDevice& d) {
+  const std::string& t = d.node_type;
+  if (t.empty() || t == "CA") return "";
+  if (t == "RNIC") {
+    return d.name +
+           " is iWARP (node type RNIC): it has no immediate data, which this transport's "
+           "credits and end of stream ride on";
+  }
+  return d.name + " (node type " + t +
+         ") has no reliable-connected queue pairs connected by rdma_cm (EFA, usNIC)";
+}
+
 }  // namespace
 
 ProbeResult rdma_probe(const std::string& root) {
@@ -88,14 +102,28 @@ ProbeResult rdma_probe(const std::string& root) {
     return r;
   }
   bool rocev2 = false;
+  bool any_active = false;
+  std::string refused;
   std::vector<std::string> layers;
-  for (const RdmaDevice& d : rd.devices)
+  for (const RdmaDevice& d : rd.devices) {
+    std::string no = node_refusal(d);
     for (const RdmaPort& p : d.ports) {
       if (!p.active()) continue;
+      any_active = true;
+      if (!no.empty()) {
+        refused += (refused.empty() ? "" : "; ") + no;
+        break;
+      }
       add_feature(r, d.name);
       if (!p.link_layer.empty()) layers.push_back(lower(p.link_layer));
       rocev2 |= p.rocev2();
     }
+  }
+  if (r.features.empty() && any_active) {
+    r.why = "no RDMA device this transport can use: " + refused +
+            "; it needs an InfiniBand or RoCE device (node type CA)";
+    return r;
+  }
   if (r.features.empty()) {
     r.why = "no ACTIVE RDMA port: " + port_states(rd) +
             "; bring a port's link up (soft-RoCE: `ip link set IF up` on its interface; "

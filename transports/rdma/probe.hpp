@@ -5,9 +5,11 @@
 //   - the kernel has no RDMA support (no /sys/class/infiniband);
 //   - no RDMA device (with the soft-RoCE command `rdma link add rxe0 type rxe netdev IF`, naming an
 //     Ethernet interface of this host when there is one);
-//   - no ACTIVE port (naming every device's ports and their states).
-// features: the devices with an ACTIVE port, their link layers ("ethernet", "infiniband") and
-// "rocev2" when an ACTIVE port has a RoCE v2 GID.
+//   - no ACTIVE port (naming every device's ports and their states);
+//   - only devices it cannot use have one: iWARP (node type RNIC: no immediate data) and those
+//     without RC queue pairs or rdma_cm (EFA, usNIC), each named with its reason.
+// features: the usable devices with an ACTIVE port, their link layers ("ethernet", "infiniband")
+// and "rocev2" when an ACTIVE port has a RoCE v2 GID.
 #include <string>
 
 #include "transports/api/registry.hpp"

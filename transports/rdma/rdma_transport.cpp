@@ -4,11 +4,14 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "platform/rdma_devices.hpp"
 #include "platform/topology.hpp"
 #include "transports/api/engine_host.hpp"
+#include "transports/rdma/async_events.hpp"
 #include "transports/rdma/engine.hpp"
+#include "transports/rdma/fork_safety.hpp"
 #include "transports/rdma/probe.hpp"
 #include "transports/rdma/register.hpp"
 #include "transports/rdma/settings.hpp"
@@ -78,9 +81,11 @@ SockAddr over_rdma(const SockAddr& a) {
 
 class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
  public:
-  explicit RdmaTransport(const RdmaSettings& s) : set_(s) {}
+  // Fork support first: no verbs call of this process may come before it (fork_safety.hpp).
+  explicit RdmaTransport(const RdmaSettings& s) : set_(s), fork_error_(ensure_fork_safe()) {}
   ~RdmaTransport() override {
     workers_.clear();  // every PD, CQ and MR before the devices' last reference
+    watcher_.reset();  // its events acknowledged, before the contexts go
     if (devices_) {
       rdma_free_devices(devices_);
       // librdmacm keeps a device open until it learns, on a later listing, that the device is
@@ -152,9 +157,16 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
       // Holds librdmacm's device contexts open for as long as our PDs and CQs live on them.
       devices_ = rdma_get_devices(nullptr);
       before_ = read_rdma_counters("/");
+      std::vector<ibv_context*> contexts;
+      for (ibv_context** c = devices_; c && *c; ++c)
+        contexts.push_back(*c);
+      if (!contexts.empty()) watcher_ = std::make_unique<AsyncWatcher>(contexts, faults_);
     }
     auto& w = workers_[s.worker];
-    if (!w) w = std::make_shared<WorkerRes>(s.engine, set_, s.per_transaction);
+    if (!w) {
+      w = std::make_shared<WorkerRes>(s.engine, set_, s.per_transaction);
+      w->set_faults(faults_);
+    }
     return w;
   }
 
@@ -162,10 +174,13 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
   mutable std::mutex mu_;
   std::map<uint32_t, std::shared_ptr<WorkerRes>> workers_;
   ibv_context** devices_ = nullptr;
+  std::shared_ptr<FaultBoard> faults_ = std::make_shared<FaultBoard>();
+  std::unique_ptr<AsyncWatcher> watcher_;  // reads devices_' asynchronous events
   std::vector<RdmaPortCounters> before_;
   EngineCounters ctr_;
   int64_t inline_ = -1;
   bool memory_poll_ = false;
+  std::string fork_error_;  // "" once fork support is on (fork_safety.hpp)
 };
 
 std::map<std::string, std::string> RdmaTransport::effective_settings() const {
@@ -175,7 +190,22 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
   m["signal"] = std::to_string(set_.signal_every);
   m["inline"] = inline_ >= 0                       ? std::to_string(inline_)
                 : set_.inline_cap == kInlineDevice ? "device"
+                : set_.inline_cap == kInlineAuto   ? "auto"
                                                    : std::to_string(set_.inline_cap);
+  if (!fork_error_.empty()) m["fork_safety"] = fork_error_;
+  if (set_.tos != kUnset) m["tos"] = std::to_string(set_.tos);
+  if (set_.ack_timeout != kUnset) m["ack_timeout"] = std::to_string(set_.ack_timeout);
+  // Each worker's completion vector, per device: beside the IRQ CPUs of --pin irq, which
+  // vector's interrupt wakes which worker under --wait block.
+  std::string vectors;
+  for (auto& [worker, res] : workers_) {
+    for (auto& d : std::as_const(*res).devices()) {
+      vectors += (vectors.empty() ? "" : ", ") + ("worker " + std::to_string(worker) + ": ") +
+                 d->name() + " vector " + std::to_string(d->comp_vector) + " of " +
+                 std::to_string(d->ctx->num_comp_vectors);
+    }
+  }
+  if (!vectors.empty()) m["comp_vectors"] = vectors;
   if (!workers_.empty()) {
     const Layout& l = workers_.begin()->second->layout();
     m["srq"] = l.srq ? "on" : "off";

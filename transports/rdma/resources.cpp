@@ -5,20 +5,28 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 
+#include "transports/rdma/device_rules.hpp"
 #include "transports/rdma/flow_math.hpp"
+#include "transports/rdma/fork_safety.hpp"
 
 namespace mtperf::rdma {
 
 namespace {
 
-// The largest inline size a first queue pair tries when the options leave it to the device.
-constexpr uint32_t kInlineProbe = 1024;
+// Local write for every region (receives and READs land in the area; providers may want it of
+// the pool as well); remote access only as device_rules.hpp's area_access says.
+int access_flags(RemoteAccess r) {
+  return IBV_ACCESS_LOCAL_WRITE | (r.write ? IBV_ACCESS_REMOTE_WRITE : 0) |
+         (r.read ? IBV_ACCESS_REMOTE_READ : 0);
+}
 
-int access_flags() {
-  return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+DeviceLimits limits(const ibv_device_attr& a) {
+  return {a.max_qp_wr, a.max_cqe, a.max_srq_wr, a.max_sge};
 }
 
 }  // namespace
@@ -33,16 +41,37 @@ void throw_errno(const std::string& what, int err) {
   throw std::runtime_error(what + ": " + std::strerror(err) + hint);
 }
 
+std::string ensure_fork_safe() {
+  static std::once_flag once;
+  static int rc = 0;
+  std::call_once(once, [] { rc = ibv_fork_init(); });
+  if (rc == 0) return "";
+  return std::string("ibv_fork_init: ") + std::strerror(rc) +
+         " (registered memory is not protected from a fork during the test)";
+}
+
+bool fork_safe() {
+  return ibv_is_fork_initialized() != IBV_FORK_DISABLED;
+}
+
 DeviceRes::~DeviceRes() {
-  if (srq) ibv_destroy_srq(srq);
+  // A destructor does not throw: a failure goes to stderr. EBUSY means something made on this
+  // device (a queue pair, a memory region) outlived the code that should have destroyed it.
+  std::string dev = name();
+  auto check = [&dev](int rc, const char* what) {
+    if (rc == 0) return;
+    std::fprintf(stderr, "mtperf: rdma: %s on %s: %s%s\n", what, dev.c_str(), std::strerror(rc),
+                 rc == EBUSY ? " (still in use: a queue pair or region was not released)" : "");
+  };
+  if (srq) check(ibv_destroy_srq(srq), "ibv_destroy_srq");
   if (cq) {
     if (cq_events) ibv_ack_cq_events(cq, cq_events);
-    ibv_destroy_cq(cq);
+    check(ibv_destroy_cq(cq), "ibv_destroy_cq");
   }
-  if (channel) ibv_destroy_comp_channel(channel);
-  if (area_mr) ibv_dereg_mr(area_mr);
-  if (pool_mr) ibv_dereg_mr(pool_mr);
-  if (pd) ibv_dealloc_pd(pd);
+  if (channel) check(ibv_destroy_comp_channel(channel), "ibv_destroy_comp_channel");
+  if (area_mr) check(ibv_dereg_mr(area_mr), "ibv_dereg_mr (receive area)");
+  if (pool_mr) check(ibv_dereg_mr(pool_mr), "ibv_dereg_mr (buffer pool)");
+  if (pd) check(ibv_dealloc_pd(pd), "ibv_dealloc_pd");
 }
 
 std::string DeviceRes::name() const {
@@ -89,41 +118,49 @@ DeviceRes& WorkerRes::device(ibv_context* ctx) {
   }
   auto d = std::make_unique<DeviceRes>();
   d->ctx = ctx;
+  DeviceKind kind = ctx->device->transport_type == IBV_TRANSPORT_IB      ? DeviceKind::ib_roce
+                    : ctx->device->transport_type == IBV_TRANSPORT_IWARP ? DeviceKind::iwarp
+                                                                         : DeviceKind::other;
+  if (std::string why = device_refusal(kind, settings_.verb, dev); !why.empty()) {
+    throw std::runtime_error(why);
+  }
   if (ibv_query_device(ctx, &d->attr) != 0) throw_errno("ibv_query_device " + dev, errno);
+  // Every queue is created at the size the engine uses, or not at all.
+  if (std::string why = size_refusal(layout_, limits(d->attr), dev); !why.empty()) {
+    throw std::runtime_error(why);
+  }
   d->pd = ibv_alloc_pd(ctx);
   if (!d->pd) throw_errno("ibv_alloc_pd " + dev, errno);
   d->channel = ibv_create_comp_channel(ctx);
   if (!d->channel) throw_errno("ibv_create_comp_channel " + dev, errno);
   int fl = fcntl(d->channel->fd, F_GETFL);
   fcntl(d->channel->fd, F_SETFL, fl | O_NONBLOCK);
-  uint64_t want = cq_entries(layout_);
-  int cqe = int(std::min<uint64_t>(want, uint64_t(std::max(d->attr.max_cqe, 1))));
-  d->cq = ibv_create_cq(ctx, cqe, nullptr, d->channel, 0);
-  if (!d->cq) throw_errno("ibv_create_cq " + dev + " (" + std::to_string(cqe) + " entries)", errno);
+  int cqe = int(cq_entries(layout_));
+  d->comp_vector = comp_vector(cfg_.worker, ctx->num_comp_vectors);
+  d->cq = ibv_create_cq(ctx, cqe, nullptr, d->channel, d->comp_vector);
+  if (!d->cq) {
+    throw_errno("ibv_create_cq " + dev + " (" + std::to_string(cqe) + " entries, vector " +
+                    std::to_string(d->comp_vector) + ")",
+                errno);
+  }
   if (pool_.bytes() > 0) {
-    d->pool_mr = ibv_reg_mr(d->pd, pool_.base(), pool_.bytes(), access_flags());
+    d->pool_mr = ibv_reg_mr(d->pd, pool_.base(), pool_.bytes(), access_flags(pool_access()));
     if (!d->pool_mr) throw_errno("ibv_reg_mr of the buffer pool on " + dev, errno);
   }
-  d->area_mr = ibv_reg_mr(d->pd, area_, area_bytes_, access_flags());
+  d->area_mr = ibv_reg_mr(d->pd, area_, area_bytes_, access_flags(area_access(settings_.verb)));
   if (!d->area_mr) throw_errno("ibv_reg_mr of the receive area on " + dev, errno);
   if (layout_.srq) fill_srq(*d);
+  d->max_inline = find_inline(*d);
   devices_.push_back(std::move(d));
   return *devices_.back();
 }
 
 void WorkerRes::fill_srq(DeviceRes& d) {
   ibv_srq_init_attr a{};
-  uint32_t depth = layout_.srq_depth;
-  if (d.attr.max_srq_wr > 0) depth = std::min<uint32_t>(depth, uint32_t(d.attr.max_srq_wr));
-  a.attr.max_wr = depth;
+  a.attr.max_wr = layout_.srq_depth;  // within max_srq_wr: size_refusal
   a.attr.max_sge = 1;
   d.srq = ibv_create_srq(d.pd, &a);
   if (!d.srq) throw_errno("ibv_create_srq on " + d.name(), errno);
-  if (depth < layout_.srq_depth) {
-    throw std::runtime_error("rdma: " + d.name() + " takes " + std::to_string(depth) +
-                             " receives in a shared queue, " + std::to_string(layout_.srq_depth) +
-                             " needed; use -O srq=off");
-  }
   for (uint32_t i = 0; i < layout_.srq_depth; ++i) {
     int rc = repost(d, nullptr, kSrqConn, 0, i);
     if (rc != 0) throw_errno("ibv_post_srq_recv on " + d.name(), rc);
@@ -171,55 +208,62 @@ ConnInfo WorkerRes::local_info(uint32_t conn, const DeviceRes& d, const FlowSetu
   return c;
 }
 
-ibv_qp* WorkerRes::create_qp(rdma_cm_id* id, DeviceRes& d) {
+ibv_qp_init_attr WorkerRes::qp_attr(const DeviceRes& d) const {
   ibv_qp_init_attr a{};
   a.send_cq = d.cq;
   a.recv_cq = d.cq;
   a.srq = d.srq;
   a.qp_type = IBV_QPT_RC;
   a.sq_sig_all = 0;
-  a.cap.max_send_wr = std::min<uint32_t>(layout_.sq_depth, uint32_t(d.attr.max_qp_wr));
+  a.cap.max_send_wr = layout_.sq_depth;  // within max_qp_wr: size_refusal
   a.cap.max_recv_wr = d.srq ? 0 : std::max<uint32_t>(layout_.recv_per_qp, 1);
   a.cap.max_send_sge = std::min(2, d.attr.max_sge);
   a.cap.max_recv_sge = d.srq ? 0 : 1;
-  uint32_t cap = settings_.inline_cap;
-  bool probing = d.max_inline == UINT32_MAX;
-  uint32_t want = std::min(cap, probing ? kInlineProbe : d.max_inline);
+  a.cap.max_inline_data = d.max_inline;
+  return a;
+}
+
+std::string WorkerRes::qp_text(const ibv_qp_init_attr& a) const {
+  return std::to_string(a.cap.max_send_wr) + " send, " + std::to_string(a.cap.max_recv_wr) +
+         " receive entries, " + std::to_string(a.cap.max_inline_data) + " bytes inline";
+}
+
+uint32_t WorkerRes::find_inline(DeviceRes& d) {
+  // Providers refuse an inline size beyond theirs without saying what it is, or lower it
+  // without a word: a queue pair that is never connected asks, here at set-up, so that no
+  // connection made on the data path (crr) has to.
+  uint32_t wanted = inline_wanted(settings_.inline_cap, settings_.verb);
   int err = 0;
-  auto create = [&](uint32_t inline_bytes) {
-    ibv_qp_init_attr t = a;
-    t.cap.max_inline_data = inline_bytes;
-    if (rdma_create_qp(id, d.pd, &t) == 0) return true;
-    err = errno;
-    return false;
-  };
-  if (create(want)) {
-    d.max_inline = want;  // what every queue pair of the device is asked for from now on
-    return id->qp;
-  }
-  if (!probing || want == 0) {
-    throw_errno("rdma_create_qp on " + d.name() + " (" + std::to_string(a.cap.max_send_wr) +
-                    " send, " + std::to_string(a.cap.max_recv_wr) + " receive entries, " +
-                    std::to_string(want) + " bytes inline)",
-                err);
-  }
-  // Providers refuse an inline size beyond theirs and do not say what it is: the first queue
-  // pair of a device searches for the largest they take; the next ones ask for that.
-  uint32_t lo = 0, hi = want - 1;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo + 1) / 2;
-    if (create(mid)) {
-      rdma_destroy_qp(id);
-      lo = mid;
-    } else {
-      hi = mid - 1;
+  ibv_qp_init_attr last{};
+  int64_t got = settle_inline(wanted, [&](uint32_t ask, uint32_t& reported) {
+    ibv_qp_init_attr a = qp_attr(d);
+    a.cap.max_inline_data = ask;
+    last = a;
+    ibv_qp* qp = ibv_create_qp(d.pd, &a);
+    if (!qp) {
+      err = errno;
+      return false;
     }
+    reported = a.cap.max_inline_data;  // what the provider granted
+    if (int rc = ibv_destroy_qp(qp); rc != 0) {
+      throw_errno("ibv_destroy_qp of the queue pair that found the inline size on " + d.name(), rc);
+    }
+    return true;
+  });
+  if (got < 0) throw_errno("ibv_create_qp on " + d.name() + " (" + qp_text(last) + ")", err);
+  return uint32_t(got);
+}
+
+ibv_qp* WorkerRes::create_qp(rdma_cm_id* id, DeviceRes& d) {
+  ibv_qp_init_attr a = qp_attr(d);
+  if (rdma_create_qp(id, d.pd, &a) != 0) {
+    int err = errno;
+    throw_errno("rdma_create_qp on " + d.name() + " (" + qp_text(qp_attr(d)) + ")", err);
   }
-  d.max_inline = lo;
-  if (create(lo)) return id->qp;
-  throw_errno("rdma_create_qp on " + d.name() + " (" + std::to_string(a.cap.max_send_wr) +
-                  " send, " + std::to_string(a.cap.max_recv_wr) + " receive entries)",
-              err);
+  // rdma_create_qp gives back what the device granted; a device that grants less inline than
+  // the first queue pair was given lowers what every send of the device carries inline.
+  d.max_inline = granted_inline(d.max_inline, a.cap.max_inline_data);
+  return id->qp;
 }
 
 }  // namespace mtperf::rdma

@@ -36,8 +36,11 @@ struct DeviceRes {
   ibv_mr* pool_mr = nullptr;
   ibv_mr* area_mr = nullptr;
   ibv_srq* srq = nullptr;
-  uint32_t max_inline = UINT32_MAX;  // learnt from the first queue pair (UINT32_MAX: not yet)
-  uint32_t cq_events = 0;            // completion events not yet acknowledged
+  // Bytes a send may carry inline: found at set-up (device_rules.hpp's settle_inline), lowered
+  // if a later queue pair is granted less.
+  uint32_t max_inline = 0;
+  int comp_vector = 0;     // the CQ's completion vector (device_rules.hpp's comp_vector)
+  uint32_t cq_events = 0;  // completion events not yet acknowledged
 
   DeviceRes() = default;
   DeviceRes(const DeviceRes&) = delete;
@@ -68,6 +71,8 @@ constexpr uint32_t wr_index(uint64_t id) {
   return uint32_t(id);
 }
 
+class FaultBoard;
+
 class WorkerRes {
  public:
   WorkerRes(const EngineConfig& cfg, const RdmaSettings& s, bool per_transaction);
@@ -90,6 +95,10 @@ class WorkerRes {
   DeviceRes& device(ibv_context* ctx);
   std::vector<std::unique_ptr<DeviceRes>>& devices() { return devices_; }
   const std::vector<std::unique_ptr<DeviceRes>>& devices() const { return devices_; }
+  // The devices' asynchronous faults (async_events.hpp), published by the transport's watcher;
+  // nullptr when none watches.
+  const FaultBoard* faults() const { return faults_.get(); }
+  void set_faults(std::shared_ptr<const FaultBoard> b) { faults_ = std::move(b); }
   // Set-up: the next entry of the connection table. Throws when set-up has used its half.
   uint32_t take_setup_conn();
   uint32_t setup_conns() const { return setup_conns_; }
@@ -97,7 +106,7 @@ class WorkerRes {
   // What this side tells the peer of connection `conn` on device d.
   ConnInfo local_info(uint32_t conn, const DeviceRes& d, const FlowSetup& s) const;
   // Creates the queue pair of `id` on d (RC, this layout's depths, inline up to what the device
-  // takes and the options allow); throws naming the call.
+  // granted and the options allow); throws naming the call.
   ibv_qp* create_qp(rdma_cm_id* id, DeviceRes& d);
   // Posts a connection's receives (none with an SRQ); 0 or an errno.
   int post_receives(DeviceRes& d, ibv_qp* qp, uint32_t conn, uint32_t gen);
@@ -106,6 +115,9 @@ class WorkerRes {
 
  private:
   void fill_srq(DeviceRes& d);
+  ibv_qp_init_attr qp_attr(const DeviceRes& d) const;
+  uint32_t find_inline(DeviceRes& d);
+  std::string qp_text(const ibv_qp_init_attr& a) const;
 
   EngineConfig cfg_;
   RdmaSettings settings_;
@@ -116,6 +128,7 @@ class WorkerRes {
   uint32_t setup_conns_ = 0;
   uint32_t setup_limit_ = 0;
   std::vector<std::unique_ptr<DeviceRes>> devices_;
+  std::shared_ptr<const FaultBoard> faults_;
 };
 
 }  // namespace mtperf::rdma

@@ -26,16 +26,20 @@ Verb parse_verb(std::string_view s);
 enum class SrqMode : uint8_t { automatic, on, off };
 std::string_view to_string(SrqMode m);
 
-inline constexpr uint32_t kInlineDevice = UINT32_MAX;  // inline up to the device's maximum
+inline constexpr uint32_t kInlineDevice = UINT32_MAX;    // inline up to the device's maximum
+inline constexpr uint32_t kInlineAuto = UINT32_MAX - 1;  // a few hundred bytes (device_rules.hpp)
+inline constexpr int kUnset = -1;                        // an option left to rdma_cm's default
 // A worker with more connections than this shares one receive queue (SRQ) among them.
 inline constexpr uint32_t kSrqAbove = 4;
 
 struct RdmaSettings {
   Verb verb = Verb::send;
-  uint32_t inline_cap = kInlineDevice;  // bytes; 0 = never inline
-  uint32_t signal_every = 16;           // streams: one signalled send per N (1..1024)
+  uint32_t inline_cap = kInlineAuto;  // bytes; 0 = never inline
+  uint32_t signal_every = 16;         // streams: one signalled send per N (1..1024)
   SrqMode srq = SrqMode::automatic;
   uint32_t recv_depth = 0;  // receives (and landing slots) per connection; 0 = sized from the test
+  int tos = kUnset;         // IP type of service of the connections (RoCE v2: DSCP and ECN), 0..255
+  int ack_timeout = kUnset;  // local ACK timeout, 4.096 us x 2^N, 0..31
 };
 
 // Validates every key (unknown keys and bad values throw std::invalid_argument naming the key,

@@ -61,6 +61,10 @@ class RdmaListener final : public FlowListener {
     std::string what = flow_name(setup) + ": listening on " + where.to_string();
     ch_ = make_channel();
     if (rdma_create_id(ch_, &id_, nullptr, RDMA_PS_TCP) != 0) fail_errno(what + ": rdma_create_id");
+    // The ids of the connections it accepts take its type of service.
+    if (std::string why = apply_tos(id_, res_->settings()); !why.empty()) {
+      throw std::runtime_error(what + ": " + why);
+    }
     if (rdma_bind_addr(id_, sa(where)) != 0) fail_errno(what + ": rdma_bind_addr");
     if (rdma_listen(id_, setup.per_transaction ? 1024 : 4) != 0) fail_errno(what + ": rdma_listen");
     // Bound to an address of a device: its resources now, before the timed phase.
@@ -102,6 +106,8 @@ std::unique_ptr<Endpoint> RdmaListener::accept(int64_t deadline_ns) {
   std::array<uint8_t, kPdBytes> pd{};
   size_t len = std::min<size_t>(ev->param.conn.private_data_len, kPdBytes);
   if (ev->param.conn.private_data) std::memcpy(pd.data(), ev->param.conn.private_data, len);
+  rdma_conn_param req = ev->param.conn;
+  req.private_data = nullptr;  // gone with the event
   rdma_cm_id* cm = ev->id;
   rdma_ack_cm_event(ev);
   ConnInfo peer;
@@ -129,12 +135,27 @@ std::unique_ptr<Endpoint> RdmaListener::accept(int64_t deadline_ns) {
     rdma_reject(cm, nullptr, 0);
     throw_errno(what + ": rdma_migrate_id", err);
   }
-  prepare(*ep, setup_);
   std::array<uint8_t, kPdBytes> mine{};
-  encode_conn_info(ep->res->local_info(ep->conn, *ep->dev, setup_), mine.data());
-  rdma_conn_param p = conn_param(*ep->dev, mine.data());
-  if (rdma_accept(cm, &p) != 0) fail_errno(what + ": rdma_accept");
+  try {
+    prepare(*ep, setup_);
+    encode_conn_info(ep->res->local_info(ep->conn, *ep->dev, setup_), mine.data());
+    if (std::string why = apply_ack_timeout(cm, res_->settings()); !why.empty()) {
+      throw std::runtime_error(what + ": " + why);
+    }
+  } catch (...) {
+    rdma_reject(cm, nullptr, 0);  // the client hears now, not at its deadline
+    throw;
+  }
+  rdma_conn_param p = conn_param(accept_depths(*ep->dev, req), mine.data());
+  if (rdma_accept(cm, &p) != 0) {
+    int err = errno;
+    rdma_reject(cm, nullptr, 0);
+    throw_errno(what + ": rdma_accept", err);
+  }
   rdma_ack_cm_event(expect_event(ep->ch, RDMA_CM_EVENT_ESTABLISHED, deadline_ns, what));
+  if (int rc = set_min_rnr_timer(ep->id->qp, ep->id->verbs); rc != 0) {
+    throw_errno(what + ": ibv_modify_qp (min_rnr_timer)", rc);
+  }
   // One connection per flow: the listener has served its purpose.
   destroy_id(id_);
   id_ = nullptr;
@@ -172,6 +193,9 @@ std::unique_ptr<Endpoint> rdma_connect(const SockAddr& server, const SockAddr& s
   if (rdma_create_id(ep->ch, &ep->id, nullptr, RDMA_PS_TCP) != 0) {
     fail_errno(what + ": rdma_create_id");
   }
+  if (std::string why = apply_tos(ep->id, ep->res->settings()); !why.empty()) {
+    throw std::runtime_error(what + ": " + why);
+  }
   if (setup.per_transaction) {
     // Each transaction connects on the data path; the device's resources are made now, before
     // the timed phase, from where the address resolves.
@@ -188,13 +212,19 @@ std::unique_ptr<Endpoint> rdma_connect(const SockAddr& server, const SockAddr& s
   prepare(*ep, setup);
   std::array<uint8_t, kPdBytes> mine{};
   encode_conn_info(ep->res->local_info(ep->conn, *ep->dev, setup), mine.data());
-  rdma_conn_param p = conn_param(*ep->dev, mine.data());
+  if (std::string why = apply_ack_timeout(ep->id, ep->res->settings()); !why.empty()) {
+    throw std::runtime_error(what + ": " + why);
+  }
+  rdma_conn_param p = conn_param(local_depths(*ep->dev), mine.data());
   if (rdma_connect(ep->id, &p) != 0) fail_errno(what + ": rdma_connect");
   rdma_cm_event* ev = expect_event(ep->ch, RDMA_CM_EVENT_ESTABLISHED, deadline_ns, what);
   std::string why = check_peer(ev->param.conn.private_data, ev->param.conn.private_data_len, setup,
                                ep->res->settings().verb, ep->peer);
   rdma_ack_cm_event(ev);
   if (!why.empty()) throw std::runtime_error(what + ": the server's answer is not ours: " + why);
+  if (int rc = set_min_rnr_timer(ep->id->qp, ep->id->verbs); rc != 0) {
+    throw_errno(what + ": ibv_modify_qp (min_rnr_timer)", rc);
+  }
   return ep;
 }
 

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "transports/rdma/probe.hpp"
 
@@ -70,6 +72,58 @@ TEST_CASE("probe: a two-port device, RoCE and InfiniBand") {
   auto r = mtperf::rdma_probe(fixture("mlx5x2"));
   CHECK(r.usable);
   CHECK(r.features == Features{"mlx5_0", "ethernet", "infiniband", "rocev2"});
+}
+
+namespace {
+
+// A host whose only RDMA devices are `devs` (name, node_type), each with one ACTIVE Ethernet
+// port.
+using Devs = std::vector<std::pair<std::string, std::string>>;
+
+struct FakeHost {
+  fs::path root;
+  explicit FakeHost(const Devs& devs) {
+    static int n = 0;
+    root = fs::temp_directory_path() /
+           ("mtperf-probe-kind-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    for (auto& [name, type] : devs) {
+      fs::path d = root / "sys/class/infiniband" / name;
+      fs::create_directories(d / "ports/1");
+      std::ofstream(d / "node_type") << type << "\n";
+      std::ofstream(d / "ports/1/state") << "4: ACTIVE\n";
+      std::ofstream(d / "ports/1/phys_state") << "5: LinkUp\n";
+      std::ofstream(d / "ports/1/link_layer") << "Ethernet\n";
+    }
+  }
+  FakeHost(const FakeHost&) = delete;
+  FakeHost& operator=(const FakeHost&) = delete;
+  ~FakeHost() { fs::remove_all(root); }
+};
+
+}  // namespace
+
+TEST_CASE("probe: an iWARP device alone is refused, with the reason") {
+  FakeHost h(Devs{{"siw0", "4: RNIC"}});
+  auto r = mtperf::rdma_probe(h.root.string());
+  CHECK_FALSE(r.usable);
+  CHECK_THAT(r.why, Catch::StartsWith("no RDMA device this transport can use: siw0 is iWARP "
+                                      "(node type RNIC)"));
+  CHECK_THAT(r.why, Catch::Contains("immediate data"));
+  CHECK(r.features.empty());
+}
+
+TEST_CASE("probe: a device without RC or rdma_cm (EFA) is refused, with the reason") {
+  FakeHost h(Devs{{"efa_0", "7: unspecified"}});
+  auto r = mtperf::rdma_probe(h.root.string());
+  CHECK_FALSE(r.usable);
+  CHECK_THAT(r.why, Catch::Contains("efa_0 (node type unspecified) has no reliable-connected"));
+}
+
+TEST_CASE("probe: beside a RoCE device, an iWARP one is left out of the features") {
+  FakeHost h(Devs{{"irdma0", "4: RNIC"}, {"mlx5_0", "1: CA"}});
+  auto r = mtperf::rdma_probe(h.root.string());
+  CHECK(r.usable);
+  CHECK(r.features == Features{"mlx5_0", "ethernet"});
 }
 
 TEST_CASE("probe: this host answers, and a reason comes with every refusal") {
