@@ -18,5 +18,7 @@ int sweep_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int fleet_command(const std::vector<std::string>& args);
+// `mtperf compare A.json [B.json]` of fleet documents: per-pair ratios (fleet/compare.hpp).
+int fleet_compare_command(const std::vector<std::string>& args);
 
 }  // namespace mtperf::cli

@@ -244,6 +244,7 @@ void set_requests(CompareOptions& o) {
 }  // namespace
 
 int compare_command(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0].ends_with(".json")) return fleet_compare_command(args);
   const CommandSpec spec = compare_spec();
   CompareOptions o;
   try {

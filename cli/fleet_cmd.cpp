@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "fleet/checks.hpp"
+#include "fleet/compare.hpp"
 #include "fleet/coordinator.hpp"
 #include "fleet/emit.hpp"
 #include "fleet/launcher.hpp"
@@ -209,6 +210,52 @@ int emit_command(const FleetOptions& o, const std::vector<std::string>& args) {
 }
 
 }  // namespace
+
+int fleet_compare_command(const std::vector<std::string>& args) {
+  std::vector<std::string> files;
+  std::string format = "text", output;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if ((args[i] == "--format" || args[i] == "-o" || args[i] == "--output") &&
+        i + 1 < args.size()) {
+      (args[i] == "--format" ? format : output) = args[i + 1];
+      ++i;
+    } else if (args[i].ends_with(".json")) {
+      files.push_back(args[i]);
+    } else {
+      std::fprintf(stderr,
+                   "mtperf compare: '%s': fleet documents take only FILE.json [FILE.json] "
+                   "[--format text|json] [-o FILE]\n",
+                   args[i].c_str());
+      return kExitUsage;
+    }
+  }
+  if (files.empty() || files.size() > 2 || (format != "text" && format != "json")) {
+    std::fprintf(stderr, "mtperf compare: give one or two fleet documents, --format text|json\n");
+    return kExitUsage;
+  }
+  try {
+    std::vector<fleet::FleetDoc> docs;
+    for (const auto& f : files) {
+      std::ifstream in(f);
+      if (!in) throw std::runtime_error("cannot read " + f);
+      docs.push_back(fleet::fleet_from_json(nlohmann::json::parse(in)));
+    }
+    const auto ratios = docs.size() == 2 ? fleet::compare_runs(docs[0], files[0], docs[1], files[1])
+                                         : fleet::compare_transports(docs[0]);
+    const std::string text =
+        format == "json" ? fleet::ratios_json(ratios).dump(2) + "\n" : fleet::ratios_text(ratios);
+    if (output.empty()) {
+      std::fputs(text.c_str(), stdout);
+    } else {
+      std::ofstream out(output);
+      if (!(out << text)) throw std::runtime_error("cannot write " + output);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mtperf compare: %s\n", e.what());
+    return 1;
+  }
+}
 
 int fleet_command(const std::vector<std::string>& args) {
   FleetOptions o;

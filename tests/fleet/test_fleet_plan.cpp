@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fleet/checks.hpp"
+#include "fleet/compare.hpp"
 #include "fleet/emit.hpp"
 #include "fleet/launcher.hpp"
 #include "fleet/pattern.hpp"
@@ -338,4 +339,29 @@ TEST_CASE("a pattern is checked before the size is known, without building it",
   CHECK_THROWS_WITH(check_pattern("incast"), Catch::Contains("give K"));
   CHECK_THROWS_WITH(check_pattern("one-to-many:0"), Catch::Contains("K = 0"));
   CHECK_THROWS_WITH(check_pattern("star"), Catch::Contains("unknown"));
+}
+
+TEST_CASE("fleet runs compared pair by pair, and transports within one run", "[fleet][compare]") {
+  FleetDoc a = three_rank_doc();
+  FleetDoc b = three_rank_doc();
+  b.results[3].throughput_bps = 4e9;  // 2->0 halved
+  auto r = compare_runs(a, "before", b, "after");
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].ratio[2][0] == Approx(0.5));
+  CHECK(r[0].ratio[0][1] == Approx(1.0));
+  CHECK_FALSE(r[0].ratio[2][1].has_value());  // failed in both
+  CHECK_THAT(ratios_text(r), Catch::Contains("lowest 2->0 0.500"));
+  CHECK(ratios_json(r)["fleet_compare"][0]["ratio"][2][0] == Approx(0.5));
+  b.roster.pop_back();
+  CHECK_THROWS_WITH(compare_runs(a, "x", b, "y"), Catch::Contains("x has 3 ranks, y has 2"));
+  CHECK_THROWS_WITH(compare_transports(a), Catch::Contains("one transport only"));
+  FleetDoc two = three_rank_doc();
+  two.transports.push_back("uring");
+  PairResult u = two.results[0];
+  u.transport = 1;
+  u.throughput_bps = 12e9;
+  two.results.push_back(u);
+  auto t = compare_transports(two);
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].ratio[0][1] == Approx(1.2));
 }
