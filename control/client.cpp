@@ -65,7 +65,7 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transpor
     throw ProtocolError("READY lists " + std::to_string(ports.size()) + " ports for " +
                         std::to_string(spec.flows_total()) + " flows");
   }
-  int64_t deadline = now_ns() + int64_t(kSetupTimeoutMs) * 1000000;
+  int64_t deadline = deadline_in(kSetupTimeoutMs);
   std::vector<std::unique_ptr<FlowSlot>> flows;
   for (uint32_t i = 0; i < spec.flows_total(); ++i) {
     auto f = std::make_unique<FlowSlot>();
