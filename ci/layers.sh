@@ -33,7 +33,15 @@ while IFS= read -r f; do
 done < <(git ls-files '*.cpp' '*.hpp' '*.h')
 # Only transports/ ask which transport they hold; the rest asks the registry entry's fields and
 # Caps. (An emulated testbed's kind, clip or lane, is the line's mode, not a transport choice.)
-names='"(socket|uring|rdma|clip|lane)"'
+# The names are every transport declared (mtperf_transport() in transports/*/), as the build
+# lists them.
+list=${BUILD_DIR:-build}/transport_names.txt
+if [ ! -s "$list" ]; then
+  echo "ci/layers.sh: $list is missing: configure a build first (bash ci/build.sh); it is" \
+       "generated from the transports' declarations" >&2
+  exit 1
+fi
+names="\"($(paste -sd'|' "$list"))\""
 hits=$(git ls-files '*.cpp' '*.hpp' | grep -vE '^(transports|tests|bench|fuzz)/' |
        xargs grep -nE "(transport|name|n)\)? *(==|!=) *$names|$names *(==|!=) *[a-z_.]*(transport|name)" || true)
 if [ -n "$hits" ]; then

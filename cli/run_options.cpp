@@ -4,6 +4,7 @@
 
 #include "platform/affinity.hpp"
 #include "platform/number.hpp"
+#include "transports/api/transport_list.hpp"
 #include "workloads/memory.hpp"
 
 #include <cmath>
@@ -27,7 +28,10 @@ po::options_description run_description() {
       "127.0.0.1)");
   add("workload,w", text()->default_value("stream", "stream")->value_name("NAME"),
       "stream | maerts | bidir | rr | crr");
-  add("transport,T", text()->default_value("socket", "socket")->value_name("NAME"),
+  add("transport,T",
+      text()
+          ->default_value(std::string(kDefaultTransport), std::string(kDefaultTransport))
+          ->value_name("NAME"),
       "transport (mtperf transports lists them)");
   add("topt,O", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
       "transport option (repeatable; mtperf transports lists each transport's)");

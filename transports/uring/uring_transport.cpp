@@ -283,8 +283,6 @@ std::unique_ptr<Transport> uring_create(const TransportParams& params) {
 
 const TransportEntry& uring_transport_entry() {
   static const TransportEntry entry{
-      .name = "uring",
-      .summary = "kernel TCP/UDP sockets through io_uring: one ring per worker thread",
       .caps = uring_caps(kDefaults),
       .options = uring_options,
       .probe = uring_probe,
