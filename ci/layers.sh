@@ -22,11 +22,12 @@ while IFS= read -r f; do
     echo "ci/layers.sh: $f:$hit includes a higher layer" >&2
     bad=1
   done < <(grep -nE "#include \"($up)/" "$f" || true)
-  # The workload knows the transport interface, never a transport's own code.
-  if [[ $f == workloads/* ]]; then
+  # The workload, the bindings (through the generated engine list), the control protocol and
+  # the report know the transport interface, never a transport's own code.
+  if [[ $f =~ ^(workloads|bindings|control|report)/ ]]; then
     while IFS= read -r hit; do
       [ -z "$hit" ] && continue
-      echo "ci/layers.sh: $f:$hit includes a transport's own header (workloads/ sees transports/api/ only)" >&2
+      echo "ci/layers.sh: $f:$hit includes a transport's own header (${f%%/*}/ sees transports/api/ only)" >&2
       bad=1
     done < <(grep -nE '#include "transports/' "$f" | grep -v '"transports/api/' || true)
   fi

@@ -15,7 +15,7 @@
 #include "control/routes.hpp"
 #include "control/side_json.hpp"
 #include "platform/topology.hpp"
-#include "transports/inet/inet.hpp"
+#include "transports/api/control_socket.hpp"
 #include "workloads/engine_config.hpp"
 #include "workloads/memory.hpp"
 
@@ -59,7 +59,7 @@ bool wait_for_flow(int fd, int control_fd, int64_t deadline_ns, bool& control_ha
 ServerSession::ServerSession(int control_fd, const ServerOptions& opts, Admission& admission)
     : fd_(control_fd), opts_(opts), admission_(admission) {
   try {
-    peer_ = inet::peer_address(fd_).to_string();
+    peer_ = control_socket::peer_address(fd_).to_string();
   } catch (const std::exception&) {
     peer_ = "(unknown peer)";
   }
@@ -101,7 +101,7 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
                                                                  Transport& transport,
                                                                  uint64_t cookie,
                                                                  nlohmann::json& ports) {
-  SockAddr local = inet::local_address(fd_);
+  SockAddr local = control_socket::local_address(fd_);
   local.set_port(0);
   std::vector<std::unique_ptr<FlowSlot>> flows;
   listeners_.clear();
