@@ -1,18 +1,17 @@
 #include "bindings/workers.hpp"
 
 #include <stdexcept>
+#include <tuple>
 #include <typeinfo>
 
+// CompiledEngines: the engine types of the transports compiled in, generated from their
+// declarations (cmake/MtperfTransport.cmake), so that a transport declared with an engine is
+// instantiated here without anyone listing it; a declared engine type that does not satisfy
+// EngineType stops the build.
+#include "bindings/engine_list.hpp"
 #include "transports/api/engine_host.hpp"
-#include "transports/socket/socket_engine.hpp"
 #include "workloads/engine_config.hpp"
 #include "workloads/worker.hpp"
-#ifdef MTPERF_HAVE_URING
-#include "transports/uring/uring_engine.hpp"
-#endif
-#ifdef MTPERF_HAVE_RDMA
-#include "transports/rdma/engine.hpp"
-#endif
 
 namespace mtperf {
 namespace {
@@ -28,18 +27,26 @@ bool run_over(Transport& transport, WorkerJob& job) {
   return true;
 }
 
+template <EngineType... E>
+bool run_over_any(std::tuple<E...>*, Transport& transport, WorkerJob& job) {
+  return (run_over<E>(transport, job) || ...);
+}
+
+template <EngineType... E>
+bool hosts_any(std::tuple<E...>*, const Transport& transport) {
+  return (dynamic_cast<const EngineHost<E>*>(&transport) || ...);
+}
+
 }  // namespace
 
 void run_worker(Transport& transport, WorkerJob& job) {
-  if (run_over<SocketEngine>(transport, job)) return;
-#ifdef MTPERF_HAVE_URING
-  if (run_over<UringEngine>(transport, job)) return;
-#endif
-#ifdef MTPERF_HAVE_RDMA
-  if (run_over<rdma::RdmaEngine>(transport, job)) return;
-#endif
+  if (run_over_any(static_cast<CompiledEngines*>(nullptr), transport, job)) return;
   throw std::logic_error(std::string("bindings: no workload instantiation for the engine of ") +
                          typeid(transport).name());
+}
+
+bool runs_over(const Transport& transport) {
+  return hosts_any(static_cast<CompiledEngines*>(nullptr), transport);
 }
 
 }  // namespace mtperf

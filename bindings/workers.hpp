@@ -14,4 +14,7 @@ namespace mtperf {
 // std::logic_error for a transport whose engine type has no instantiation here.
 void run_worker(Transport& transport, WorkerJob& job);
 
+// Whether run_worker has an instantiation for the transport's engine type.
+bool runs_over(const Transport& transport);
+
 }  // namespace mtperf

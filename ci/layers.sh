@@ -23,18 +23,27 @@ while IFS= read -r f; do
     echo "ci/layers.sh: $f:$hit includes a higher layer" >&2
     bad=1
   done < <(grep -nE "#include \"($up)/" "$f" || true)
-  # The workload knows the transport interface, never a transport's own code.
-  if [[ $f == workloads/* ]]; then
+  # The workload, the bindings (through the generated engine list), the control protocol and
+  # the report know the transport interface, never a transport's own code.
+  if [[ $f =~ ^(workloads|bindings|control|report|fleet)/ ]]; then
     while IFS= read -r hit; do
       [ -z "$hit" ] && continue
-      echo "ci/layers.sh: $f:$hit includes a transport's own header (workloads/ sees transports/api/ only)" >&2
+      echo "ci/layers.sh: $f:$hit includes a transport's own header (${f%%/*}/ sees transports/api/ only)" >&2
       bad=1
     done < <(grep -nE '#include "transports/' "$f" | grep -v '"transports/api/' || true)
   fi
 done < <(git ls-files '*.cpp' '*.hpp' '*.h')
 # Only transports/ ask which transport they hold; the rest asks the registry entry's fields and
 # Caps. (An emulated testbed's kind, clip or lane, is the line's mode, not a transport choice.)
-names='"(socket|uring|rdma|clip|lane)"'
+# The names are every transport declared (mtperf_transport() in transports/*/), as the build
+# lists them.
+list=${BUILD_DIR:-build}/transport_names.txt
+if [ ! -s "$list" ]; then
+  echo "ci/layers.sh: $list is missing: configure a build first (bash ci/build.sh); it is" \
+       "generated from the transports' declarations" >&2
+  exit 1
+fi
+names="\"($(paste -sd'|' "$list"))\""
 hits=$(git ls-files '*.cpp' '*.hpp' | grep -vE '^(transports|tests|bench|fuzz)/' |
        xargs grep -nE "(transport|name|n)\)? *(==|!=) *$names|$names *(==|!=) *[a-z_.]*(transport|name)" || true)
 if [ -n "$hits" ]; then

@@ -20,6 +20,7 @@
 #include "cli/command_line.hpp"
 #include "platform/affinity.hpp"
 #include "platform/netns.hpp"
+#include "platform/number.hpp"
 #include "transports/atm/emu/testbed.hpp"
 
 namespace mtperf::cli {
@@ -101,18 +102,12 @@ double number(const CommandLine& cl, const std::string& name, double low, double
               double fallback) {
   if (!cl.has(name)) return fallback;
   const std::string text = cl.get<std::string>(name);
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !(v >= low && v <= high)) {
+  const std::optional<double> v = parse_scaled(text, {});
+  if (!v || !(*v >= low && *v <= high)) {
     throw UsageError(
         fmt::format("option {}: '{}' is not a number in {}..{}", cl.typed(name), text, low, high));
   }
-  return v;
+  return *v;
 }
 
 // A text option through `parse`, whose std::invalid_argument becomes a UsageError naming it.

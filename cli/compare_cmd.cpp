@@ -17,6 +17,7 @@
 #include "harness/run.hpp"
 #include "platform/interrupt.hpp"
 #include "report/compare.hpp"
+#include "transports/api/transport_list.hpp"
 
 namespace mtperf::cli {
 namespace {
@@ -34,7 +35,9 @@ CommandSpec compare_spec() {
                    "interleaved: medians, intervals, ratios and a verdict per cell.");
   auto add = spec.options.add_options();
   add("transport,T",
-      po::value<std::string>()->default_value("socket", "socket")->value_name("LIST"),
+      po::value<std::string>()
+          ->default_value(std::string(kDefaultTransport), std::string(kDefaultTransport))
+          ->value_name("LIST"),
       "transports to compare, comma-separated (one is enough with --variant; the same name twice "
       "compares a transport with itself)");
   add("variant", po::value<std::vector<std::string>>()->value_name("OPTIONS"),

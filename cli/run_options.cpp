@@ -3,6 +3,8 @@
 #include <boost/program_options.hpp>
 
 #include "platform/affinity.hpp"
+#include "platform/number.hpp"
+#include "transports/api/transport_list.hpp"
 #include "workloads/memory.hpp"
 
 #include <cmath>
@@ -26,7 +28,10 @@ po::options_description run_description() {
       "127.0.0.1)");
   add("workload,w", text()->default_value("stream", "stream")->value_name("NAME"),
       "stream | maerts | bidir | rr | crr");
-  add("transport,T", text()->default_value("socket", "socket")->value_name("NAME"),
+  add("transport,T",
+      text()
+          ->default_value(std::string(kDefaultTransport), std::string(kDefaultTransport))
+          ->value_name("NAME"),
       "transport (mtperf transports lists them)");
   add("topt,O", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
       "transport option (repeatable; mtperf transports lists each transport's)");
@@ -143,21 +148,16 @@ std::pair<std::string, std::string> split2(const std::string& option, const std:
   return {text.substr(0, comma), text.substr(comma + 1)};
 }
 
-double parse_number(const std::string& option, const std::string& text, size_t& used) {
-  try {
-    double v = std::stod(text, &used);
-    if (!std::isfinite(v) || v < 0) throw std::invalid_argument("");
-    return v;
-  } catch (const std::exception&) {
-    throw UsageError("option --" + option + ": '" + text + "' is not a non-negative number");
-  }
+double parse_number(const std::string& option, const std::string& text) {
+  std::optional<double> v = parse_scaled(text, {});
+  if (!v) throw UsageError("option --" + option + ": '" + text + "' is not a non-negative number");
+  return *v;
 }
 
 void set_iterations(RunOptions& o, const std::string& it, const std::string& conf) {
   auto [mx, mn] = split2("iterations", it);
-  size_t used = 0;
-  double max_i = parse_number("iterations", mx, used);
-  double min_i = mn.empty() ? max_i : parse_number("iterations", mn, used);
+  double max_i = parse_number("iterations", mx);
+  double min_i = mn.empty() ? max_i : parse_number("iterations", mn);
   if (max_i < 1 || max_i > kLimits.max_iterations || min_i < 1 || min_i > max_i ||
       max_i != std::floor(max_i) || min_i != std::floor(min_i)) {
     throw UsageError("option -i: MAX[,MIN] with 1 <= MIN <= MAX <= " +
@@ -167,8 +167,8 @@ void set_iterations(RunOptions& o, const std::string& it, const std::string& con
   o.rule.max_iterations = int(max_i);
   o.rule.min_iterations = mn.empty() ? int(max_i) : int(min_i);
   auto [level, width] = split2("confidence", conf);
-  double l = parse_number("confidence", level, used);
-  double w = width.empty() ? 5 : parse_number("confidence", width, used);
+  double l = parse_number("confidence", level);
+  double w = width.empty() ? 5 : parse_number("confidence", width);
   if (l != 95 && l != 99 && !(l > 50 && l < 100)) {
     throw UsageError("option -I: LEVEL must be a percentage in (50, 100), got '" + level + "'");
   }
@@ -374,38 +374,24 @@ void set_output(RunOptions& o, const po::variables_map& vm) {
 }  // namespace
 
 uint64_t parse_size(const std::string& option, const std::string& text) {
-  size_t used = 0;
-  double v = parse_number(option, text, used);
-  std::string suffix = text.substr(used);
-  double mult = 1;
-  if (suffix == "k" || suffix == "K")
-    mult = 1024;
-  else if (suffix == "m" || suffix == "M")
-    mult = 1024.0 * 1024;
-  else if (suffix == "g" || suffix == "G")
-    mult = 1024.0 * 1024 * 1024;
-  else if (!suffix.empty())
-    throw UsageError("option --" + option + ": bad size suffix in '" + text + "' (K, M, G)");
-  double bytes = v * mult;
-  if (bytes != std::floor(bytes) || bytes > 1e15) {
+  std::optional<double> bytes = parse_scaled(text, kSizeUnits);
+  if (!bytes) {
+    throw UsageError("option --" + option + ": '" + text +
+                     "' is not a size (a number with an optional K, M, G or T)");
+  }
+  if (*bytes != std::floor(*bytes) || *bytes > 1e15) {
     throw UsageError("option --" + option + ": '" + text + "' is not a whole number of bytes");
   }
-  return uint64_t(bytes);
+  return uint64_t(*bytes);
 }
 
 double parse_rate(const std::string& option, const std::string& text) {
-  size_t used = 0;
-  double v = parse_number(option, text, used);
-  std::string suffix = text.substr(used);
-  if (suffix == "k" || suffix == "K")
-    v *= 1e3;
-  else if (suffix == "m" || suffix == "M")
-    v *= 1e6;
-  else if (suffix == "g" || suffix == "G")
-    v *= 1e9;
-  else if (!suffix.empty())
-    throw UsageError("option --" + option + ": bad rate suffix in '" + text + "' (k, M, G bits/s)");
-  return v;
+  std::optional<double> v = parse_scaled(text, kRateUnits);
+  if (!v) {
+    throw UsageError("option --" + option + ": '" + text +
+                     "' is not a rate (bits/s with an optional k, M, G or T)");
+  }
+  return *v;
 }
 
 CommandSpec run_spec() {

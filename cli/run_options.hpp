@@ -26,9 +26,9 @@ RunOptions parse_run_options(const std::vector<std::string>& args);
 CommandSpec run_spec();
 std::string run_usage();
 
-// "64K" -> 65536 (K, M, G are powers of 1024 for sizes)
+// "64K" -> 65536 (K, M, G, T are powers of 1024 for sizes; platform/number.hpp)
 uint64_t parse_size(const std::string& option, const std::string& text);
-// "100M" -> 1e8 (k, M, G are powers of 1000 for rates, bits/s)
+// "100M" -> 1e8 (k, M, G, T are powers of 1000 for rates, bits/s)
 double parse_rate(const std::string& option, const std::string& text);
 
 }  // namespace mtperf::cli

@@ -1,11 +1,10 @@
 #include "cli/sweep_axis.hpp"
 
-#include <charconv>
-
 #include "cli/command_line.hpp"
 #include "cli/run_options.hpp"
 #include "platform/link_mtu.hpp"
 #include "platform/netns.hpp"
+#include "platform/number.hpp"
 #include "workloads/spec.hpp"
 
 namespace mtperf::cli {
@@ -41,8 +40,8 @@ int64_t parse_value(SweepAxis axis, const std::string& typed, const std::string&
       v = -1;
     }
   } else {
-    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec != std::errc() || end != t.data() + t.size()) v = -1;
+    std::optional<uint64_t> whole = parse_whole(t, 0, INT64_MAX);
+    v = whole ? int64_t(*whole) : -1;
   }
   if (v < b.lo || v > b.hi)
     throw UsageError("option " + typed + ": '" + t + "' is not " + b.noun + " " +

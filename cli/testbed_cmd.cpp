@@ -1,6 +1,5 @@
 #include "cli/testbed_cmd.hpp"
 
-#include <charconv>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +9,7 @@
 
 #include "cli/command_line.hpp"
 #include "platform/netns.hpp"
+#include "platform/number.hpp"
 
 namespace mtperf {
 
@@ -48,8 +48,9 @@ cli::CommandSpec up_spec() {
 }
 
 bool parse_int(const std::string& text, int low, int high, int& value) {
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && ptr == text.data() + text.size() && value >= low && value <= high;
+  std::optional<uint64_t> v = parse_whole(text, uint64_t(low), uint64_t(high));
+  if (v) value = int(*v);
+  return v.has_value();
 }
 
 // Options of `up` into TestbedOptions; throws cli::UsageError naming the option as typed.

@@ -16,7 +16,7 @@
 #include "control/side_json.hpp"
 #include "platform/host_limits.hpp"
 #include "platform/topology.hpp"
-#include "transports/inet/inet.hpp"
+#include "transports/api/control_socket.hpp"
 #include "workloads/engine_config.hpp"
 #include "workloads/json_field.hpp"
 #include "workloads/memory.hpp"
@@ -65,7 +65,7 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transpor
     throw ProtocolError("READY lists " + std::to_string(ports.size()) + " ports for " +
                         std::to_string(spec.flows_total()) + " flows");
   }
-  int64_t deadline = now_ns() + int64_t(kSetupTimeoutMs) * 1000000;
+  int64_t deadline = deadline_in(kSetupTimeoutMs);
   std::vector<std::unique_ptr<FlowSlot>> flows;
   for (uint32_t i = 0; i < spec.flows_total(); ++i) {
     auto f = std::make_unique<FlowSlot>();
@@ -79,7 +79,7 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transpor
     if (!sources.empty()) {
       source = numeric_address(sources[i], 0);
     } else if (!spec.sock.source.empty()) {
-      source = inet::resolve(spec.sock.source, 0);
+      source = control_socket::resolve(spec.sock.source, 0);
     }
     f->endpoint =
         transport.connect(remote, source, flow_setup(spec, i, cookie, transport.caps()), deadline);
@@ -190,11 +190,11 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   }
   auto transport = entry.create(spec.transport_params);
   check_local_limits(spec, opts, *transport);
-  inet::raise_fd_limit();
+  control_socket::raise_fd_limit();
 
-  SockAddr server = inet::resolve(opts.server, kDefaultPort);
+  SockAddr server = control_socket::resolve(opts.server, kDefaultPort);
   Fd ctl;
-  ctl.fd = inet::connect_to(server, Proto::tcp, SocketOptions{}, opts.connect_timeout_ms);
+  ctl.fd = control_socket::connect(server, opts.connect_timeout_ms);
   nlohmann::json hello = {{"version", kVersion}};
   send_message(ctl.fd, {MsgType::hello, hello}, kSetupTimeoutMs);
   Message welcome = expect(ctl.fd, MsgType::welcome, kMaxRequestBody, kSetupTimeoutMs);

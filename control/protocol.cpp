@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 
 #include <fmt/format.h>
 
@@ -100,16 +99,6 @@ Message decode(MsgType type, std::string_view body) {
   return m;
 }
 
-int64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-int64_t deadline_in(int timeout_ms) {
-  return monotonic_ns() + int64_t(std::max(timeout_ms, 0)) * 1000000;
-}
-
 namespace {
 
 [[noreturn]] void io_failure(const char* what, int err) {
@@ -121,7 +110,7 @@ namespace {
 // Waits for `events` on fd until the deadline; false when it passed.
 bool wait_until(int fd, short events, int64_t deadline_ns) {
   for (;;) {
-    int64_t left_ns = deadline_ns - monotonic_ns();
+    int64_t left_ns = deadline_ns - now_ns();
     if (left_ns <= 0) return false;
     pollfd p{fd, events, 0};
     int n = ::poll(&p, 1, int(std::min<int64_t>((left_ns + 999999) / 1000000, 1 << 30)));

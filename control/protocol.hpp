@@ -40,6 +40,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "platform/clock.hpp"
+
 namespace mtperf::control {
 
 inline constexpr uint8_t kVersion = 2;  // 2: AUTH, and the MAC covers the TEST body
@@ -88,9 +90,11 @@ std::string encode(const Message& m);
 void decode_header(const uint8_t* h, MsgType& type, uint32_t& length, uint32_t max_body);
 Message decode(MsgType type, std::string_view body);
 
-// CLOCK_MONOTONIC now, and timeout_ms from now, in ns: the deadlines below.
-int64_t monotonic_ns();
-int64_t deadline_in(int timeout_ms);
+// CLOCK_MONOTONIC now, and timeout_ms from now, in ns: the deadlines below (platform/clock.hpp).
+inline int64_t monotonic_ns() {
+  return now_ns();
+}
+using mtperf::deadline_in;
 
 // Blocking frame I/O over a socket: the whole frame by deadline_ns (CLOCK_MONOTONIC); throws
 // ProtocolError on timeout, EOF ("the peer closed the control connection") or a malformed frame.

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "platform/netdev_stats.hpp"
-#include "transports/inet/inet.hpp"
+#include "transports/api/control_socket.hpp"
 #include "workloads/json_field.hpp"
 
 namespace mtperf::control {
@@ -106,7 +106,7 @@ std::vector<std::string> flow_netdevs(const std::vector<std::string>& flow_addre
   std::vector<std::string> addresses = flow_addresses;
   if (addresses.empty()) {
     try {
-      SockAddr local = inet::local_address(control_fd);
+      SockAddr local = control_socket::local_address(control_fd);
       char host[INET6_ADDRSTRLEN] = {};
       const void* raw = local.family() == AF_INET
                             ? static_cast<const void*>(

@@ -12,7 +12,7 @@
 
 #include "control/session.hpp"
 #include "platform/host_limits.hpp"
-#include "transports/inet/inet.hpp"
+#include "transports/api/control_socket.hpp"
 
 namespace mtperf::control {
 
@@ -48,11 +48,10 @@ ServerOptions resolved(ServerOptions o) {
 
 Server::Server(ServerOptions opts)
     : opts_(resolved(std::move(opts))), admission_(opts_.max_sessions, opts_.max_total_memory) {
-  inet::raise_fd_limit();
-  SockAddr where = inet::resolve(opts_.bind, opts_.port);
-  SocketOptions so;
-  listen_fd_ = inet::listen_on(where, Proto::tcp, so, 128);
-  port_ = inet::local_address(listen_fd_).port();
+  control_socket::raise_fd_limit();
+  SockAddr where = control_socket::resolve(opts_.bind, opts_.port);
+  listen_fd_ = control_socket::listen(where, 128);
+  port_ = control_socket::local_address(listen_fd_).port();
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) {
     ::close(listen_fd_);
@@ -140,12 +139,12 @@ void Server::run() {
       [[maybe_unused]] ssize_t r = ::read(wake_fd_, &n, sizeof n);
     }
     if (p[0].revents == 0) continue;
-    int fd = inet::accept_within(listen_fd_, 0);
+    int fd = control_socket::accept(listen_fd_, 0);
     if (fd < 0) continue;
     if (!opts_.allow.empty()) {
       bool ok = false;
       try {
-        ok = allowed(opts_.allow, inet::peer_address(fd));
+        ok = allowed(opts_.allow, control_socket::peer_address(fd));
       } catch (const std::exception&) {
         ok = false;  // no peer address: it went away already
       }

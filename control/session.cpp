@@ -15,7 +15,7 @@
 #include "control/routes.hpp"
 #include "control/side_json.hpp"
 #include "platform/topology.hpp"
-#include "transports/inet/inet.hpp"
+#include "transports/api/control_socket.hpp"
 #include "workloads/engine_config.hpp"
 #include "workloads/memory.hpp"
 
@@ -29,11 +29,6 @@ uint64_t random_u64() {
   return std::stoull(h, nullptr, 16);
 }
 
-int ms_left(int64_t deadline_ns) {
-  int64_t left = (deadline_ns - now_ns()) / 1000000;
-  return int(std::max<int64_t>(left, 0));
-}
-
 // Waits until a flow's socket is readable (true) or the deadline passes (false), watching the
 // control connection meanwhile: when it ends (the client vanished after READY, or abort() shut
 // it down) the session gives up at once instead of holding its sockets until the deadline. An
@@ -41,7 +36,7 @@ int ms_left(int64_t deadline_ns) {
 bool wait_for_flow(int fd, int control_fd, int64_t deadline_ns, bool& control_has_data) {
   for (;;) {
     pollfd p[2] = {{fd, POLLIN, 0}, {control_has_data ? -1 : control_fd, POLLIN, 0}};
-    int n = ::poll(p, 2, ms_left(deadline_ns));
+    int n = ::poll(p, 2, ms_until(deadline_ns));
     if (n == 0) return false;
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -64,7 +59,7 @@ bool wait_for_flow(int fd, int control_fd, int64_t deadline_ns, bool& control_ha
 ServerSession::ServerSession(int control_fd, const ServerOptions& opts, Admission& admission)
     : fd_(control_fd), opts_(opts), admission_(admission) {
   try {
-    peer_ = inet::peer_address(fd_).to_string();
+    peer_ = control_socket::peer_address(fd_).to_string();
   } catch (const std::exception&) {
     peer_ = "(unknown peer)";
   }
@@ -106,7 +101,7 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
                                                                  Transport& transport,
                                                                  uint64_t cookie,
                                                                  nlohmann::json& ports) {
-  SockAddr local = inet::local_address(fd_);
+  SockAddr local = control_socket::local_address(fd_);
   local.set_port(0);
   std::vector<std::unique_ptr<FlowSlot>> flows;
   listeners_.clear();
@@ -126,7 +121,7 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
 }
 
 void ServerSession::accept_flows(std::vector<std::unique_ptr<FlowSlot>>& flows) {
-  int64_t deadline = now_ns() + int64_t(kSetupTimeoutMs) * 1000000;
+  int64_t deadline = deadline_in(kSetupTimeoutMs);
   bool control_has_data = false;
   for (size_t i = 0; i < flows.size(); ++i) {
     FlowListener& l = *listeners_[i];
@@ -235,7 +230,7 @@ void ServerSession::exchange() {
                "mtperf serve --max-memory");
   Admission::Ticket ticket = admission_.admit(memory.total());
   State want = State::pending;
-  if (!state_.compare_exchange_strong(want, State::admitted) || monotonic_ns() > deadline) {
+  if (!state_.compare_exchange_strong(want, State::admitted) || now_ns() > deadline) {
     throw ProtocolError("the handshake took too long or the server dropped it");
   }
 

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "platform/exec.hpp"
+#include "platform/number.hpp"
 
 #include "platform/read_file.hpp"
 
@@ -51,28 +52,19 @@ uint64_t tbf_burst_bytes(uint64_t rate_bps, int mtu) {
 }  // namespace
 
 uint64_t parse_rate(const std::string& text) {
-  static const std::regex kRate("^([0-9]+(\\.[0-9]+)?)([kmgt]?)(bit)?$", std::regex::icase);
-  std::smatch m;
-  if (!std::regex_match(text, m, kRate))
+  // tc's spelling, in either case: an optional k/m/g/t (powers of 1000), then an optional "bit".
+  static constexpr NumberUnit kTcUnits[] = {
+      {"k", 1e3},    {"m", 1e6},    {"g", 1e9},    {"t", 1e12},    {"bit", 1},
+      {"kbit", 1e3}, {"mbit", 1e6}, {"gbit", 1e9}, {"tbit", 1e12},
+  };
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  std::optional<double> parsed = parse_scaled(lower, kTcUnits);
+  if (!parsed)
     throw std::invalid_argument("rate '" + text +
                                 "': expected bits/s such as 155.52mbit, 1g or 622080000");
-  double value = std::stod(m[1]);
-  switch (std::tolower(m[3].str().empty() ? ' ' : m[3].str()[0])) {
-    case 'k':
-      value *= 1e3;
-      break;
-    case 'm':
-      value *= 1e6;
-      break;
-    case 'g':
-      value *= 1e9;
-      break;
-    case 't':
-      value *= 1e12;
-      break;
-    default:
-      break;
-  }
+  double value = *parsed;
   if (value < static_cast<double>(kMinRate) || value > static_cast<double>(kMaxRate))
     throw std::invalid_argument(
         fmt::format("rate '{}' is out of range: {} bit/s .. {} bit/s", text, kMinRate, kMaxRate));

@@ -12,6 +12,7 @@
 
 #include <memory>
 
+#include "platform/clock.hpp"
 #include "stats/histogram.hpp"
 #include "transports/api/endpoint.hpp"
 #include "transports/api/transport.hpp"
@@ -105,19 +106,5 @@ class Transport;  // transports/api/registry.hpp
 // bindings/workers.hpp instantiates the workload for each engine type. Throws
 // std::runtime_error when the engine cannot be set up.
 using WorkerDriver = void (*)(Transport& transport, WorkerJob& job);
-
-inline int64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-// The same clock at the kernel tick's resolution (1-10 ms), read without the TSC: for a worker
-// that only checks deadlines with it.
-inline int64_t coarse_now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 }  // namespace mtperf

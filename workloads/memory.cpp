@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "platform/number.hpp"
 #include "stats/histogram.hpp"
 #include "workloads/engine_config.hpp"
 #include "workloads/job.hpp"
@@ -120,30 +121,11 @@ uint64_t parse_bytes(const std::string& text) {
     throw std::invalid_argument("'" + text.substr(0, 64) +
                                 "' is not a size (a number with an optional K, M, G or T)");
   };
-  if (text.empty() || text.size() > 32) bad();
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    bad();
-  }
-  std::string unit = text.substr(used);
-  double scale = 1;
-  if (unit == "K" || unit == "k" || unit == "KiB") {
-    scale = 1024.0;
-  } else if (unit == "M" || unit == "MiB") {
-    scale = 1024.0 * 1024;
-  } else if (unit == "G" || unit == "GiB") {
-    scale = 1024.0 * 1024 * 1024;
-  } else if (unit == "T" || unit == "TiB") {
-    scale = 1024.0 * 1024 * 1024 * 1024;
-  } else if (!unit.empty()) {
-    bad();
-  }
-  double bytes = v * scale;
-  if (!std::isfinite(bytes) || bytes < 0 || bytes > 1e18) bad();
-  return uint64_t(bytes);
+  if (text.size() > 32) bad();
+  // A fraction of a byte is dropped: a budget of "1.3G" means what it can hold.
+  std::optional<double> bytes = parse_scaled(text, kSizeUnits);
+  if (!bytes || *bytes > 1e18) bad();
+  return uint64_t(*bytes);
 }
 
 }  // namespace mtperf

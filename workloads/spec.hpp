@@ -52,7 +52,7 @@ inline constexpr uint32_t kUdpHeaderBytes = 16;  // sequence number + send times
 struct TestSpec {
   Workload workload = Workload::stream;
   Proto proto = Proto::tcp;
-  std::string transport = "socket";
+  std::string transport{kDefaultTransport};
   TransportParams transport_params;
   double duration_s = 10;  // measured window
   double warmup_s = 0.5;   // excluded from the figures

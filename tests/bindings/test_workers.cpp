@@ -58,3 +58,14 @@ TEST_CASE("run_worker refuses a transport whose engine has no instantiation") {
   CHECK_THROWS_AS(run_worker(none, job), std::logic_error);
   CHECK_THROWS_WITH(run_worker(none, job), Catch::Contains("no workload instantiation"));
 }
+
+TEST_CASE("every registered transport hosts an engine this build instantiates") {
+  for (const TransportEntry& e : transports()) {
+    INFO("transport " << e.name);
+    std::unique_ptr<Transport> t = e.create({});
+    REQUIRE(t);
+    CHECK(runs_over(*t));
+  }
+  test::NoSetupTransport none;
+  CHECK_FALSE(runs_over(none));
+}

@@ -14,6 +14,7 @@
 
 #include "transports/api/endpoint.hpp"
 #include "transports/api/transport.hpp"
+#include "transports/api/transport_list.hpp"  // generated: kDefaultTransport
 
 namespace mtperf {
 
@@ -65,8 +66,10 @@ class Transport {
 };
 
 struct TransportEntry {
-  std::string_view name;
-  std::string_view summary;
+  // Name, summary and default come from the transport's declaration (mtperf_transport() in its
+  // CMakeLists.txt) when transports() lists it; its entry function leaves them out.
+  std::string_view name{};
+  std::string_view summary{};
   bool is_default = false;
   // Runs over a line it emulates between two namespaces of its own (the emulated ATM line: clip,
   // lane), never over loopback or the host's adapters as they are.
@@ -77,7 +80,9 @@ struct TransportEntry {
   std::unique_ptr<Transport> (*create)(const TransportParams& params) = nullptr;
 };
 
-// Every transport compiled into this binary.
+// Every transport compiled into this binary, in the order transports/CMakeLists.txt adds their
+// folders. Generated from each folder's mtperf_transport() declaration, which gives the entry its
+// name, summary and is_default; the folder's own entry function gives the rest.
 std::span<const TransportEntry> transports();
 // The entry named `name`; throws std::invalid_argument listing the known names.
 const TransportEntry& find_transport(std::string_view name);

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "platform/clock.hpp"
 #include "transports/inet/flow_hello.hpp"
 #include "transports/inet/inet.hpp"
 
@@ -19,16 +20,6 @@ namespace {
 // How long an accepted connection may take to show its hello: a silent stranger holds the
 // listener no longer than this, whatever the set-up deadline.
 constexpr int64_t kHelloWaitNs = 2'000'000'000;
-
-int64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-int ms_until(int64_t deadline_ns) {
-  return int(std::clamp<int64_t>((deadline_ns - monotonic_ns()) / 1'000'000, 0, INT32_MAX));
-}
 
 std::string flow_name(const FlowSetup& s) {
   return "flow " + std::to_string(s.flow);
@@ -79,7 +70,7 @@ class SocketListener final : public FlowListener {
       throw std::runtime_error(flow_name(setup_) + ": accept: " + std::strerror(errno));
     }
     uint8_t hello[kHelloBytes];
-    int64_t until = std::min(deadline_ns, monotonic_ns() + kHelloWaitNs);
+    int64_t until = std::min(deadline_ns, now_ns() + kHelloWaitNs);
     if (!read_exact(fd, hello, sizeof hello, ms_until(until)) || !proves(hello)) {
       ::close(fd);
       ++rejected_;
@@ -125,7 +116,7 @@ class SocketListener final : public FlowListener {
 
 // UDP: the hello goes out until the server echoes it (a datagram may be lost).
 void udp_hello(int fd, const uint8_t* hello, const FlowSetup& s, int64_t deadline_ns) {
-  while (monotonic_ns() < deadline_ns) {
+  while (now_ns() < deadline_ns) {
     if (send(fd, hello, kHelloBytes, 0) < 0 && errno != ECONNREFUSED) break;
     pollfd p{fd, POLLIN, 0};
     if (::poll(&p, 1, std::min(100, ms_until(deadline_ns))) > 0) {

@@ -9,16 +9,16 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "platform/clock.hpp"
+
 namespace mtperf::rdma {
 
 int64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  return now_ns();
 }
 
 int ms_until(int64_t deadline_ns) {
-  return int(std::clamp<int64_t>((deadline_ns - monotonic_ns()) / 1'000'000, 0, INT32_MAX));
+  return mtperf::ms_until(deadline_ns);
 }
 
 rdma_event_channel* make_channel() {

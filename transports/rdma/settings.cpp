@@ -2,23 +2,19 @@
 
 #include <stdexcept>
 
+#include "platform/number.hpp"
+
 namespace mtperf::rdma {
 namespace {
 
 uint32_t parse_u32(const std::string& key, const std::string& v, uint32_t lo, uint32_t hi) {
-  unsigned long n = 0;
-  size_t used = 0;
-  try {
-    n = std::stoul(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != v.size() || v[0] == '-' || n < lo || n > hi) {
+  std::optional<uint64_t> n = parse_whole(v, lo, hi);
+  if (!n) {
     throw std::invalid_argument("rdma option " + key + ": expected a whole number in " +
                                 std::to_string(lo) + ".." + std::to_string(hi) + ", got '" + v +
                                 "'");
   }
-  return uint32_t(n);
+  return uint32_t(*n);
 }
 
 }  // namespace

@@ -48,9 +48,6 @@ std::unique_ptr<Transport> socket_create(const TransportParams&) {
 
 const TransportEntry& socket_transport_entry() {
   static const TransportEntry entry{
-      .name = "socket",
-      .summary = "kernel TCP/UDP sockets: blocking per flow, epoll for many flows a thread",
-      .is_default = true,
       .caps = socket_caps(),
       .options = socket_options,
       .probe = socket_probe,

@@ -1,21 +1,15 @@
 // The io_uring engine's completion side: CQEs become Completions (uring_engine.hpp).
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 
+#include "platform/clock.hpp"
 #include "transports/inet/inet.hpp"
 #include "transports/uring/uring_ring.hpp"
 
 namespace mtperf {
 namespace {
-
-int64_t mono_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 Completion make(uint64_t cookie, int32_t res, uint16_t flags = 0) {
   Completion c;
@@ -191,10 +185,10 @@ int UringEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) 
     if (io_uring_sq_ready(&ring) > 0 && io_uring_cq_ready(&ring) > 0) submit();
     return n;
   }
-  int64_t deadline = mono_ns() + std::max<int64_t>(timeout_ns, 0);
+  int64_t deadline = now_ns() + std::max<int64_t>(timeout_ns, 0);
   for (;;) {
     if (wait == Wait::block && timeout_ns > 0) {
-      int64_t left = std::max<int64_t>(deadline - mono_ns(), 0);
+      int64_t left = std::max<int64_t>(deadline - now_ns(), 0);
       __kernel_timespec ts{left / 1000000000, left % 1000000000};
       io_uring_cqe* cqe = nullptr;
       unlink();
@@ -206,7 +200,7 @@ int UringEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) 
       if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) return rc;
     }
     n = reap(out);
-    if (n > 0 || wait == Wait::none || mono_ns() >= deadline) return n;
+    if (n > 0 || wait == Wait::none || now_ns() >= deadline) return n;
   }
 }
 

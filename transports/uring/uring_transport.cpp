@@ -2,11 +2,13 @@
 #include <liburing.h>
 #include <sys/mman.h>
 
+#include <bit>
 #include <cstring>
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
 
+#include "platform/number.hpp"
 #include "transports/api/engine_host.hpp"
 #include "transports/uring/register.hpp"
 #include "transports/uring/uring_engine.hpp"
@@ -170,20 +172,14 @@ bool parse_bool(const std::string& key, const std::string& v) {
 // A power of two in lo..hi (or 0 where zero_ok).
 uint32_t parse_pow2(const std::string& key, const std::string& v, unsigned long lo,
                     unsigned long hi, bool zero_ok) {
-  unsigned long n = 0;
-  size_t used = 0;
-  try {
-    n = std::stoul(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  bool ok = used == v.size() && ((n >= lo && n <= hi && (n & (n - 1)) == 0) || (zero_ok && n == 0));
+  std::optional<uint64_t> n = parse_whole(v, 0, hi);
+  bool ok = n && ((*n >= lo && std::has_single_bit(*n)) || (zero_ok && *n == 0));
   if (!ok) {
     throw std::invalid_argument("uring option " + key + ": expected a power of two in " +
                                 std::to_string(lo) + ".." + std::to_string(hi) +
                                 (zero_ok ? " or 0" : "") + ", got '" + v + "'");
   }
-  return uint32_t(n);
+  return uint32_t(*n);
 }
 
 UringSettings parse_settings(const TransportParams& params) {
@@ -287,8 +283,6 @@ std::unique_ptr<Transport> uring_create(const TransportParams& params) {
 
 const TransportEntry& uring_transport_entry() {
   static const TransportEntry entry{
-      .name = "uring",
-      .summary = "kernel TCP/UDP sockets through io_uring: one ring per worker thread",
       .caps = uring_caps(kDefaults),
       .options = uring_options,
       .probe = uring_probe,

@@ -13,18 +13,13 @@
 #include <stdexcept>
 
 #include "platform/affinity.hpp"
+#include "platform/clock.hpp"
 
 namespace mtperf::atm {
 namespace {
 
 constexpr std::size_t kBufferBytes = 65536;  // any TUN packet or TAP frame
 constexpr int kReadBatch = 32;               // reads per device per loop, for fairness
-
-std::uint64_t monotonic_ns() {
-  timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::uint64_t(ts.tv_sec) * 1'000'000'000u + std::uint64_t(ts.tv_nsec);
-}
 
 class FdSink final : public LinkSink {
  public:
@@ -107,7 +102,7 @@ void LinkDriver::run(std::promise<void>* started) {
     // The default 50 us timer slack would add to every pacing sleep; the pacer makes up lost
     // time, but a tight sleep keeps the burst after each wake-up small.
     ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    link_->start(monotonic_ns());
+    link_->start(std::uint64_t(now_ns()));
     started->set_value();
   } catch (...) {
     started->set_exception(std::current_exception());
@@ -116,7 +111,7 @@ void LinkDriver::run(std::promise<void>* started) {
   FdSink sink(fds_, counters_);
   pollfd fds[3];
   while (!stopping_.load(std::memory_order_relaxed)) {
-    std::uint64_t now = monotonic_ns();
+    std::uint64_t now = std::uint64_t(now_ns());
     bool more = pump_reads(Side::kNear, now);
     more |= pump_reads(Side::kFar, now);
     const std::uint64_t next = link_->advance(now, sink);
@@ -125,7 +120,7 @@ void LinkDriver::run(std::promise<void>* started) {
     fds[n++] = {stop_fd_, POLLIN, 0};
     for (const Side side : {Side::kNear, Side::kFar})
       if (link_->can_take(side)) fds[n++] = {fds_[int(side)], POLLIN, 0};
-    now = monotonic_ns();
+    now = std::uint64_t(now_ns());
     if (next <= now) continue;
     timespec timeout{};
     const bool forever = next == kNoEvent;

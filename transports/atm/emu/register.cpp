@@ -49,8 +49,6 @@ std::unique_ptr<Transport> atm_create(const TransportParams& params) {
 
 const TransportEntry& clip_transport_entry() {
   static const TransportEntry entry{
-      .name = "clip",
-      .summary = "kernel sockets over emulated ATM, Classical IP (RFC 2225) on OC-3c/OC-12c",
       .emulated_line = true,
       .caps = socket_transport_entry().caps,
       .options = no_options,
@@ -62,8 +60,6 @@ const TransportEntry& clip_transport_entry() {
 
 const TransportEntry& lane_transport_entry() {
   static const TransportEntry entry{
-      .name = "lane",
-      .summary = "kernel sockets over emulated ATM, LAN Emulation (LANE v1) on OC-3c/OC-12c",
       .emulated_line = true,
       .caps = socket_transport_entry().caps,
       .options = no_options,
