@@ -373,4 +373,13 @@ int run_subcommand(const std::string& group, const std::vector<Subcommand>& subs
   return kExitUsage;
 }
 
+std::vector<std::string> split_list(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
 }  // namespace mtperf::cli

@@ -91,6 +91,9 @@ std::optional<CommandLine> read_command_line(const CommandSpec& spec,
 // Prints "mtperf NAME: what" and the usage line to `err`; returns kExitUsage.
 int usage_error(const CommandSpec& spec, std::ostream& err, const std::string& what);
 
+// "a,b,,c" -> {"a", "b", "c"}: a list option's items, empty ones dropped.
+std::vector<std::string> split_list(const std::string& text, char sep = ',');
+
 // A command made of subcommands (atm, testbed): `mtperf GROUP SUB [options]`.
 struct Subcommand {
   std::string name;

@@ -72,21 +72,12 @@ CommandSpec compare_spec() {
   return spec;
 }
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(text);
-  while (std::getline(in, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 // "cc=bbr wait=spin" -> --cc bbr --wait spin; "mptcp" -> --mptcp; "-O sqpoll=1" stays as typed
 // (a word after one that starts with '-' is that option's value).
 std::vector<std::string> variant_args(const std::string& variant) {
   std::vector<std::string> out;
   bool typed = false;  // the last word was an option as typed
-  for (const std::string& word : split(variant, ' ')) {
+  for (const std::string& word : split_list(variant, ' ')) {
     if (word[0] == '-' || typed) {
       typed = word[0] == '-';
       out.push_back(word);
@@ -108,7 +99,7 @@ struct CompareOptions {
 };
 
 std::vector<CompareConfig> configs_of(const CommandLine& cl) {
-  const std::vector<std::string> transports = split(cl.get<std::string>("transport"), ',');
+  const std::vector<std::string> transports = split_list(cl.get<std::string>("transport"), ',');
   if (transports.empty())
     throw UsageError("option " + cl.typed("transport") + ": no transport given");
   std::vector<std::string> variants;
@@ -117,7 +108,7 @@ std::vector<CompareConfig> configs_of(const CommandLine& cl) {
   for (const std::string& t : transports) {
     if (variants.empty()) out.push_back({t, {"-T", t}});
     for (const std::string& v : variants) {
-      if (split(v, ' ').empty())
+      if (split_list(v, ' ').empty())
         throw UsageError("option --variant: an empty variant (give run options, e.g. 'cc=bbr')");
       CompareConfig c{transports.size() > 1 ? t + " " + v : v, {"-T", t}};
       for (auto& a : variant_args(v))
@@ -166,7 +157,7 @@ std::vector<std::string> workloads_of(const CommandLine& cl) {
   if (cl.has("workload")) {
     w.clear();
     for (const auto& list : cl.get<std::vector<std::string>>("workload"))
-      for (const auto& name : split(list, ','))
+      for (const auto& name : split_list(list, ','))
         w.push_back(name);
   }
   for (const auto& name : w) {

@@ -89,15 +89,6 @@ CommandSpec fleet_spec() {
   return spec;
 }
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(text);
-  while (std::getline(in, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 struct FleetOptions {
   CommandLine cl;
   RunOptions run;  // every pair's test
@@ -117,7 +108,7 @@ FleetOptions parse_fleet(const std::vector<std::string>& args) {
     if (cl.has(own))
       throw UsageError("option " + cl.typed(own) +
                        ": not for fleet (the launcher places the ranks; each pair runs once)");
-  o.transports = split(cl.get<std::string>("transport"), ',');
+  o.transports = split_list(cl.get<std::string>("transport"), ',');
   if (o.transports.empty()) throw UsageError("option " + cl.typed("transport") + ": none given");
   for (const auto& t : o.transports) {
     try {
@@ -199,7 +190,7 @@ int emit_command(const FleetOptions& o, const std::vector<std::string>& args) {
       continue;
     e.args.push_back(a);
   }
-  for (const auto& t : split(o.cl.get<std::string>("transport"), ','))
+  for (const auto& t : split_list(o.cl.get<std::string>("transport"), ','))
     e.rdma = e.rdma || find_transport(t).caps.one_sided;  // RDMA verbs: the device in the pod
   try {
     std::fputs(fleet::emit(e).c_str(), stdout);

@@ -11,6 +11,7 @@
 #include "control/protocol.hpp"
 #include "fleet/net.hpp"
 #include "fleet/protocol.hpp"
+#include "platform/clock.hpp"
 #include "workloads/json_field.hpp"
 
 namespace mtperf::fleet {
@@ -20,12 +21,6 @@ using control::MsgType;
 using nlohmann::json;
 
 namespace {
-
-int64_t realtime_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 bool is_loopback(const std::string& a) {
   return a.rfind("127.", 0) == 0 || a == "::1";

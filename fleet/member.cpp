@@ -14,6 +14,7 @@
 #include "control/server.hpp"
 #include "fleet/net.hpp"
 #include "fleet/protocol.hpp"
+#include "platform/clock.hpp"
 #include "workloads/json_field.hpp"
 
 namespace mtperf::fleet {
@@ -23,12 +24,6 @@ using control::MsgType;
 using nlohmann::json;
 
 namespace {
-
-int64_t realtime_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 bool stopped(const std::atomic<bool>* stop) {
   return stop && *stop;

@@ -30,6 +30,14 @@ inline int64_t deadline_in(int timeout_ms) {
   return now_ns() + int64_t(std::max(timeout_ms, 0)) * 1'000'000;
 }
 
+// CLOCK_REALTIME now, in ns: the one clock hosts share (through NTP or PTP), for start times
+// agreed across hosts (`mtperf fleet`); never for intervals.
+inline int64_t realtime_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 // Whole ms left until deadline_ns, in [0, INT32_MAX]: a poll() timeout.
 inline int ms_until(int64_t deadline_ns) {
   return int(std::clamp<int64_t>((deadline_ns - now_ns()) / 1'000'000, 0, INT32_MAX));
