@@ -293,30 +293,46 @@ std::string fleet_csv(const FleetDoc& d) {
 }
 
 std::string fleet_mpigraph(const FleetDoc& d) {
-  // mpiGraph's layout: a "Send" and a "Recv" table per transport, a header row of
-  // "host:rank" columns, one row per rank, MB/s (10^6 bytes) per cell, tab-separated.
+  // mpiGraph's output, one block per transport: its header lines, then a "Send" table (row j:
+  // what j sent to column k) and a "Recv" table (row j: what j received from column k), MB/s of
+  // 2^20 bytes, "host:rank" heads, every cell followed by a tab, a blank line after each table.
+  // Its crunch_mpiGraph reads the tables; with several transports in one file it would mix
+  // them, so give it one transport's run.
   std::string out;
   const size_t n = d.roster.size();
   auto label = [&](size_t r) { return fmt::format("{}:{}", host_of(d, uint32_t(r)), r); };
+  const uint64_t msg = d.test.is_object() && d.test.contains("message_size") &&
+                               d.test["message_size"].is_number_unsigned()
+                           ? d.test["message_size"].get<uint64_t>()
+                           : 0;
   for (uint32_t t = 0; t < d.transports.size(); ++t) {
-    const Matrix send = matrix(d, t, "throughput_c2s");
+    // sent[j][k]: bytes/s from j to k, whichever side of the pair's test j was on.
+    const Matrix c2s = matrix(d, t, "throughput_c2s"), s2c = matrix(d, t, "throughput_s2c");
+    Matrix sent(n, std::vector<std::optional<double>>(n));
+    for (size_t j = 0; j < n; ++j)
+      for (size_t k = 0; k < n; ++k) {
+        const double a = c2s[j][k].value_or(0), b = s2c[k][j].value_or(0);
+        if (c2s[j][k] || s2c[k][j]) sent[j][k] = std::max(a, b) / 8;
+      }
+    out += fmt::format("START mpiGraph (mtperf fleet, transport {})\n", d.transports[t]);
+    out += fmt::format("MsgSize\t{}\nTimes\t1\nWindow\t1\nProcs\t{}\n\n", msg, n);
     for (const char* table : {"Send", "Recv"}) {
-      out += fmt::format("{}\t{}", table, d.transports[t]);
-      for (size_t j = 0; j < n; ++j)
-        out += "\t" + label(j);
+      const bool send = table[0] == 'S';
+      out += fmt::format("{}\t", table);
+      for (size_t k = 0; k < n; ++k)
+        out += label(k) + "\t";
       out += "\n";
-      for (size_t i = 0; i < n; ++i) {
-        out += label(i);
-        out += "\t";
-        for (size_t j = 0; j < n; ++j) {
-          // Send: row i sent to column j. Recv: row i received from column j.
-          const auto& v = table[0] == 'S' ? send[i][j] : send[j][i];
-          out += "\t" + (i == j || !v ? std::string("0.000") : fmt::format("{:.3f}", *v / 8e6));
+      for (size_t j = 0; j < n; ++j) {
+        out += label(j) + (send ? " to\t" : " from\t");
+        for (size_t k = 0; k < n; ++k) {
+          const auto& v = send ? sent[j][k] : sent[k][j];
+          out += fmt::format("{:.3f}\t", j == k || !v ? 0.0 : *v / (1024.0 * 1024.0));
         }
         out += "\n";
       }
       out += "\n";
     }
+    out += "END mpiGraph\n";
   }
   return out;
 }

@@ -301,8 +301,12 @@ TEST_CASE("matrices, row and column figures, the renderers", "[fleet][render]") 
   CHECK(back.roster[2].host == "h2");
   CHECK(fleet_csv(d).find("socket,0,0,2,1,h2,h1,0,") != std::string::npos);
   const std::string mg = fleet_mpigraph(d);
-  CHECK_THAT(mg, Catch::StartsWith("Send\tsocket\th0:0\th1:1\th2:2\n"));
-  CHECK_THAT(mg, Catch::Contains("h0:0\t\t0.000\t1250.000\t1250.000\n"));
+  CHECK_THAT(mg, Catch::StartsWith("START mpiGraph (mtperf fleet, transport socket)\nMsgSize\t"));
+  CHECK_THAT(mg, Catch::Contains("\nSend\th0:0\th1:1\th2:2\t\n"));
+  // 10 Gbit/s = 1.25e9 B/s = 1192.093 MB/s of 2^20 bytes; 2->1 failed.
+  CHECK_THAT(mg, Catch::Contains("\nh0:0 to\t0.000\t1192.093\t1192.093\t\n"));
+  CHECK_THAT(mg, Catch::Contains("\nh1:1 from\t1192.093\t0.000\t0.000\t\n"));
+  CHECK_THAT(mg, Catch::EndsWith("\n\nEND mpiGraph\n"));
   const std::string junit = fleet_junit(d, {});
   CHECK_THAT(junit, Catch::Contains("tests=\"6\" failures=\"1\""));
 }
