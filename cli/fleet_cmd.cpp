@@ -1,5 +1,7 @@
 // `mtperf fleet`: one process per host, started by Slurm, mpirun, a Kubernetes Indexed Job or a
 // pdsh/ssh loop; every pair of the fleet measured as `mtperf run` measures one (fleet/).
+#include <sys/socket.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -22,6 +24,7 @@
 #include "fleet/protocol.hpp"
 #include "fleet/render.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/topology.hpp"
 #include "transports/api/registry.hpp"
 
 namespace mtperf::cli {
@@ -53,8 +56,11 @@ CommandSpec fleet_spec() {
       "a file on a shared filesystem where rank 0 writes its address (mpirun, pdsh)");
   add("port", po::value<uint16_t>()->default_value(12866, "12866")->value_name("PORT"),
       "the coordinator's port (0: any, with --rendezvous)");
-  add("bind", text()->value_name("ADDRESS"),
-      "this rank's address: its server listens and its coordinator, if rank 0, there");
+  add("bind", text()->value_name("ADDRESS[,...]"),
+      "this rank's address or interface (its first address): its server listens and, on rank "
+      "0, its coordinator there; with --per-host N, N of them, one per rank of a host");
+  add("per-host", po::value<uint32_t>()->value_name("N"),
+      "N ranks on each host, one per adapter: rank i of a host takes the i-th --bind address");
   add("key", text()->value_name("KEY"),
       "pre-shared key of the coordinator and of every rank's server");
   add("join-timeout", po::value<double>()->default_value(60, "60")->value_name("SECONDS"),
@@ -154,6 +160,22 @@ FleetOptions parse_fleet(const std::vector<std::string>& args) {
   if (!(join > 0 && join <= 86400))
     throw UsageError("option --join-timeout: not in (0, 86400] seconds");
   return o;
+}
+
+// --bind takes an address or an interface's name (the same command line on every host):
+// an interface gives its first IPv4 address, else its first global IPv6 one.
+std::string address_of(const std::string& bind) {
+  if (bind.empty() || bind.find_first_not_of("0123456789.") == std::string::npos ||
+      bind.find(':') != std::string::npos)
+    return bind;
+  std::string v6;
+  for (const InterfaceAddress& a : interface_addresses()) {
+    if (a.interface != bind) continue;
+    if (a.family == AF_INET) return a.address;
+    if (v6.empty() && a.address.rfind("fe80", 0) != 0) v6 = a.address;
+  }
+  if (!v6.empty()) return v6;
+  return bind;  // a host name: the resolver's
 }
 
 std::vector<std::string> usable_transports() {
@@ -277,7 +299,18 @@ int fleet_command(const std::vector<std::string>& args) {
   catch_interrupts();
   std::atomic<bool> stop{false}, done{false};
   const std::string key = cl.has("key") ? cl.get<std::string>("key") : "";
-  const std::string bind = cl.has("bind") ? cl.get<std::string>("bind") : "";
+  std::string bind = cl.has("bind") ? cl.get<std::string>("bind") : "";
+  if (cl.has("per-host")) {
+    try {
+      bind = fleet::bind_of(split_list(bind), cl.get<uint32_t>("per-host"), launch.local_rank);
+    } catch (const std::invalid_argument& e) {
+      return usage_error(fleet_spec(), std::cerr, e.what());
+    }
+  } else if (bind.find(',') != std::string::npos) {
+    return usage_error(fleet_spec(), std::cerr,
+                       "option --bind: several addresses need --per-host (one per rank of a host)");
+  }
+  bind = address_of(bind);
   nlohmann::json test = o.run.spec;
   test.erase("transport");
 

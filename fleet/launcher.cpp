@@ -51,6 +51,21 @@ Environment launch_environment() {
   return env;
 }
 
+std::string bind_of(const std::vector<std::string>& addresses, uint32_t per_host,
+                    uint32_t local_rank) {
+  if (addresses.size() != per_host)
+    throw std::invalid_argument("--per-host " + std::to_string(per_host) + " takes " +
+                                std::to_string(per_host) +
+                                " --bind addresses, one per rank of a "
+                                "host; " +
+                                std::to_string(addresses.size()) + " given");
+  if (local_rank >= per_host)
+    throw std::invalid_argument("this is rank " + std::to_string(local_rank) +
+                                " of its host, but --per-host is " + std::to_string(per_host) +
+                                " (start --per-host ranks on each host)");
+  return addresses[local_rank];
+}
+
 std::vector<std::string> expand_hostlist(std::string_view list, size_t max_hosts) {
   std::vector<std::string> out;
   auto bad = [&](const std::string& why) {
@@ -179,6 +194,12 @@ Launch detect_launch(const Environment& env, const LaunchGiven& given) {
         "JOB_COMPLETION_INDEX is set): start one process per host with srun, mpirun or a "
         "Kubernetes Indexed Job, or give --rank, --size and --coordinator");
   }
+  // The launcher's own variable: under mpirun in an allocation SLURM_LOCALID is the helper's.
+  const char* local = l.launcher == "Open MPI"    ? "OMPI_COMM_WORLD_LOCAL_RANK"
+                      : l.launcher == "MPICH/PMI" ? "MPI_LOCALRANKID"
+                      : l.launcher == "Slurm"     ? "SLURM_LOCALID"
+                                                  : nullptr;
+  if (const std::string* v = local ? find(env, local) : nullptr) l.local_rank = number(*v, local);
   if (given.size && *given.size != l.size)
     throw std::invalid_argument("--size " + std::to_string(*given.size) + " but " + l.launcher +
                                 " says " + std::to_string(l.size) + " (" + l.why + ")");

@@ -32,6 +32,9 @@ struct Launch {
   std::string coordinator;
   std::string rendezvous;
   std::string job;  // the launcher's job id, when it gives one (names the rendezvous record)
+  // This rank's index among the ranks on its host (SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK,
+  // MPI_LOCALRANKID); 0 where the launcher does not say. Picks its adapter with --per-host.
+  uint32_t local_rank = 0;
   std::string why;  // which variables decided it, for `mtperf fleet`'s first line
 };
 
@@ -47,6 +50,12 @@ Launch detect_launch(const Environment& env, const LaunchGiven& given);
 // Slurm's host list syntax: "node[1-4,7],gpu[01-02],login" -> node1 node2 node3 node4 node7
 // gpu01 gpu02 login; the width of a zero-padded range is kept. At most `max_hosts` names; throws
 // std::invalid_argument naming the bad part.
+// --bind ADDRESS[,ADDRESS...] with --per-host N: the address of the rank with this local rank
+// (one rank per adapter). Throws std::invalid_argument when the list is not N long or the
+// local rank is not below N.
+std::string bind_of(const std::vector<std::string>& addresses, uint32_t per_host,
+                    uint32_t local_rank);
+
 std::vector<std::string> expand_hostlist(std::string_view list, size_t max_hosts = 65536);
 
 }  // namespace mtperf::fleet

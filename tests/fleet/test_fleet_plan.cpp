@@ -211,6 +211,27 @@ TEST_CASE("the launcher: Slurm, Open MPI, MPICH, Kubernetes, by hand", "[fleet][
   }
 }
 
+TEST_CASE("--per-host: each rank of a host takes its adapter by its local rank",
+          "[fleet][launcher]") {
+  Launch slurm = detect_launch({{"SLURM_PROCID", "5"},
+                                {"SLURM_NTASKS", "8"},
+                                {"SLURM_LOCALID", "1"},
+                                {"SLURM_STEP_NODELIST", "n[1-4]"}},
+                               {});
+  CHECK(slurm.local_rank == 1);
+  Launch ompi = detect_launch({{"OMPI_COMM_WORLD_RANK", "3"},
+                               {"OMPI_COMM_WORLD_SIZE", "4"},
+                               {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                               {"SLURM_PROCID", "1"},
+                               {"SLURM_NTASKS", "2"},
+                               {"SLURM_LOCALID", "0"}},
+                              LaunchGiven{{}, {}, "h", ""});
+  CHECK(ompi.local_rank == 1);  // mpirun's, not its helper's
+  CHECK(bind_of({"10.0.0.1", "10.0.1.1"}, 2, 1) == "10.0.1.1");
+  CHECK_THROWS_WITH(bind_of({"10.0.0.1"}, 2, 0), Catch::Contains("takes 2 --bind addresses"));
+  CHECK_THROWS_WITH(bind_of({"a", "b"}, 2, 2), Catch::Contains("rank 2 of its host"));
+}
+
 TEST_CASE("Slurm host lists", "[fleet][launcher]") {
   CHECK(expand_hostlist("node[1-3,7],gpu[08-10],login") ==
         std::vector<std::string>{"node1", "node2", "node3", "node7", "gpu08", "gpu09", "gpu10",

@@ -247,3 +247,28 @@ TEST_CASE("a rank that dies mid-round: named, its cells empty with the reason, b
   CHECK(measured == 2);
   CHECK(d.complete);  // it went on without rank 2 (no --need-all)
 }
+
+TEST_CASE("--retest: the pairs a verdict failed run once more, alone, before the verdict",
+          "[fleet][run]") {
+  RunRequest r = short_stream();
+  CoordinatorOptions co = coordinator_options(2, r);
+  std::vector<size_t> asked;
+  co.retest = [&](const FleetDoc& d) {
+    asked.push_back(d.results.size());
+    return std::vector<size_t>{1};  // as if the second pair had failed a check
+  };
+  Coordinator c(co);
+  Members members(2);
+  for (uint32_t i = 0; i < 2; ++i)
+    members.start(i, member_options(i, 2, c.port(), r));
+  FleetDoc d = c.run();
+  members.join();
+  REQUIRE(asked == std::vector<size_t>{2});
+  REQUIRE(d.results.size() == 2);
+  CHECK(d.results[0].tries == 1);
+  CHECK(d.results[1].tries == 2);
+  CHECK(d.results[1].ok);
+  CHECK(d.results[1].step == 2);  // a step of its own after the plan's two
+  CHECK(d.steps.size() == 3);
+  CHECK(d.complete);
+}
