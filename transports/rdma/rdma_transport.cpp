@@ -240,10 +240,6 @@ std::unique_ptr<Transport> rdma_create(const TransportParams& params) {
 
 const TransportEntry& rdma_transport_entry() {
   static const TransportEntry entry{
-      .name = "rdma",
-      .summary =
-          "RDMA verbs over RC queue pairs connected by rdma_cm: SEND, WRITE (with "
-          "immediate) and READ",
       .caps = rdma::rdma_caps(rdma::RdmaSettings{}),
       .options = rdma::rdma_options,
       .probe = rdma_probe,
