@@ -54,7 +54,8 @@ CommandSpec fleet_spec() {
       "rank 0's host (default: from the launcher; Slurm: the first node)");
   add("rendezvous", text()->value_name("FILE"),
       "a file on a shared filesystem where rank 0 writes its address (mpirun, pdsh)");
-  add("port", po::value<uint16_t>()->default_value(12866, "12866")->value_name("PORT"),
+  add("port",
+      po::value<uint16_t>()->default_value(fleet::kDefaultFleetPort, "12866")->value_name("PORT"),
       "the coordinator's port (0: any, with --rendezvous)");
   add("bind", text()->value_name("ADDRESS[,...]"),
       "this rank's address or interface (its first address): its server listens and, on rank "
@@ -362,8 +363,7 @@ int fleet_command(const std::vector<std::string>& args) {
     if (launch.rank == 0) {
       fleet::CoordinatorOptions c;
       c.bind = bind;
-      c.port = launch.coordinator.empty() || cl.has("port") ? cl.get<uint16_t>("port")
-                                                            : fleet::kDefaultFleetPort;
+      c.port = cl.get<uint16_t>("port");
       if (!launch.coordinator.empty()) {
         std::string h;
         fleet::split_host_port(launch.coordinator, c.port, h, c.port);

@@ -83,16 +83,16 @@ json run_round(const MemberOptions& o, const json& body) {
     PairResult result;
     std::optional<int64_t> started;
   };
-  std::vector<Run> todo(runs.size());
+  std::vector<Run> assigned(runs.size());
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string where = "ROUND.runs[" + std::to_string(i) + "]";
-    todo[i].index = jf::required<size_t>(runs[i], where, "index");
-    todo[i].transport = jf::required<uint32_t>(runs[i], where, "transport");
-    todo[i].server = jf::required<std::string>(runs[i], where, "server");
+    assigned[i].index = jf::required<size_t>(runs[i], where, "index");
+    assigned[i].transport = jf::required<uint32_t>(runs[i], where, "transport");
+    assigned[i].server = jf::required<std::string>(runs[i], where, "server");
   }
   sleep_until_realtime(start, o.stop);
   std::vector<std::thread> threads;
-  for (Run& r : todo) {
+  for (Run& r : assigned) {
     threads.emplace_back([&o, &r] {
       r.started = realtime_ns();
       try {
@@ -106,7 +106,7 @@ json run_round(const MemberOptions& o, const json& body) {
   for (auto& t : threads)
     t.join();
   json results = json::array();
-  for (const Run& r : todo) {
+  for (const Run& r : assigned) {
     json one = {{"index", r.index}, {"result", to_json(r.result)}};
     one["started_ns"] = r.started ? json(*r.started) : json(nullptr);
     results.push_back(one);
