@@ -4,6 +4,8 @@
 #include <cctype>
 #include <map>
 
+#include "platform/words.hpp"
+
 namespace mtperf::cli {
 namespace {
 
@@ -30,24 +32,6 @@ std::string upper(std::string s) {
 
 bool is_number(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789.") == std::string::npos;
-}
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-      // A swap of two neighbours ("lenght") counts as one edit.
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        cur[j] = std::min(cur[j], prev[j - 1]);
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
 }
 
 }  // namespace
@@ -84,17 +68,7 @@ std::string closest_option(const std::string& typed, const std::vector<std::stri
   std::string name = typed;
   name.erase(0, name.find_first_not_of('-'));
   name = name.substr(0, name.find('='));
-  if (name.size() < 3) return "";
-  std::string best;
-  size_t best_d = std::max<size_t>(2, name.size() / 4) + 1;
-  for (const std::string& k : known) {
-    size_t d = edit_distance(name, k);
-    if (d < best_d) {
-      best_d = d;
-      best = k;
-    }
-  }
-  return best;
+  return nearest_word(name, known);
 }
 
 std::string usage_hint(const std::vector<std::string>& args, const std::string& unknown_option,

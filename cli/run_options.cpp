@@ -233,6 +233,7 @@ void set_transport(TestSpec& s, const po::variables_map& vm) {
     throw UsageError(std::string("option -T: ") + e.what());
   }
   try {
+    check_params(*entry, s.transport_params);
     if (entry->create) (void)entry->create(s.transport_params);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("option -O: ") + e.what());

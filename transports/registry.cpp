@@ -21,19 +21,7 @@ const TransportEntry& find_transport(std::string_view name) {
 }
 
 void check_params(const TransportEntry& entry, const TransportParams& params) {
-  auto opts = entry.options();
-  for (auto& [k, v] : params) {
-    bool found = false;
-    std::string known;
-    for (auto& o : opts) {
-      found |= o.key == k;
-      known += (known.empty() ? "" : ", ") + o.key;
-    }
-    if (!found) {
-      throw std::invalid_argument("transport " + std::string(entry.name) + " has no option '" + k +
-                                  "'" + (known.empty() ? " (it takes none)" : " (" + known + ")"));
-    }
-  }
+  if (entry.options) (void)parse_options(entry.name, entry.options(), params);
 }
 
 }  // namespace mtperf

@@ -13,20 +13,11 @@
 #include <vector>
 
 #include "transports/api/endpoint.hpp"
+#include "transports/api/options.hpp"
 #include "transports/api/transport.hpp"
 #include "transports/api/transport_list.hpp"  // generated: kDefaultTransport
 
 namespace mtperf {
-
-// Transport-specific options, "key" -> "value", carried in the test request so that the server
-// uses the same settings. Each transport validates its own keys in create().
-using TransportParams = std::map<std::string, std::string>;
-
-struct OptionInfo {
-  std::string key;
-  std::string default_value;
-  std::string help;
-};
 
 struct ProbeResult {
   bool usable = false;
@@ -89,7 +80,8 @@ const TransportEntry& find_transport(std::string_view name);
 // Names of the transports compiled out of this build, with the reason (for `mtperf transports`).
 std::vector<std::pair<std::string, std::string>> transports_not_compiled();
 
-// Checks params against the entry's options: unknown keys throw, naming the key and the list.
+// Checks params against the entry's options (parse_options, options.hpp): an unknown key or a
+// value its key does not take throws std::invalid_argument, saying which and why.
 void check_params(const TransportEntry& entry, const TransportParams& params);
 
 }  // namespace mtperf

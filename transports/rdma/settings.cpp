@@ -2,22 +2,8 @@
 
 #include <stdexcept>
 
-#include "platform/number.hpp"
 
 namespace mtperf::rdma {
-namespace {
-
-uint32_t parse_u32(const std::string& key, const std::string& v, uint32_t lo, uint32_t hi) {
-  std::optional<uint64_t> n = parse_whole(v, lo, hi);
-  if (!n) {
-    throw std::invalid_argument("rdma option " + key + ": expected a whole number in " +
-                                std::to_string(lo) + ".." + std::to_string(hi) + ", got '" + v +
-                                "'");
-  }
-  return uint32_t(*n);
-}
-
-}  // namespace
 
 std::string_view to_string(Verb v) {
   switch (v) {
@@ -53,71 +39,60 @@ std::string_view to_string(SrqMode m) {
   return "?";
 }
 
-RdmaSettings parse_rdma_settings(const TransportParams& params) {
-  RdmaSettings s;
-  for (auto& [k, v] : params) {
-    if (k == "verb") {
-      s.verb = parse_verb(v);
-    } else if (k == "inline") {
-      s.inline_cap = v == "device" ? kInlineDevice
-                     : v == "auto" ? kInlineAuto
-                                   : parse_u32(k, v, 0, 65536);
-    } else if (k == "signal") {
-      s.signal_every = parse_u32(k, v, 1, 1024);
-    } else if (k == "srq") {
-      if (v == "auto") {
-        s.srq = SrqMode::automatic;
-      } else if (v == "1" || v == "on") {
-        s.srq = SrqMode::on;
-      } else if (v == "0" || v == "off") {
-        s.srq = SrqMode::off;
-      } else {
-        throw std::invalid_argument("rdma option srq: expected auto, on or off, got '" + v + "'");
-      }
-    } else if (k == "recv_depth") {
-      s.recv_depth = parse_u32(k, v, 0, 4096);
-      if (s.recv_depth == 1) {
-        throw std::invalid_argument(
-            "rdma option recv_depth: 1 leaves no credit beside the end-of-stream receive; use 0 "
-            "(sized from the test) or 2..4096");
-      }
-    } else if (k == "tos") {
-      s.tos = v == "none" ? kUnset : int(parse_u32(k, v, 0, 255));
-    } else if (k == "ack_timeout") {
-      s.ack_timeout = v == "none" ? kUnset : int(parse_u32(k, v, 0, 31));
-    } else {
-      throw std::invalid_argument("rdma has no option '" + k +
-                                  "' (verb, inline, signal, srq, recv_depth, tos, ack_timeout)");
-    }
-  }
-  return s;
-}
-
 std::vector<OptionInfo> rdma_options() {
   RdmaSettings d;
   return {
-      {"verb", std::string(to_string(d.verb)),
-       "send | write | write_imm | read: SEND/RECV; RDMA WRITE (the receiver counts nothing; "
-       "rr polls memory, spinning); WRITE with immediate (the receiver counts); RDMA READ (the "
-       "receiver pulls; streams only)"},
-      {"inline", "auto",
-       "largest send carried inline in the work request, bytes, within what the device grants "
-       "(auto: 236 for SEND, 220 for WRITE, as perftest; device: up to 1024, what the device "
-       "grants; 0: never)"},
-      {"signal", std::to_string(d.signal_every),
-       "streams: one signalled send per N; the others complete with it"},
-      {"srq", std::string(to_string(d.srq)),
-       "one shared receive queue per worker (auto: when a worker holds more than " +
-           std::to_string(kSrqAbove) + " connections; SEND and WRITE with immediate)"},
-      {"recv_depth", "0",
-       "receives and landing slots per connection (0: twice the queue depth of the test)"},
-      {"tos", "none",
-       "IP type of service of the connections, 0..255 (RoCE v2: DSCP << 2 | ECN; the fabric's "
-       "lossless class needs it); none: rdma_cm's default"},
-      {"ack_timeout", "none",
-       "local ACK timeout before a retransmission, 4.096 us x 2^N, 0..31; none: rdma_cm's "
-       "default"},
+      choice_option(
+          "verb", {"send", "write", "write_imm", "read"}, std::string(to_string(d.verb)),
+          "send | write | write_imm | read: SEND/RECV; RDMA WRITE (the receiver counts nothing; "
+          "rr polls memory, spinning); WRITE with immediate (the receiver counts); RDMA READ (the "
+          "receiver pulls; streams only)"),
+      whole_option("inline", 0, 65536, "auto",
+                   "largest send carried inline in the work request, bytes, within what the device "
+                   "grants (auto: 236 for SEND, 220 for WRITE, as perftest; device: up to 1024, "
+                   "what the device grants; 0: never)",
+                   {"device", "auto"}),
+      whole_option("signal", 1, 1024, std::to_string(d.signal_every),
+                   "streams: one signalled send per N; the others complete with it"),
+      choice_option("srq", {"auto", "on", "off"}, std::string(to_string(d.srq)),
+                    "one shared receive queue per worker (auto: when a worker holds more than " +
+                        std::to_string(kSrqAbove) +
+                        " connections; SEND and WRITE with immediate)",
+                    {{"1", "on"}, {"0", "off"}}),
+      whole_option("recv_depth", 0, 4096, "0",
+                   "receives and landing slots per connection (0: twice the queue depth of the "
+                   "test)"),
+      whole_option("tos", 0, 255, "none",
+                   "IP type of service of the connections, 0..255 (RoCE v2: DSCP << 2 | ECN; the "
+                   "fabric's lossless class needs it); none: rdma_cm's default",
+                   {"none"}),
+      whole_option("ack_timeout", 0, 31, "none",
+                   "local ACK timeout before a retransmission, 4.096 us x 2^N, 0..31; none: "
+                   "rdma_cm's default",
+                   {"none"}),
   };
+}
+
+RdmaSettings parse_rdma_settings(const TransportParams& params) {
+  const OptionValues v = parse_options("rdma", rdma_options(), params);
+  RdmaSettings s;
+  s.verb = parse_verb(v.text("verb"));
+  const OptionValue& in = v["inline"];
+  s.inline_cap = !in.is_word            ? uint32_t(in.number)
+                 : in.text == "device" ? kInlineDevice
+                                       : kInlineAuto;
+  s.signal_every = uint32_t(v.number("signal"));
+  const std::string& srq = v.text("srq");
+  s.srq = srq == "on" ? SrqMode::on : srq == "off" ? SrqMode::off : SrqMode::automatic;
+  s.recv_depth = uint32_t(v.number("recv_depth"));
+  if (s.recv_depth == 1) {
+    throw std::invalid_argument(
+        "rdma option recv_depth: 1 leaves no credit beside the end-of-stream receive; use 0 "
+        "(sized from the test) or 2..4096");
+  }
+  s.tos = v["tos"].is_word ? kUnset : int(v.number("tos"));
+  s.ack_timeout = v["ack_timeout"].is_word ? kUnset : int(v.number("ack_timeout"));
+  return s;
 }
 
 Caps rdma_caps(const RdmaSettings& s) {

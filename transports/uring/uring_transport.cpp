@@ -8,7 +8,6 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "platform/number.hpp"
 #include "transports/api/engine_host.hpp"
 #include "transports/uring/register.hpp"
 #include "transports/uring/uring_engine.hpp"
@@ -156,43 +155,20 @@ std::map<std::string, std::string> UringTransport::effective_settings() const {
 std::vector<OptionInfo> uring_options() {
   std::vector<OptionInfo> out;
   for (const Key& k : kKeys) {
-    std::string def =
-        k.flag ? (kDefaults.*k.flag ? "1" : "0") : std::to_string(kDefaults.*k.number);
-    out.push_back({k.key, def, k.help});
+    out.push_back(k.flag ? flag_option(k.key, kDefaults.*k.flag, k.help)
+                         : pow2_option(k.key, k.lo, k.hi, kDefaults.*k.number, k.help, k.zero_ok));
   }
   return out;
 }
 
-bool parse_bool(const std::string& key, const std::string& v) {
-  if (v == "1" || v == "on" || v == "true" || v == "yes") return true;
-  if (v == "0" || v == "off" || v == "false" || v == "no") return false;
-  throw std::invalid_argument("uring option " + key + ": expected 0/1/on/off, got '" + v + "'");
-}
-
-// A power of two in lo..hi (or 0 where zero_ok).
-uint32_t parse_pow2(const std::string& key, const std::string& v, unsigned long lo,
-                    unsigned long hi, bool zero_ok) {
-  std::optional<uint64_t> n = parse_whole(v, 0, hi);
-  bool ok = n && ((*n >= lo && std::has_single_bit(*n)) || (zero_ok && *n == 0));
-  if (!ok) {
-    throw std::invalid_argument("uring option " + key + ": expected a power of two in " +
-                                std::to_string(lo) + ".." + std::to_string(hi) +
-                                (zero_ok ? " or 0" : "") + ", got '" + v + "'");
-  }
-  return uint32_t(*n);
-}
-
 UringSettings parse_settings(const TransportParams& params) {
-  UringSettings s = kDefaults;
-  for (auto& [k, v] : params) {
-    const Key* key = nullptr;
-    for (const Key& c : kKeys)
-      if (k == c.key) key = &c;
-    if (!key) throw std::invalid_argument("uring has no option '" + k + "'");
-    if (key->flag) {
-      s.*key->flag = parse_bool(k, v);
+  const OptionValues v = parse_options("uring", uring_options(), params);
+  UringSettings s;
+  for (const Key& k : kKeys) {
+    if (k.flag) {
+      s.*k.flag = v.on(k.key);
     } else {
-      s.*key->number = parse_pow2(k, v, key->lo, key->hi, key->zero_ok);
+      s.*k.number = uint32_t(v.number(k.key));
     }
   }
   return s;
