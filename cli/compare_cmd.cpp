@@ -18,6 +18,7 @@
 #include "platform/interrupt.hpp"
 #include "report/compare.hpp"
 #include "transports/api/transport_list.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf::cli {
 namespace {
@@ -44,8 +45,8 @@ CommandSpec compare_spec() {
       "a configuration: run options, KEY=VALUE for --KEY VALUE (e.g. 'cc=bbr', 'topt=sqpoll=1 "
       "wait=spin') or as typed ('-O sqpoll=1'); repeatable, each over every -T transport");
   add("workload,w", po::value<std::vector<std::string>>()->value_name("LIST"),
-      "workloads, comma-separated or repeated: stream | maerts | bidir | rr | crr (default "
-      "stream,rr)");
+      ("workloads, comma-separated or repeated: " + workload_names(" | ") + " (default stream,rr)")
+          .c_str());
   add("iterations,i", po::value<int>()->default_value(5, "5")->value_name("N"),
       "runs of each configuration on each workload, 2..1000");
   add("length,l", po::value<std::string>()->default_value("5", "5")->value_name("SECONDS"),
@@ -164,8 +165,8 @@ std::vector<std::string> workloads_of(const CommandLine& cl) {
     try {
       parse_workload(name);
     } catch (const std::invalid_argument&) {
-      throw UsageError("option " + cl.typed("workload") + ": '" + name +
-                       "' is not stream, maerts, bidir, rr or crr");
+      throw UsageError("option " + cl.typed("workload") + ": '" + name + "' is not " +
+                       workload_names(", ", " or "));
     }
   }
   return w;

@@ -5,6 +5,7 @@
 #include "platform/affinity.hpp"
 #include "platform/number.hpp"
 #include "transports/api/transport_list.hpp"
+#include "workloads/kind.hpp"
 #include "workloads/memory.hpp"
 
 #include <cmath>
@@ -27,7 +28,7 @@ po::options_description run_description() {
       "server to test against, control port 12865 by default (default: an in-process server on "
       "127.0.0.1)");
   add("workload,w", text()->default_value("stream", "stream")->value_name("NAME"),
-      "stream | maerts | bidir | rr | crr");
+      workload_names(" | ").c_str());
   add("transport,T",
       text()
           ->default_value(std::string(kDefaultTransport), std::string(kDefaultTransport))
@@ -289,8 +290,8 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
   // TCP_NODELAY by default, except for streams of sends under 16 KiB: there Nagle's coalescing
   // doubles loopback throughput (8 KiB: 12.9 -> 25.8 Gbit/s), while from 16 KiB up NODELAY is
   // 10-20% faster (docs/transports.md).
-  bool small_stream = s.workload != Workload::rr && s.workload != Workload::crr &&
-                      s.proto == Proto::tcp && s.stream_msg_size() < 16 * 1024;
+  bool small_stream = !kind_of(s.workload).request_response && s.proto == Proto::tcp &&
+                      s.stream_msg_size() < 16 * 1024;
   s.sock.nodelay = vm.count("no-delay") ? get<bool>(vm, "no-delay") : !small_stream;
   if (vm.count("cc")) s.sock.congestion = get<std::string>(vm, "cc");
   s.sock.mptcp = get<bool>(vm, "mptcp");

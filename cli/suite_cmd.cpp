@@ -14,6 +14,7 @@
 #include "platform/interrupt.hpp"
 #include "report/render.hpp"
 #include "report/suite.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf::cli {
 
@@ -41,7 +42,7 @@ const std::vector<Case>& cases() {
 std::string figure(const Report& r) {
   const Summary& s = r.summary;
   std::string cpu = s.local_cpu ? fmt::format("{:.0f}%", s.local_cpu->host.total.util) : "n/a";
-  bool rr = r.spec.workload == Workload::rr || r.spec.workload == Workload::crr;
+  bool rr = kind_of(r.spec.workload).headline == Headline::transactions;
   std::string v = rr ? fmt::format("{:.0f} t/s", s.transaction_rate)
                      : fmt::format("{:.1f} Mb/s", s.throughput_bps / 1e6);
   if (s.udp_loss_percent) v += fmt::format(" {:.2f}%loss", *s.udp_loss_percent);

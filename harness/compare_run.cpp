@@ -6,6 +6,7 @@
 #include "control/local_server.hpp"
 #include "harness/run.hpp"
 #include "platform/interrupt.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf {
 namespace {
@@ -26,7 +27,7 @@ CompareRow row_of(const RunRequest& o, size_t configs) {
   CompareRow row;
   const Workload w = o.spec.workload;
   row.workload = std::string(to_string(w));
-  const bool rr = w == Workload::rr || w == Workload::crr;
+  const bool rr = kind_of(w).headline == Headline::transactions;
   row.figure = rr ? CompareFigure::transaction_rate : CompareFigure::throughput;
   row.demand_unit = rr ? "us/transaction" : "us/KB";
   row.cells.resize(configs);

@@ -9,6 +9,7 @@
 #include "harness/hosts_run.hpp"
 #include "platform/interrupt.hpp"
 #include "report/render.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf {
 namespace {
@@ -39,7 +40,7 @@ IntervalCallback interval_watch(const RunRequest& o) {
   for (const Check& c : o.checks)
     if (judged_per_interval(c)) judged.push_back(c);
   if (!lines && judged.empty()) return {};
-  const bool rr = o.spec.workload == Workload::rr || o.spec.workload == Workload::crr;
+  const bool rr = kind_of(o.spec.workload).headline == Headline::transactions;
   return [rr, lines, judged](const IntervalSample& s) -> std::string {
     if (s.end_s - s.start_s <= 0) return {};
     auto results = evaluate_interval_checks(judged, s);

@@ -13,13 +13,14 @@
 #include "platform/interrupt.hpp"
 #include "platform/link_mtu.hpp"
 #include "stats/fairness.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf {
 namespace {
 
 SweepCell cell_of(int64_t at, const Report& r) {
   const Summary& s = r.summary;
-  bool rr = r.spec.workload == Workload::rr || r.spec.workload == Workload::crr;
+  bool rr = kind_of(r.spec.workload).headline == Headline::transactions;
   SweepCell c;
   c.at = at;
   c.value = rr ? s.transaction_rate : s.throughput_bps;

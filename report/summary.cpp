@@ -3,6 +3,7 @@
 
 #include "stats/fairness.hpp"
 #include "stats/service_demand.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf {
 namespace {
@@ -113,7 +114,7 @@ std::optional<CpuFigures> cpu_figures(const TestSpec& spec, const std::optional<
   if (!side || !side->cpu || !(side->window_s >= kMinCpuWindowS)) return std::nullopt;
   CpuFigures c;
   c.host = *side->cpu;
-  bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
+  bool rr = kind_of(spec.workload).headline == Headline::transactions;
   if (rr) {
     c.service_demand_unit = "us/transaction";
     c.service_demand = service_demand_us_per_unit(c.host.total.util, c.host.cpus, side->window_s,
@@ -280,7 +281,7 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   }
   s.transaction_rate = s.window_s > 0 ? double(s.transactions) / s.window_s : 0;
   if (s.latency_histogram.count() > 0) s.latency = latency_of(s.latency_histogram);
-  if (spec.proto == Proto::udp && spec.workload != Workload::rr && udp_sent > 0) {
+  if (spec.proto == Proto::udp && !kind_of(spec.workload).request_response && udp_sent > 0) {
     s.udp_loss_percent = 100.0 * double(udp_lost) / double(udp_sent);
   }
   s.jain_fairness = jain_index(per_flow);
@@ -312,7 +313,7 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
 }
 
 double headline(const TestSpec& spec, const Summary& s) {
-  bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
+  bool rr = kind_of(spec.workload).headline == Headline::transactions;
   return rr ? s.transaction_rate : s.throughput_bps;
 }
 

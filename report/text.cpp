@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "report/render.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf {
 namespace {
@@ -119,7 +120,7 @@ std::string netdev_lines(const char* side, const std::vector<NetdevFigures>& dev
 }
 
 void flows_table(std::string& out, const TestSpec& spec, const Summary& s) {
-  bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
+  bool rr = kind_of(spec.workload).headline == Headline::transactions;
   out += rr ? fmt::format("  {:>5} {:>5} {:>14} {:>12} {:>10} {:>5}\n", "flow", "dir",
                           "transactions", "trans/s", "mean us", "cpu")
             : fmt::format("  {:>5} {:>5} {:>16} {:>12} {:>8} {:>5}\n", "flow", "dir", "bytes",
@@ -193,7 +194,7 @@ void headline_lines(std::string& out, const Report& r, bool rr) {
   } else {
     out += fmt::format("  throughput         {:.2f} Mbit/s  (10^6 bits/s; {} bytes per send)\n",
                        s.throughput_bps / 1e6, spec.stream_msg_size());
-    if (spec.workload == Workload::bidir) {
+    if (kind_of(spec.workload).flows_per_flow > 1) {
       out += fmt::format("    client->server   {:.2f} Mbit/s\n    server->client   {:.2f} Mbit/s\n",
                          s.throughput_c2s_bps / 1e6, s.throughput_s2c_bps / 1e6);
     }
@@ -304,7 +305,7 @@ void ending_lines(std::string& out, const Summary& s) {
 }  // namespace
 
 std::string report_text(const Report& r) {
-  const bool rr = r.spec.workload == Workload::rr || r.spec.workload == Workload::crr;
+  const bool rr = kind_of(r.spec.workload).headline == Headline::transactions;
   std::string out;
   headline_lines(out, r, rr);
   host_lines(out, r.summary);

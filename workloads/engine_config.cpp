@@ -4,31 +4,12 @@
 
 namespace mtperf {
 
-uint32_t stream_depth(const Caps& caps) {
-  return std::clamp<uint32_t>(caps.max_outstanding / 8, 1, 8);
-}
-
 uint32_t buffers_per_flow(const TestSpec& spec, const Caps& caps) {
-  uint32_t sends = spec.workload == Workload::rr ? spec.burst : stream_depth(caps);
-  return sends + 1;
+  return kind_of(spec.workload).sends_in_flight(spec, caps) + 1;
 }
 
 uint32_t buffer_size(const TestSpec& spec) {
-  uint32_t size = 0;
-  if (spec.workload == Workload::rr || spec.workload == Workload::crr) {
-    // Every send is one whole request or response from one buffer, so a buffer holds the larger
-    // of the two, whatever its size. A TCP receive may gather several responses of a burst at
-    // once: room for the burst, up to kMaxGatherBytes (a receive completes with what fits).
-    uint32_t one = std::max(spec.req_size, spec.resp_size);
-    uint64_t burst = spec.proto == Proto::udp ? one : uint64_t(one) * spec.burst;
-    size = uint32_t(std::max<uint64_t>(one, std::min<uint64_t>(burst, kMaxGatherBytes)));
-  } else {
-    size = spec.stream_msg_size();
-    // A TCP receiver reads whatever has arrived, up to its buffer: small sends need not mean
-    // small reads (one 64 KiB read instead of eight 8 KiB ones).
-    if (spec.proto == Proto::tcp) size = std::max<uint32_t>(size, 64 * 1024);
-  }
-  return std::max<uint32_t>(size, 64);
+  return std::max<uint32_t>(kind_of(spec.workload).buffer_size(spec), 64);
 }
 
 EngineConfig engine_config(const WorkerJob& job, const Caps& caps) {
@@ -39,18 +20,17 @@ EngineConfig engine_config(const WorkerJob& job, const Caps& caps) {
 
 EngineConfig engine_config(const TestSpec& spec, uint32_t flows, const Caps& caps) {
   EngineConfig cfg;
-  // crr servers hold a listener, the current connection and one closing behind it.
-  uint32_t per_flow = spec.workload == Workload::crr ? 4 : 1;
-  cfg.max_conns = flows * per_flow;
+  const WorkloadKind& kind = kind_of(spec.workload);
+  cfg.max_conns = flows * kind.conns_per_flow;
   cfg.queue_depth = std::max<uint32_t>(spec.burst + 2, stream_depth(caps) + 3);
   cfg.buffers = flows * buffers_per_flow(spec, caps);
   cfg.buffer_size = buffer_size(spec);
   cfg.wait = spec.wait;
   cfg.single_flow = flows == 1;
   cfg.sock = &spec.sock;
-  cfg.request_response = spec.workload == Workload::rr || spec.workload == Workload::crr;
+  cfg.request_response = kind.request_response;
   cfg.stream_msg_size = spec.stream_msg_size();
-  if (spec.workload == Workload::rr && spec.proto == Proto::udp)
+  if (kind.request_response && spec.proto == Proto::udp)
     cfg.max_block_ns = int64_t(spec.udp_timeout_s * 1e9);
   return cfg;
 }
@@ -71,8 +51,8 @@ FlowSetup flow_setup(const TestSpec& spec, uint32_t index, uint64_t cookie, cons
   s.flow = index;
   s.cookie = cookie;
   s.proto = spec.proto;
-  s.per_transaction = spec.workload == Workload::crr;
-  s.request_response = spec.workload == Workload::rr || spec.workload == Workload::crr;
+  s.per_transaction = kind_of(spec.workload).per_transaction;
+  s.request_response = kind_of(spec.workload).request_response;
   s.sock = &spec.sock;
   s.worker = worker;
   // Flows are dealt round-robin: worker w runs every flow whose index is w modulo workers.

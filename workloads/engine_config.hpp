@@ -4,19 +4,15 @@
 #include "transports/api/endpoint.hpp"
 #include "transports/api/transport.hpp"
 #include "workloads/job.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf {
-
-// Outstanding sends per flow in a stream (depth 1 suffices for a blocking socket; completion
-// engines keep the pipe full with more).
-uint32_t stream_depth(const Caps& caps);
 
 // Buffers a flow takes from the pool (sends in flight + one receive buffer).
 uint32_t buffers_per_flow(const TestSpec& spec, const Caps& caps);
 // Bytes of every pool buffer: never less than one whole message, request or response (each
 // send goes out of one buffer). rr over TCP gathers up to kMaxGatherBytes of a burst at once.
 uint32_t buffer_size(const TestSpec& spec);
-inline constexpr uint32_t kMaxGatherBytes = 1u << 20;
 
 EngineConfig engine_config(const WorkerJob& job, const Caps& caps);
 // The same for a worker that will run `flows` flows of the spec.

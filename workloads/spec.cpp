@@ -8,23 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "workloads/json_field.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf {
 
 std::string_view to_string(Workload w) {
-  switch (w) {
-    case Workload::stream:
-      return "stream";
-    case Workload::maerts:
-      return "maerts";
-    case Workload::bidir:
-      return "bidir";
-    case Workload::rr:
-      return "rr";
-    case Workload::crr:
-      return "crr";
-  }
-  return "?";
+  return kind_of(w).name;
 }
 
 std::string_view to_string(Side s) {
@@ -78,12 +67,9 @@ std::string_view to_string(Wait w) {
 }
 
 Workload parse_workload(std::string_view s) {
-  for (auto w :
-       {Workload::stream, Workload::maerts, Workload::bidir, Workload::rr, Workload::crr}) {
-    if (s == to_string(w)) return w;
-  }
-  throw std::invalid_argument("unknown workload '" + std::string(s) +
-                              "' (stream, maerts, bidir, rr, crr)");
+  if (const WorkloadKind* k = find_kind(s)) return k->id;
+  throw std::invalid_argument("unknown workload '" + std::string(s) + "' (" + workload_names(", ") +
+                              ")");
 }
 
 Proto parse_proto(std::string_view s) {
@@ -113,22 +99,12 @@ uint32_t TestSpec::threads_effective() const {
   return std::min<uint32_t>(flows_total(), 64);
 }
 
+uint32_t TestSpec::flows_total() const {
+  return kind_of(workload).flows_per_flow * flows;
+}
+
 Role role_of(const TestSpec& spec, uint32_t index, Side side) {
-  bool client = side == Side::client;
-  switch (spec.workload) {
-    case Workload::stream:
-      return client ? Role::sender : Role::receiver;
-    case Workload::maerts:
-      return client ? Role::receiver : Role::sender;
-    case Workload::bidir:
-      // The first half of the flows carry data client -> server, the second half back.
-      return (index < spec.flows) == client ? Role::sender : Role::receiver;
-    case Workload::rr:
-      return client ? Role::rr_client : Role::rr_server;
-    case Workload::crr:
-      return client ? Role::crr_client : Role::crr_server;
-  }
-  return Role::sender;
+  return kind_of(spec.workload).role(index, spec.flows, side);
 }
 
 namespace {
@@ -146,15 +122,16 @@ void check_range(const char* field, T v, T lo, T hi) {
 }
 
 void validate_udp(const TestSpec& s) {
-  if (s.workload == Workload::crr)
-    bad("workload", "crr needs a connection-oriented protocol (tcp)");
+  const WorkloadKind& kind = kind_of(s.workload);
+  if (kind.per_transaction)
+    bad("workload", std::string(kind.name) + " needs a connection-oriented protocol (tcp)");
   uint32_t k = kUdpHeaderBytes;
-  if (s.workload == Workload::rr && (s.req_size < k || s.resp_size < k)) {
+  if (kind.request_response && (s.req_size < k || s.resp_size < k)) {
     bad("request/response size", "UDP datagrams carry a " + std::to_string(k) +
                                      "-byte sequence header; sizes must be at least " +
                                      std::to_string(k) + " bytes");
   }
-  if (s.workload != Workload::rr && s.stream_msg_size() < k) {
+  if (!kind.request_response && s.stream_msg_size() < k) {
     bad("message size", "UDP datagrams must be at least " + std::to_string(k) + " bytes");
   }
   if (s.stream_msg_size() > 65507)
@@ -167,7 +144,7 @@ void validate_udp(const TestSpec& s) {
 void validate_pacing(const TestSpec& s) {
   check_range("rate", s.rate_bps, 0.0, kLimits.max_rate_bps);
   if (s.rate_bps == 0) return;
-  uint32_t senders = s.workload == Workload::rr || s.workload == Workload::crr ? 0 : s.flows;
+  uint32_t senders = kind_of(s.workload).request_response ? 0 : s.flows;
   if (senders > 0 && s.rate_bps / senders < kLimits.min_rate_per_flow_bps) {
     bad("rate", std::to_string(s.rate_bps) + " bit/s over " + std::to_string(senders) +
                     " flows is below " + std::to_string(kLimits.min_rate_per_flow_bps) +

@@ -84,7 +84,7 @@ struct TestSpec {
   // --verify mismatch, and tells the client (STOP, control/protocol.hpp).
   bool stop_on_error = false;
 
-  uint32_t flows_total() const { return workload == Workload::bidir ? 2 * flows : flows; }
+  uint32_t flows_total() const;
   uint32_t stream_msg_size() const;
   double stream_rate_bps() const;
   uint32_t threads_effective() const;

@@ -38,9 +38,9 @@ class Worker {
         clock_(*job.clock),
         provided_(engine.caps().provides_recv_buffers),
         link_(engine.caps().linked_ops && spec_.burst == 1 &&
-              (spec_.workload == Workload::rr || spec_.workload == Workload::crr)),
+              (kind_of(spec_.workload).headline == Headline::transactions)),
         quiet_(engine.caps().unsignaled_sends && spec_.burst == 1 &&
-               (spec_.workload == Workload::rr || spec_.workload == Workload::crr)),
+               (kind_of(spec_.workload).headline == Headline::transactions)),
         passive_(engine.caps().passive_sender),
         verify_(spec_.verify_seed != 0),
         udp_timeout_ns_(int64_t(spec_.udp_timeout_s * 1e9)) {}
@@ -278,4 +278,5 @@ template <EngineType E>
 
 }  // namespace mtperf
 
+#include "workloads/kind.hpp"
 #include "workloads/worker_impl.hpp"

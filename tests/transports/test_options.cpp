@@ -79,8 +79,9 @@ TEST_CASE("-O: a value a key does not take is refused with the key, the value an
   CHECK(error_of({{"tos", "-1"}}) ==
         "t option tos: expected a whole number in 0..255 or none, got '-1'");
   CHECK(error_of({{"srq", "maybe"}}) == "t option srq: expected auto, on or off, got 'maybe'");
-  CHECK(error_of({{"budget", "512"}}).starts_with("t option budget: expected a size in bytes in "
-                                                  "1024..1048576"));
+  CHECK(error_of({{"budget", "512"}})
+            .starts_with("t option budget: expected a size in bytes in "
+                         "1024..1048576"));
   CHECK(error_of({{"budget", "2M"}}).ends_with("got '2M'"));
   CHECK(parse_options("t", sample(), {{"buf_ring", "0"}}).number("buf_ring") == 0);
 }

@@ -175,7 +175,8 @@ OptionValues parse_options(std::string_view transport, std::span<const OptionInf
     for (const OptionInfo& o : options)
       known |= o.key == k;
     if (known) continue;
-    if (keys.empty()) throw std::invalid_argument(who + " has no option '" + k + "' (it takes none)");
+    if (keys.empty())
+      throw std::invalid_argument(who + " has no option '" + k + "' (it takes none)");
     std::string near = nearest_word(k, keys);
     std::string list;
     for (auto& key : keys)

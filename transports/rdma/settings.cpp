@@ -2,7 +2,6 @@
 
 #include <stdexcept>
 
-
 namespace mtperf::rdma {
 
 std::string_view to_string(Verb v) {
@@ -56,8 +55,7 @@ std::vector<OptionInfo> rdma_options() {
                    "streams: one signalled send per N; the others complete with it"),
       choice_option("srq", {"auto", "on", "off"}, std::string(to_string(d.srq)),
                     "one shared receive queue per worker (auto: when a worker holds more than " +
-                        std::to_string(kSrqAbove) +
-                        " connections; SEND and WRITE with immediate)",
+                        std::to_string(kSrqAbove) + " connections; SEND and WRITE with immediate)",
                     {{"1", "on"}, {"0", "off"}}),
       whole_option("recv_depth", 0, 4096, "0",
                    "receives and landing slots per connection (0: twice the queue depth of the "
@@ -78,7 +76,7 @@ RdmaSettings parse_rdma_settings(const TransportParams& params) {
   RdmaSettings s;
   s.verb = parse_verb(v.text("verb"));
   const OptionValue& in = v["inline"];
-  s.inline_cap = !in.is_word            ? uint32_t(in.number)
+  s.inline_cap = !in.is_word           ? uint32_t(in.number)
                  : in.text == "device" ? kInlineDevice
                                        : kInlineAuto;
   s.signal_every = uint32_t(v.number("signal"));
