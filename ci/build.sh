@@ -5,7 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/deps.sh
 build=${BUILD_DIR:-build}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMTPERF_WERROR=ON >/dev/null
+# Debug information at -g1: function names and line tables (backtraces, perf's symbols and
+# annotations), not variables; it compiles in two thirds of the CPU time of -g (measured on
+# workloads/spec.cpp: 7.0 s against 10.9 s user). For gdb's variables: -DCMAKE_CXX_FLAGS_RELWITHDEBINFO=
+# "-O2 -g -DNDEBUG" on a build folder of your own.
+flags="-O2 -g1 -DNDEBUG"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMTPERF_WERROR=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" >/dev/null
 targets=()
 [ $# -gt 0 ] && targets=(--target "$@")
 cmake --build "$build" -j"$(nproc)" "${targets[@]}"
