@@ -1,5 +1,7 @@
-// Every workload over -T uring, end to end: an in-process control server on 127.0.0.1 (port 0)
-// and the client in this process, both sides on io_uring.
+// Every workload over -T uring, end to end, under each combination of its options (its defaults
+// run the conformance table with every other transport: tests/transports/conformance/): an
+// in-process control server on 127.0.0.1 (port 0) and the client in this process, both sides on
+// io_uring.
 #include <catch2/catch.hpp>
 
 #include <thread>
@@ -83,10 +85,6 @@ void every_workload(const TransportParams& params) {
 }
 
 }  // namespace
-
-TEST_CASE("every workload runs over -T uring (its defaults)") {
-  every_workload({});
-}
 
 TEST_CASE("every workload with multishot receive and linked send->recv") {
   every_workload({{"multishot", "1"}, {"link", "1"}});

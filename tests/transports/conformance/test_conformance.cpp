@@ -1,0 +1,171 @@
+// The conformance cases of every registered transport that runs over loopback and whose probe
+// says usable here: a transport gets these tests by registering (transports/api/registry.hpp).
+// One case table — every workload of the table (workloads/kind.hpp) over TCP, UDP where the
+// probe offers it, partial reads and writes with every byte checked, many flows on few
+// threads, and the errors of a connect that cannot succeed — run end to end: an in-process
+// control server on 127.0.0.1 (port 0) and the client in this process, both sides on the
+// transport. Transports that bring their own line (the emulated ATM line: clip, lane) run their
+// cases over it in tests/integration/test_atm.cpp, which needs root and namespaces; rdma runs
+// tests/rdma_guest/rdma_conformance.sh in the soft-RoCE guest.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "control/client.hpp"
+#include "control/local_server.hpp"
+#include "platform/clock.hpp"
+#include "report/summary.hpp"
+#include "transports/api/registry.hpp"
+#include "workloads/engine_config.hpp"
+#include "workloads/kind.hpp"
+
+using namespace mtperf;
+
+namespace {
+
+struct Case {
+  std::string name;
+  Workload workload = Workload::stream;
+  Proto proto = Proto::tcp;
+  uint32_t flows = 1, threads = 0, burst = 1, req = 1, resp = 1, msg = 0;
+  double rate_bps = 0;
+  bool verify = false;
+};
+
+// Every workload of the table over TCP, and over UDP those that carry datagrams; then the cases
+// that stress a transport's edges.
+std::vector<Case> cases(const ProbeResult& probe) {
+  std::vector<Case> out;
+  bool udp = std::find(probe.features.begin(), probe.features.end(), "udp") != probe.features.end();
+  for (const WorkloadKind* k : workload_kinds()) {
+    out.push_back({.name = std::string(k->name), .workload = k->id});
+    if (udp && !k->per_transaction) {
+      Case c{.name = "udp " + std::string(k->name), .workload = k->id, .proto = Proto::udp};
+      if (k->request_response) {
+        c.req = 1024;
+        c.resp = 2048;
+      } else {
+        c.rate_bps = 100e6;
+      }
+      out.push_back(c);
+    }
+  }
+  // Sends far larger than a socket buffer: every send and receive is partial; every byte is
+  // checked against the pattern it was sent with.
+  out.push_back({.name = "stream of 1 MiB sends, verified", .msg = 1 << 20, .verify = true});
+  out.push_back({.name = "bidir of 100 KB sends, verified",
+                 .workload = Workload::bidir,
+                 .msg = 100000,
+                 .verify = true});
+  // Requests and responses spanning many receives, both verified.
+  out.push_back({.name = "rr 100000/300000, verified",
+                 .workload = Workload::rr,
+                 .req = 100000,
+                 .resp = 300000,
+                 .verify = true});
+  out.push_back({.name = "rr burst 8", .workload = Workload::rr, .burst = 8});
+  out.push_back(
+      {.name = "rr 100 flows on 4 threads", .workload = Workload::rr, .flows = 100, .threads = 4});
+  out.push_back({.name = "stream 16 flows on 2 threads", .flows = 16, .threads = 2});
+  return out;
+}
+
+void run_case(const std::string& transport, const Case& c, const std::string& server) {
+  TestSpec s;
+  s.workload = c.workload;
+  s.proto = c.proto;
+  s.transport = transport;
+  s.duration_s = 0.4;
+  s.warmup_s = 0.1;
+  s.flows = c.flows;
+  s.threads = c.threads;
+  s.burst = c.burst;
+  s.req_size = c.req;
+  s.resp_size = c.resp;
+  s.msg_size = c.msg;
+  s.rate_bps = c.rate_bps;
+  s.verify_seed = c.verify ? 0x5eed : 0;
+  validate(s);
+  control::ClientOptions o;
+  o.server = server;
+  control::TestOutcome out = control::run_test(s, o);
+  Summary sum = summarize(s, out);
+  std::string errors;
+  for (auto& e : sum.errors)
+    errors += "\n  error: " + e;
+  INFO(transport << ": " << c.name << errors);
+  CHECK(sum.errors.empty());
+  CHECK(out.client.errors.empty());
+  REQUIRE(out.server.has_value());
+  CHECK(out.server->errors.empty());
+  CHECK(sum.flows.size() == s.flows_total());
+  if (kind_of(c.workload).request_response) {
+    CHECK(sum.transactions > 0);
+  } else {
+    CHECK(sum.throughput_bps > 0);
+  }
+  if (c.verify) {
+    REQUIRE(sum.verify.has_value());
+    CHECK(sum.verify->bytes_checked > 0);
+    CHECK(sum.verify->bad_bytes == 0);
+  }
+}
+
+// The transports this binary runs: registered, usable here, over loopback.
+std::vector<const TransportEntry*> loopback_transports() {
+  std::vector<const TransportEntry*> out;
+  for (const TransportEntry& e : transports()) {
+    if (e.emulated_line) continue;
+    ProbeResult p = e.probe("/");
+    if (!p.usable) {
+      WARN("transport " << e.name << " is not usable here, its cases are not run: " << p.why);
+      continue;
+    }
+    out.push_back(&e);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("conformance: every case over every usable transport", "[conformance]") {
+  std::vector<const TransportEntry*> list = loopback_transports();
+  REQUIRE_FALSE(list.empty());  // the default transport (kernel sockets) is usable everywhere
+  control::LocalServer server;
+  for (const TransportEntry* e : list) {
+    for (const Case& c : cases(e->probe("/"))) {
+      DYNAMIC_SECTION(e->name << ": " << c.name) {
+        run_case(std::string(e->name), c, server.address());
+      }
+    }
+  }
+}
+
+TEST_CASE("conformance: a connect nobody answers fails in time, naming the address",
+          "[conformance]") {
+  for (const TransportEntry* e : loopback_transports()) {
+    DYNAMIC_SECTION(e->name) {
+      std::unique_ptr<Transport> t = e->create({});
+      TestSpec s;
+      s.transport = std::string(e->name);
+      validate(s);
+      FlowSetup setup = flow_setup(s, 0, 1, t->caps());
+      // A port that was just free: a listener on port 0 told its number, then closed.
+      uint16_t port = 0;
+      {
+        std::unique_ptr<FlowListener> l = t->listen(numeric_address("127.0.0.1", 0), setup);
+        port = l->port();
+      }
+      SockAddr to = numeric_address("127.0.0.1", port);
+      int64_t start = now_ns();
+      try {
+        (void)t->connect(to, SockAddr{}, setup, deadline_in(2000));
+        FAIL("connected to a closed port");
+      } catch (const std::runtime_error& err) {
+        CHECK_THAT(err.what(), Catch::Contains("127.0.0.1"));
+      }
+      CHECK(now_ns() - start < 3'000'000'000);
+    }
+  }
+}
