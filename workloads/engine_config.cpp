@@ -5,11 +5,14 @@
 namespace mtperf {
 
 uint32_t stream_depth(const Caps& caps) {
-  return std::clamp<uint32_t>(caps.max_outstanding / 8, 1, 8);
+  if (caps.stream_depth != 0) return caps.stream_depth;
+  return std::clamp<uint32_t>(caps.max_outstanding / 8, 1, kShallowStream);
 }
 
 uint32_t buffers_per_flow(const TestSpec& spec, const Caps& caps) {
-  uint32_t sends = spec.workload == Workload::rr ? spec.burst : stream_depth(caps);
+  uint32_t sends = spec.workload == Workload::rr    ? spec.burst
+                   : spec.workload == Workload::crr ? std::min(stream_depth(caps), kShallowStream)
+                                                    : stream_depth(caps);
   return sends + 1;
 }
 
@@ -42,7 +45,11 @@ EngineConfig engine_config(const TestSpec& spec, uint32_t flows, const Caps& cap
   // crr servers hold a listener, the current connection and one closing behind it.
   uint32_t per_flow = spec.workload == Workload::crr ? 4 : 1;
   cfg.max_conns = flows * per_flow;
-  cfg.queue_depth = std::max<uint32_t>(spec.burst + 2, stream_depth(caps) + 3);
+  // rr keeps its burst in flight, streams stream_depth(caps): a deep stream's queue is not
+  // given to request/response (nor its receives and landing slots, sized from it).
+  bool rr = spec.workload == Workload::rr || spec.workload == Workload::crr;
+  uint32_t sends = rr ? std::min<uint32_t>(stream_depth(caps), kShallowStream) : stream_depth(caps);
+  cfg.queue_depth = std::max<uint32_t>(spec.burst + 2, sends + 3);
   cfg.buffers = flows * buffers_per_flow(spec, caps);
   cfg.buffer_size = buffer_size(spec);
   cfg.wait = spec.wait;

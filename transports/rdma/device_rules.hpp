@@ -126,10 +126,13 @@ struct DeviceLimits {
   int max_sge = 0;     // scatter/gather entries of a work request
 };
 
-// The send-queue entries, receives and completions a layout needs of one device, checked
-// against its limits: "" when it can hold them, else why not, naming the device's limit and
-// what lowers the need. Clamping instead would leave the engine posting beyond the queue (ENOMEM
-// on a post) or a completion queue that overruns.
+// The receives and completions a layout needs of one device, checked against its limits: ""
+// when it can hold them, else why not, naming the device's limit and what lowers the need.
+// Clamping instead would leave the engine posting beyond the queue (ENOMEM on a post) or a
+// completion queue that overruns. A send queue is the exception: the engine posts within the
+// one the device granted (flow_math.hpp's send_queue_ask), so a device with a smaller
+// max_qp_wr than wanted gives a stream a smaller window, and only one without room for a send
+// is refused.
 std::string size_refusal(const Layout& l, const DeviceLimits& lim, std::string_view device);
 
 // ---- memory access ---------------------------------------------------------------------------

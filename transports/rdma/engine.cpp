@@ -24,15 +24,16 @@ RdmaEngine::RdmaEngine(std::shared_ptr<WorkerRes> res, const EngineMode& mode)
       mode_(mode),
       verb_(lay_.verb),
       consumes_(verb_ == Verb::send || verb_ == Verb::write_imm),
-      signal_every_(res_->settings().signal_every) {
+      signal_every_(res_->settings().signal_every),
+      tx_depth_(res_->settings().tx_depth),
+      stream_(!res_->config().request_response) {
   cm_ch_ = make_channel();
   uint32_t n = lay_.conns;
   conns_.resize(n);
   free_ring_.resize(n);
   for (uint32_t i = res_->setup_conns(); i < n; ++i)
     free_ring_[free_count_++] = int(i);
-  sq_cap_ = lay_.sq_depth;
-  uint32_t sq_ring = std::bit_ceil(sq_cap_);
+  uint32_t sq_ring = std::bit_ceil(lay_.sq_depth);  // every device's sq_cap is within it
   sq_mask_ = sq_ring - 1;
   uint32_t pend_ring = std::bit_ceil(2 * (res_->config().queue_depth + lay_.depth) + 8);
   pend_mask_ = pend_ring - 1;
@@ -46,6 +47,7 @@ RdmaEngine::RdmaEngine(std::shared_ptr<WorkerRes> res, const EngineMode& mode)
   dirty_.reserve(n * 2);
   polled_.reserve(n * 2);
   starved_.reserve(n * 2);
+  tails_.reserve(n * 2);
   ready_.reserve(std::min<size_t>(size_t(n) * (sq_ring + arr_ring) + 256, 1u << 20));
   wrs_.resize(sq_ring + 1);
   sges_.resize(2 * (sq_ring + 1));
@@ -58,6 +60,19 @@ RdmaEngine::~RdmaEngine() {
   for (size_t i = 0; i < conns_.size(); ++i)
     close(int(i));
   rdma_destroy_event_channel(cm_ch_);
+}
+
+uint64_t RdmaEngine::table_bytes(const Layout& l, const EngineConfig& cfg) {
+  // As the constructor sizes them.
+  uint64_t sq_ring = std::bit_ceil(l.sq_depth);
+  uint64_t pend_ring = std::bit_ceil(2 * (cfg.queue_depth + l.depth) + 8);
+  uint64_t arr_ring = std::bit_ceil(l.depth + 2);
+  uint64_t n = l.conns;
+  uint64_t ready = std::min<uint64_t>(n * (sq_ring + arr_ring) + 256, 1u << 20);
+  return n * (sizeof(Conn) + sq_ring * sizeof(SqEntry) + pend_ring * sizeof(Pending) +
+              arr_ring * sizeof(Arrival) + 4 * sizeof(int) + 2 * sizeof(int)) +
+         ready * sizeof(Completion) + (sq_ring + 1) * (sizeof(ibv_send_wr) + 2 * sizeof(ibv_sge)) +
+         l.slots * (sizeof(uint8_t) + sizeof(uint16_t)) + kWcBatch * sizeof(ibv_wc);
 }
 
 Caps RdmaEngine::caps() const {

@@ -135,7 +135,11 @@ void RdmaEngine::retire(int id, uint32_t upto, int status, const ibv_wc* wc) {
       }
       continue;
     }
-    static constexpr const char* kWhat[] = {"", "", "RDMA READ", "SEND (end of stream)",
+    static constexpr const char* kWhat[] = {"",
+                                            "",
+                                            "RDMA READ",
+                                            "SEND (end of stream)",
+                                            "RDMA WRITE (credits)",
                                             "RDMA WRITE (credits)"};
     const char* what = e.kind > kSqQuiet ? kWhat[e.kind] : verb_name();
     int err = errno_of(ibv_wc_status(status));
@@ -146,6 +150,7 @@ void RdmaEngine::retire(int id, uint32_t upto, int status, const ibv_wc* wc) {
     fail_conn(id, err, c.err);
   }
   if (c.pend_head != c.pend_tail) mark_dirty(id);
+  note_tail(id);
 }
 
 void RdmaEngine::on_recv_wc(const ibv_wc& wc) {
@@ -296,6 +301,9 @@ int RdmaEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) {
     if (!starved_.empty()) poll_credit_words();
     if (int n = drain_ready(out)) return n;
     if (!dirty_.empty()) continue;  // credits or send-queue room came: post, then look again
+    // Nothing else to do: a stream's last sends that nothing would complete get a signalled
+    // request behind them (a stream keeps its window out otherwise, and never comes here so).
+    if (!tails_.empty() && flush_tails()) continue;
     if (wait == Wait::none) return 0;
     // Spinning reads the clock (and rdma_cm's events) once per many turns only: where the clock
     // is no vDSO call (an HPET clocksource) a read costs more than a turn. A long timeout (the

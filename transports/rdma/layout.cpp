@@ -45,8 +45,8 @@ Layout make_layout(const EngineConfig& cfg, const RdmaSettings& s, bool per_tran
   l.slots_per_conn = shared_slots ? 0 : l.depth;
   l.slots = shared_slots ? l.srq_depth : l.conns * l.depth;
   l.ctrl_stride = (8 + kTrailerBytes * l.depth + 63) / 64 * 64;
-  // Sends in flight, reads in flight (one per slot), credit words and the end of stream.
-  l.sq_depth = cfg.queue_depth + l.depth + 8;
+  // Sends in flight, reads in flight (read: one per slot), credit words and the end of stream.
+  l.sq_depth = cfg.queue_depth + (s.verb == Verb::read ? l.depth : 0) + kSqSpare;
   return l;
 }
 

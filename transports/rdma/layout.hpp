@@ -29,7 +29,8 @@ struct Layout {
   uint32_t slots = 0;           // in the area
   uint32_t slots_per_conn = 0;  // each connection's own (0 when receives share an SRQ's)
   uint32_t ctrl_stride = 0;     // bytes of control words per connection
-  uint32_t sq_depth = 0;        // send-queue entries per queue pair
+  uint32_t sq_depth = 0;        // send-queue entries per queue pair wanted (the device may hold
+                                // fewer: flow_math.hpp's send_queue_ask)
 
   uint64_t slots_bytes() const { return uint64_t(slots) * slot_size; }
   uint64_t area_bytes() const { return slots_bytes() + uint64_t(conns) * ctrl_stride; }

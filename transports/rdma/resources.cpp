@@ -129,6 +129,7 @@ DeviceRes& WorkerRes::device(ibv_context* ctx) {
   if (std::string why = size_refusal(layout_, limits(d->attr), dev); !why.empty()) {
     throw std::runtime_error(why);
   }
+  d->sq_cap = send_queue_ask(layout_.sq_depth, d->attr.max_qp_wr);
   d->pd = ibv_alloc_pd(ctx);
   if (!d->pd) throw_errno("ibv_alloc_pd " + dev, errno);
   d->channel = ibv_create_comp_channel(ctx);
@@ -215,7 +216,7 @@ ibv_qp_init_attr WorkerRes::qp_attr(const DeviceRes& d) const {
   a.srq = d.srq;
   a.qp_type = IBV_QPT_RC;
   a.sq_sig_all = 0;
-  a.cap.max_send_wr = layout_.sq_depth;  // within max_qp_wr: size_refusal
+  a.cap.max_send_wr = d.sq_cap;  // within max_qp_wr
   a.cap.max_recv_wr = d.srq ? 0 : std::max<uint32_t>(layout_.recv_per_qp, 1);
   a.cap.max_send_sge = std::min(2, d.attr.max_sge);
   a.cap.max_recv_sge = d.srq ? 0 : 1;
@@ -245,6 +246,7 @@ uint32_t WorkerRes::find_inline(DeviceRes& d) {
       return false;
     }
     reported = a.cap.max_inline_data;  // what the provider granted
+    d.sq_cap = send_queue_cap(d.sq_cap, a.cap.max_send_wr);
     if (int rc = ibv_destroy_qp(qp); rc != 0) {
       throw_errno("ibv_destroy_qp of the queue pair that found the inline size on " + d.name(), rc);
     }
@@ -263,6 +265,7 @@ ibv_qp* WorkerRes::create_qp(rdma_cm_id* id, DeviceRes& d) {
   // rdma_create_qp gives back what the device granted; a device that grants less inline than
   // the first queue pair was given lowers what every send of the device carries inline.
   d.max_inline = granted_inline(d.max_inline, a.cap.max_inline_data);
+  d.sq_cap = send_queue_cap(d.sq_cap, a.cap.max_send_wr);
   return id->qp;
 }
 

@@ -39,6 +39,10 @@ struct DeviceRes {
   // Bytes a send may carry inline: found at set-up (device_rules.hpp's settle_inline), lowered
   // if a later queue pair is granted less.
   uint32_t max_inline = 0;
+  // Send-queue entries of each queue pair: the layout's within max_qp_wr, lowered if a queue
+  // pair is granted fewer (flow_math.hpp's send_queue_ask, send_queue_cap). The engine posts
+  // within it.
+  uint32_t sq_cap = 0;
   int comp_vector = 0;     // the CQ's completion vector (device_rules.hpp's comp_vector)
   uint32_t cq_events = 0;  // completion events not yet acknowledged
 

@@ -64,6 +64,8 @@ RdmaSettings parse_rdma_settings(const TransportParams& params) {
                                    : parse_u32(k, v, 0, 65536);
     } else if (k == "signal") {
       s.signal_every = parse_u32(k, v, 1, 1024);
+    } else if (k == "tx_depth") {
+      s.tx_depth = parse_u32(k, v, 1, kMaxTxDepth);
     } else if (k == "srq") {
       if (v == "auto") {
         s.srq = SrqMode::automatic;
@@ -86,8 +88,9 @@ RdmaSettings parse_rdma_settings(const TransportParams& params) {
     } else if (k == "ack_timeout") {
       s.ack_timeout = v == "none" ? kUnset : int(parse_u32(k, v, 0, 31));
     } else {
-      throw std::invalid_argument("rdma has no option '" + k +
-                                  "' (verb, inline, signal, srq, recv_depth, tos, ack_timeout)");
+      throw std::invalid_argument(
+          "rdma has no option '" + k +
+          "' (verb, inline, signal, tx_depth, srq, recv_depth, tos, ack_timeout)");
     }
   }
   return s;
@@ -105,12 +108,17 @@ std::vector<OptionInfo> rdma_options() {
        "(auto: 236 for SEND, 220 for WRITE, as perftest; device: up to 1024, what the device "
        "grants; 0: never)"},
       {"signal", std::to_string(d.signal_every),
-       "streams: one signalled send per N; the others complete with it"},
+       "streams: one signalled send per N, 1..1024 (at most tx_depth - 1); the others complete "
+       "with it"},
+      {"tx_depth", std::to_string(d.tx_depth),
+       "streams: sends in flight per flow, 1.." + std::to_string(kMaxTxDepth) +
+           ", within the send queue the device grants (max_qp_wr)"},
       {"srq", std::string(to_string(d.srq)),
        "one shared receive queue per worker (auto: when a worker holds more than " +
            std::to_string(kSrqAbove) + " connections; SEND and WRITE with immediate)"},
       {"recv_depth", "0",
-       "receives and landing slots per connection (0: twice the queue depth of the test)"},
+       "receives and landing slots per connection (0: sized from the test, enough credits for "
+       "the sends a stream keeps in flight)"},
       {"tos", "none",
        "IP type of service of the connections, 0..255 (RoCE v2: DSCP << 2 | ECN; the fabric's "
        "lossless class needs it); none: rdma_cm's default"},
@@ -125,7 +133,8 @@ Caps rdma_caps(const RdmaSettings& s) {
   c.one_sided = s.verb == Verb::write;
   c.passive_sender = s.verb == Verb::read;
   c.max_inline = s.inline_cap >= kInlineAuto ? 0 : s.inline_cap;
-  c.max_outstanding = 64;  // eight sends in flight per stream (engine_config.cpp)
+  c.max_outstanding = s.tx_depth;
+  c.stream_depth = s.tx_depth;  // sends in flight per stream (engine_config.cpp)
   c.provides_recv_buffers = true;
   c.unsignaled_sends = true;
   return c;

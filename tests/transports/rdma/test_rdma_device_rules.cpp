@@ -147,16 +147,33 @@ TEST_CASE("device limits: a device that holds the queues is taken") {
   CHECK(size_refusal(l, roomy(), "mlx5_0").empty());
 }
 
-TEST_CASE("device limits: a send queue beyond max_qp_wr is refused, naming the limit") {
-  Layout l = make_layout(stream_config(1, 512), RdmaSettings{}, false);
+TEST_CASE("device limits: a 128-deep stream's queues (-O tx_depth, the default)") {
+  // engine_config gives a stream of tx_depth 128 a queue depth of 131.
+  Layout l = make_layout(stream_config(1, 131), RdmaSettings{}, false);
+  CHECK(l.sq_depth == 131 + kSqSpare);
+  CHECK(l.depth == 256);
+  CHECK(l.recv_per_qp == 256);
+  CHECK(l.granted == 255);  // credits for the window and those on their way back
+  CHECK(size_refusal(l, roomy(), "mlx5_0").empty());
+  RdmaSettings read;
+  read.verb = Verb::read;  // one read in flight per landing slot besides
+  CHECK(make_layout(stream_config(1, 131), read, false).sq_depth == 131 + 256 + kSqSpare);
+}
+
+TEST_CASE("device limits: a send queue beyond max_qp_wr shrinks the window; none is refused") {
+  RdmaSettings write;
+  write.verb = Verb::write;  // two receives per queue pair: the send queue is what is deep
+  Layout l = make_layout(stream_config(1, 515), write, false);
   DeviceLimits small = roomy();
   small.max_qp_wr = 256;
   REQUIRE(l.sq_depth > 256);
-  std::string why = size_refusal(l, small, "bnxt_re0");
-  CHECK_THAT(why, Catch::StartsWith("rdma: bnxt_re0 takes at most 256 work requests per queue "
-                                    "(max_qp_wr); this test needs " +
-                                    std::to_string(l.sq_depth)));
-  CHECK_THAT(why, Catch::Contains("--burst"));
+  CHECK(size_refusal(l, small, "bnxt_re0").empty());
+  CHECK(stream_window(512, send_queue_ask(l.sq_depth, 256)) == 248);
+  Layout shallow = make_layout(stream_config(1, 16), write, false);
+  small.max_qp_wr = int(kSqSpare);
+  std::string why = size_refusal(shallow, small, "odd0");
+  CHECK_THAT(why, Catch::StartsWith("rdma: odd0 takes at most 8 work requests per queue "
+                                    "(max_qp_wr); this test needs 9"));
 }
 
 TEST_CASE("device limits: a completion queue beyond max_cqe is refused, naming the limit") {
