@@ -36,7 +36,10 @@
 // and a device's asynchronous event that touches the connection (a queue pair, its CQ or SRQ in
 // error, its port down, the device lost), named, seen when rdma_cm's events are.
 // The engine's destructor lets outstanding FINs complete (a second at most), then disconnects
-// and destroys every queue pair and id it holds.
+// and destroys every queue pair and id it holds. A queue pair on the shared receive queue is
+// moved to the error state when closed and destroyed only once IBV_EVENT_QP_LAST_WQE_REACHED
+// says it takes no more of the queue's receives (the verbs' rule; destroying it before can lose
+// a receive it held), or after kLastWqeWaitNs without (counted: drain_timeouts).
 //
 // Every table is sized at construction; post, flush, poll and recycle do not allocate (crr's
 // connection set-up does, through rdma_cm). Not thread-safe: one engine per worker thread.
@@ -66,6 +69,8 @@ struct EngineCounters {
   uint64_t chains = 0;                     // ibv_post_send calls
   uint64_t credit_waits = 0;               // sends held back for want of credits
   uint64_t credit_writes = 0;              // credit words written to peers
+  uint64_t drained = 0;                    // queue pairs on an SRQ destroyed after closing
+  uint64_t drain_timeouts = 0;             //   of them, without IBV_EVENT_QP_LAST_WQE_REACHED
   uint32_t inline_max = 0;                 // bytes
 };
 
@@ -96,7 +101,18 @@ class RdmaEngine {
   static uint64_t table_bytes(const Layout& l, const EngineConfig& cfg);
 
  private:
-  enum class St : uint8_t { free, listener, resolving, connecting, accepting, up, failed };
+  // draining: closed, its queue pair on the shared receive queue in the error state, destroyed
+  // once IBV_EVENT_QP_LAST_WQE_REACHED says it takes no more receives (or kLastWqeWaitNs on)
+  enum class St : uint8_t {
+    free,
+    listener,
+    resolving,
+    connecting,
+    accepting,
+    up,
+    failed,
+    draining
+  };
   enum SqKind : uint8_t { kSqSend, kSqQuiet, kSqRead, kSqFin, kSqCredit, kSqFlush };
   struct SqEntry {
     uint64_t cookie = 0;
@@ -134,7 +150,9 @@ class RdmaEngine {
     bool armed = false, reads_started = false, fin_sent = false, fin_seen = false;
     bool eof_owed = false, error_owed = false, error_told = false;
     bool dirty = false, polled = false, starved = false, tail_listed = false;
-    int32_t error = 0;  // -errno of the failure
+    bool last_wqe = false;    // IBV_EVENT_QP_LAST_WQE_REACHED seen for its queue pair
+    int64_t drain_until = 0;  // draining: when it is destroyed without it (monotonic ns)
+    int32_t error = 0;        // -errno of the failure
     std::string err;
     // listener
     bool accept_armed = false;
@@ -194,6 +212,8 @@ class RdmaEngine {
   void on_disconnected(int id, const char* why, int err);
   void on_device_removed(int id);  // every connection on the device of connection id
   void finish_fins();
+  void settle_drains(bool all);  // destroys the draining queue pairs that may go (all: every one)
+  void end_drain(int id);
   void check_faults();  // the devices' asynchronous faults (async_events.hpp)
 
   std::shared_ptr<WorkerRes> res_;
@@ -216,7 +236,7 @@ class RdmaEngine {
   std::vector<uint8_t> slot_posted_;       // per-connection receive slots: a receive holds it
   std::vector<uint16_t> slot_owner_;       // shared receive slots: the connection that used it
   std::unordered_map<uint32_t, int> qpn_;  // qp number -> connection (shared receive queue)
-  std::vector<int> dirty_, polled_, starved_, tails_;
+  std::vector<int> dirty_, polled_, starved_, tails_, drains_;
   std::vector<Completion> ready_;
   size_t ready_head_ = 0;
   std::vector<ibv_send_wr> wrs_;

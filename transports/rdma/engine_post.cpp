@@ -51,7 +51,7 @@ uint32_t RdmaEngine::build_wr(int id, const Pending& p, ibv_send_wr& wr, ibv_sge
     return c.peer.addr + uint64_t(n % c.peer.slots) * c.peer.slot_size;
   };
   if (p.kind == kSqRead) {
-    uint32_t i = p.slot % lay_.slots_per_conn;
+    uint32_t i = lay_.slot_in_conn(p.slot);
     sge[0] = {uint64_t(uintptr_t(slot_ptr(p.slot))), mode_.read_size, c.dev->area_mr->lkey};
     wr.opcode = IBV_WR_RDMA_READ;
     wr.wr.rdma.remote_addr = landing(i);

@@ -115,7 +115,7 @@ void RdmaEngine::on_send_wc(const ibv_wc& wc) {
   uint32_t id = wr_conn(wc.wr_id);
   if (id >= conns_.size()) return;
   Conn& c = conns_[id];
-  if (c.st == St::free || wr_gen(wc.wr_id) != c.gen) return;  // a closed connection's
+  if (c.st == St::free || c.st == St::draining || wr_gen(wc.wr_id) != c.gen) return;  // closed
   uint32_t seq = wr_index(wc.wr_id);
   if (seq - c.sq_head >= c.sq_tail - c.sq_head) return;  // retired already
   retire(int(id), seq, wc.status, &wc);
@@ -162,9 +162,10 @@ void RdmaEngine::on_recv_wc(const ibv_wc& wc) {
     // A shared receive that completes, in error or not, leaves the queue: it goes back at once
     // unless the workload is handed its slot, or the queue would shrink below the credits
     // granted to the other connections (crr's churn fails some of them).
-    if (id < 0 || conns_[id].st == St::free || wc.status != IBV_WC_SUCCESS) {
+    bool gone = id < 0 || conns_[id].st == St::free || conns_[id].st == St::draining;
+    if (gone || wc.status != IBV_WC_SUCCESS) {
       res_->repost(*res_->devices().front(), nullptr, kSrqConn, 0, slot);
-      if (id < 0 || conns_[id].st == St::free) return;
+      if (gone) return;
     }
   } else {
     id = int(wr_conn(wc.wr_id));
@@ -194,7 +195,7 @@ void RdmaEngine::on_recv_wc(const ibv_wc& wc) {
   }
   uint32_t data_slot = slot;
   if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-    data_slot = uint32_t(id) * lay_.slots_per_conn + slot_of(c.received++, lay_.slots_per_conn);
+    data_slot = lay_.slot_index(uint32_t(id), slot_of(c.received++, lay_.slots_per_conn));
   } else if (!slot_owner_.empty()) {
     slot_owner_[slot] = uint16_t(id);
   }
@@ -225,7 +226,7 @@ void RdmaEngine::poll_memory() {
         break;
       }
       ++c.received;
-      deliver(c, id, uint32_t(id) * per + s, int32_t(len), t - len);
+      deliver(c, id, lay_.slot_index(uint32_t(id), s), int32_t(len), t - len);
     }
   }
   polled_.resize(keep);
@@ -317,6 +318,7 @@ int RdmaEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) {
       next_cm_check_ns_ = now + kCmCheckNs;
       cm_events();
       check_faults();
+      settle_drains(false);
       if (!ready_.empty() || !dirty_.empty()) continue;
     }
     if (now >= deadline) return 0;

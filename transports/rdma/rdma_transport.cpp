@@ -132,6 +132,8 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
     ctr_.chains += c.chains;
     ctr_.credit_waits += c.credit_waits;
     ctr_.credit_writes += c.credit_writes;
+    ctr_.drained += c.drained;
+    ctr_.drain_timeouts += c.drain_timeouts;
     Caps ec = engine.caps();
     inline_ = inline_ < 0 ? int64_t(ec.max_inline) : std::min<int64_t>(inline_, ec.max_inline);
   }
@@ -237,6 +239,13 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
   }
   m["credit_waits"] = std::to_string(ctr_.credit_waits);
   if (ctr_.credit_writes) m["credit_writes"] = std::to_string(ctr_.credit_writes);
+  if (ctr_.drained) {
+    // Queue pairs on the shared receive queue, destroyed after their last receive: how many
+    // went without IBV_EVENT_QP_LAST_WQE_REACHED (after a bounded wait).
+    m["srq_qps_drained"] = std::to_string(ctr_.drained) + " (" +
+                           std::to_string(ctr_.drain_timeouts) +
+                           " without IBV_EVENT_QP_LAST_WQE_REACHED)";
+  }
   if (devices_) {
     uint64_t rnr = rnr_count(rdma_counter_deltas(before_, read_rdma_counters("/")));
     m["rnr_counters"] = std::to_string(rnr);

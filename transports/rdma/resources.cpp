@@ -69,6 +69,9 @@ DeviceRes::~DeviceRes() {
     check(ibv_destroy_cq(cq), "ibv_destroy_cq");
   }
   if (channel) check(ibv_destroy_comp_channel(channel), "ibv_destroy_comp_channel");
+  for (ibv_mr* mr : conn_mrs) {
+    if (mr) check(ibv_dereg_mr(mr), "ibv_dereg_mr (a connection's remote part of the area)");
+  }
   if (area_mr) check(ibv_dereg_mr(area_mr), "ibv_dereg_mr (receive area)");
   if (pool_mr) check(ibv_dereg_mr(pool_mr), "ibv_dereg_mr (buffer pool)");
   if (pd) check(ibv_dealloc_pd(pd), "ibv_dealloc_pd");
@@ -148,8 +151,18 @@ DeviceRes& WorkerRes::device(ibv_context* ctx) {
     d->pool_mr = ibv_reg_mr(d->pd, pool_.base(), pool_.bytes(), access_flags(pool_access()));
     if (!d->pool_mr) throw_errno("ibv_reg_mr of the buffer pool on " + dev, errno);
   }
-  d->area_mr = ibv_reg_mr(d->pd, area_, area_bytes_, access_flags(area_access(settings_.verb)));
+  d->area_mr = ibv_reg_mr(d->pd, area_, area_bytes_, access_flags(RemoteAccess{}));
   if (!d->area_mr) throw_errno("ibv_reg_mr of the receive area on " + dev, errno);
+  d->conn_mrs.assign(layout_.conns, nullptr);
+  for (uint32_t c = 0; c < layout_.conns; ++c) {
+    RemoteSpan span = remote_span(layout_, c);
+    if (span.bytes == 0) continue;
+    d->conn_mrs[c] = ibv_reg_mr(d->pd, area_ + span.offset, span.bytes, access_flags(span.access));
+    if (!d->conn_mrs[c]) {
+      throw_errno("ibv_reg_mr of connection " + std::to_string(c) + "'s part of the area on " + dev,
+                  errno);
+    }
+  }
   if (layout_.srq) fill_srq(*d);
   d->max_inline = find_inline(*d);
   devices_.push_back(std::move(d));
@@ -186,7 +199,7 @@ int WorkerRes::repost(DeviceRes& d, ibv_qp* qp, uint32_t conn, uint32_t gen, uin
 int WorkerRes::post_receives(DeviceRes& d, ibv_qp* qp, uint32_t conn, uint32_t gen) {
   if (d.srq) return 0;
   for (uint32_t i = 0; i < layout_.recv_per_qp; ++i) {
-    uint32_t index = layout_.recv_buffers ? conn * layout_.slots_per_conn + i : 0;
+    uint32_t index = layout_.recv_buffers ? layout_.slot_index(conn, i) : 0;
     int rc = repost(d, qp, conn, gen, index);
     if (rc != 0) return rc;
   }
@@ -202,7 +215,7 @@ ConnInfo WorkerRes::local_info(uint32_t conn, const DeviceRes& d, const FlowSetu
     c.addr = uint64_t(uintptr_t(conn_slot(conn, 0)));
     c.slots = uint16_t(std::min<uint32_t>(layout_.slots_per_conn, 65535));
   }
-  c.rkey = d.area_mr->rkey;
+  c.rkey = d.conn_mrs.at(conn) ? d.conn_mrs[conn]->rkey : 0;  // this connection's part alone
   c.slot_size = layout_.slot_size;
   c.credits = uint16_t(std::min<uint32_t>(layout_.granted, 65535));
   c.credit_addr = uint64_t(uintptr_t(ctrl(conn)));

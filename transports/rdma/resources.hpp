@@ -34,7 +34,10 @@ struct DeviceRes {
   ibv_comp_channel* channel = nullptr;
   ibv_cq* cq = nullptr;
   ibv_mr* pool_mr = nullptr;
-  ibv_mr* area_mr = nullptr;
+  ibv_mr* area_mr = nullptr;  // the whole area, local access only
+  // Each connection's part of the area, for its peer alone (device_rules.hpp's remote_span),
+  // one per entry of the connection table: its rkey is the one advertised to that peer.
+  std::vector<ibv_mr*> conn_mrs;
   ibv_srq* srq = nullptr;
   // Bytes a send may carry inline: found at set-up (device_rules.hpp's settle_inline), lowered
   // if a later queue pair is granted less.
@@ -90,11 +93,9 @@ class WorkerRes {
   BufferPool& pool() { return pool_; }
   std::byte* slot(uint32_t index) const { return area_ + size_t(index) * layout_.slot_size; }
   std::byte* conn_slot(uint32_t conn, uint32_t i) const {
-    return slot(conn * layout_.slots_per_conn + i);
+    return slot(layout_.slot_index(conn, i));
   }
-  std::byte* ctrl(uint32_t conn) const {
-    return area_ + layout_.slots_bytes() + size_t(conn) * layout_.ctrl_stride;
-  }
+  std::byte* ctrl(uint32_t conn) const { return slot(layout_.ctrl_index(conn)); }
   // The device's resources, made on first use. Throws std::runtime_error naming the call.
   DeviceRes& device(ibv_context* ctx);
   std::vector<std::unique_ptr<DeviceRes>>& devices() { return devices_; }
