@@ -2,12 +2,15 @@
 # mtperf's RDMA transport against perftest on one RDMA device: alternating runs, medians, ratio
 # mtperf/perftest.
 #
-#   bench/rdma_vs_perftest.sh [-l SECONDS] [-n RUNS] [-N ITERS] [-b MTPERF] [-d DEV] [-a ADDR]
-#                             [-c SERVER_CPU,CLIENT_CPU | -c none] [-v] [CASE...]
+#   bench/rdma_vs_perftest.sh [-l SECONDS] [-n RUNS] [-N ITERS] [-s SIZES] [-b MTPERF] [-d DEV]
+#                             [-a ADDR] [-c SERVER_CPU,CLIENT_CPU | -c none] [-v] [CASE...]
 #
 # CASE is one of send_bw write_bw read_bw send_lat write_lat (default: all).
-#   *_bw:  ib_{send,write,read}_bw -R -D SECONDS -s 65536  vs  mtperf -w stream -O verb=V -m 65536
-#          -l SECONDS; figure: Mbit/s (10^6 bits/s; perftest's MB/s are 2^20 bytes/s, converted).
+#   *_bw:  ib_{send,write,read}_bw -R -D SECONDS -s SIZE  vs  mtperf -w stream -O verb=V -m SIZE
+#          -l SECONDS, for each SIZE of -s (bytes, comma-separated; default 65536); both with
+#          their defaults: perftest's tx depth 128 and CQ moderation 100, mtperf's -O tx_depth
+#          and -O signal the same; figure: Mbit/s (10^6 bits/s; perftest's MB/s are 2^20
+#          bytes/s, converted).
 #   *_lat: ib_{send,write}_lat -R -n ITERS -s 2  vs  mtperf -w rr -r 2,2 -O verb=V -l SECONDS;
 #          figure: one-way latency in us, perftest's t_typical against half of mtperf's p50
 #          round trip (perftest reports half round trips); t_avg against half the mean is
@@ -35,9 +38,11 @@ dev=${MTPERF_GUEST_DEV:-rxe0}
 addr=${MTPERF_GUEST_ADDR:-10.10.0.1}
 verbose=0
 cpus=0,1
-while getopts "l:n:N:b:d:a:c:vh" opt; do
+sizes=65536
+while getopts "l:n:N:s:b:d:a:c:vh" opt; do
   case $opt in
     l) len=$OPTARG ;;
+    s) sizes=$OPTARG ;;
     n) runs=$OPTARG ;;
     N) iters=$OPTARG ;;
     b) bin=$OPTARG ;;
@@ -45,7 +50,7 @@ while getopts "l:n:N:b:d:a:c:vh" opt; do
     a) addr=$OPTARG ;;
     c) cpus=$OPTARG ;;
     v) verbose=1 ;;
-    *) sed -n '2,27p' "$0"; exit 2 ;;
+    *) sed -n '2,30p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -57,6 +62,8 @@ done
 for v in "$len" "$runs" "$iters"; do
   [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "-l, -n and -N take positive integers" >&2; exit 2; }
 done
+[[ $sizes =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "-s takes sizes in bytes, comma-separated" >&2; exit 2; }
+IFS=, read -r -a size_list <<<"$sizes"
 
 pin_server=() pin_client=()
 if [ "$cpus" != none ]; then
@@ -68,9 +75,9 @@ fi
 cd "$(dirname "$0")/.."
 if [ -z "${MTPERF_GUEST:-}" ] && [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
   # Boot, then per pair: two runs of up to SECONDS plus set-up, which is slow under TCG.
-  limit=$((180 + ${#cases[@]} * runs * (2 * len + 90)))
+  limit=$((180 + ${#cases[@]} * ${#size_list[@]} * runs * (2 * len + 90)))
   echo "# no RDMA device here: running in the soft-RoCE guest (ci/rdma-guest/guest.sh, up to $limit s)" >&2
-  args=(-l "$len" -n "$runs" -N "$iters" -b "$bin" -d "$dev" -a "$addr" -c "$cpus")
+  args=(-l "$len" -n "$runs" -N "$iters" -s "$sizes" -b "$bin" -d "$dev" -a "$addr" -c "$cpus")
   [ $verbose = 1 ] && args+=(-v)
   exec bash ci/rdma-guest/guest.sh --timeout "$limit" -- bash bench/rdma_vs_perftest.sh "${args[@]}" "${cases[@]}"
 fi
@@ -112,8 +119,8 @@ verb_of() { echo "${1%_*}"; }
 # perftest: prints "FIGURE SECOND": Mbit/s and 0 for bandwidth, t_typical and t_avg (us) for
 # latency; nothing when the run failed (its output on stderr).
 perftest() {
-  local c=$1 tool="ib_$1" args out fig
-  if [[ $c == *_bw ]]; then args="-d $dev -R -F -p $pport -D $len -s 65536"
+  local c=$1 size=$2 tool="ib_$1" args out fig
+  if [[ $c == *_bw ]]; then args="-d $dev -R -F -p $pport -D $len -s $size"
   else args="-d $dev -R -F -p $pport -n $iters -s 2"; fi
   if ! out=$(rdma_cm_pair "$pport" "${pin_server[*]} $tool $args" "${pin_client[*]} $tool $args $addr" $((3 * len + iters / 10 + 60)) 2>"$scratch/err"); then
     { cat "$scratch/err"; tail -n 5 <<<"$out"; } | sed 's/^/#   perftest: /' | tail -n 20 >&2
@@ -133,10 +140,10 @@ perftest() {
 
 # mtperf: the same figures from its JSON (throughput_bps; latency_us p50 and mean are round trips).
 mtperf() {
-  local c=$1 verb a
+  local c=$1 size=$2 verb a
   verb=$(verb_of "$c")
   # perftest busy-polls its completion queue (no -e): so does mtperf here.
-  if [[ $c == *_bw ]]; then a=(-w stream -m 65536); else a=(-w rr -r "2,2"); fi
+  if [[ $c == *_bw ]]; then a=(-w stream -m "$size"); else a=(-w rr -r "2,2"); fi
   a+=(--wait spin)
   if ! timeout $((4 * len + 120)) ${pin_client[@]+"${pin_client[@]}"} "$bin" run -H "$addr:$cport" -T rdma -O "verb=$verb" "${a[@]}" \
       -l "$len" --format json -q > "$scratch/json" 2> "$scratch/err"; then
@@ -163,28 +170,34 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b == 
 echo "# $(date -u +%FT%TZ) $(uname -r) $dev at $addr, $runs runs per case, $len s each, latency -n $iters${MTPERF_GUEST:+, inside the soft-RoCE guest (TCG)}"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -n "$mtperf_why" ] && echo "# mtperf: $mtperf_why"
-printf '%-10s %-18s %10s %10s %6s %10s %10s %6s\n' case unit perftest mtperf ratio p_avg m_avg ratio
+printf '%-16s %-18s %10s %10s %6s %10s %10s %6s\n' case unit perftest mtperf ratio p_avg m_avg ratio
 for c in "${cases[@]}"; do
-  p=() m=() pa=() ma=()
-  for ((i = 0; i < runs; i++)); do
-    order=(perftest mtperf)
-    [ $((i % 2)) -eq 1 ] && order=(mtperf perftest)
-    for tool in "${order[@]}"; do
-      [ "$tool" = mtperf ] && [ -n "$mtperf_why" ] && continue
-      read -r f g <<<"$("$tool" "$c")" || true
-      [ -z "${f:-}" ] && { echo "#   $c: $tool run $((i + 1)) failed" >&2; continue; }
-      if [ "$tool" = perftest ]; then p+=("$f") pa+=("$g"); else m+=("$f") ma+=("$g"); fi
-      [ $verbose = 1 ] && echo "#   $c run $((i + 1)) $tool: $f $g"
-      f='' g=''
+  csizes=("${size_list[@]}")
+  [[ $c == *_bw ]] || csizes=(2)
+  for size in "${csizes[@]}"; do
+    p=() m=() pa=() ma=()
+    label=$c
+    [[ $c == *_bw ]] && label="$c/$size"
+    for ((i = 0; i < runs; i++)); do
+      order=(perftest mtperf)
+      [ $((i % 2)) -eq 1 ] && order=(mtperf perftest)
+      for tool in "${order[@]}"; do
+        [ "$tool" = mtperf ] && [ -n "$mtperf_why" ] && continue
+        read -r f g <<<"$("$tool" "$c" "$size")" || true
+        [ -z "${f:-}" ] && { echo "#   $label: $tool run $((i + 1)) failed" >&2; continue; }
+        if [ "$tool" = perftest ]; then p+=("$f") pa+=("$g"); else m+=("$f") ma+=("$g"); fi
+        [ $verbose = 1 ] && echo "#   $label run $((i + 1)) $tool: $f $g"
+        f='' g=''
+      done
     done
+    mp=$(median ${p[@]+"${p[@]}"}) mm=$(median ${m[@]+"${m[@]}"})
+    if [[ $c == *_bw ]]; then
+      printf '%-16s %-18s %10s %10s %6s\n' "$label" Mbit/s "$mp" "$mm" "$(ratio "$mm" "$mp")"
+    else
+      mpa=$(median ${pa[@]+"${pa[@]}"}) mma=$(median ${ma[@]+"${ma[@]}"})
+      printf '%-16s %-18s %10s %10s %6s %10s %10s %6s\n' "$label" "us one-way p50" "$mp" "$mm" \
+        "$(ratio "$mm" "$mp")" "$mpa" "$mma" "$(ratio "$mma" "$mpa")"
+    fi
   done
-  mp=$(median ${p[@]+"${p[@]}"}) mm=$(median ${m[@]+"${m[@]}"})
-  if [[ $c == *_bw ]]; then
-    printf '%-10s %-18s %10s %10s %6s\n' "$c" Mbit/s "$mp" "$mm" "$(ratio "$mm" "$mp")"
-  else
-    mpa=$(median ${pa[@]+"${pa[@]}"}) mma=$(median ${ma[@]+"${ma[@]}"})
-    printf '%-10s %-18s %10s %10s %6s %10s %10s %6s\n' "$c" "us one-way p50" "$mp" "$mm" \
-      "$(ratio "$mm" "$mp")" "$mpa" "$mma" "$(ratio "$mma" "$mpa")"
-  fi
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

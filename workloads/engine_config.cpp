@@ -22,7 +22,11 @@ EngineConfig engine_config(const TestSpec& spec, uint32_t flows, const Caps& cap
   EngineConfig cfg;
   const WorkloadKind& kind = kind_of(spec.workload);
   cfg.max_conns = flows * kind.conns_per_flow;
-  cfg.queue_depth = std::max<uint32_t>(spec.burst + 2, stream_depth(caps) + 3);
+  // rr keeps its burst in flight, streams stream_depth(caps): a deep stream's queue is not
+  // given to request/response (nor its receives and landing slots, sized from it).
+  uint32_t sends = kind.request_response ? std::min<uint32_t>(stream_depth(caps), kShallowStream)
+                                         : stream_depth(caps);
+  cfg.queue_depth = std::max<uint32_t>(spec.burst + 2, sends + 3);
   cfg.buffers = flows * buffers_per_flow(spec, caps);
   cfg.buffer_size = buffer_size(spec);
   cfg.wait = spec.wait;

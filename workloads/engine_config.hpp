@@ -8,7 +8,9 @@
 
 namespace mtperf {
 
-// Buffers a flow takes from the pool (sends in flight + one receive buffer).
+// Buffers a flow takes from the pool (sends in flight + one receive buffer). The engine's
+// queue depth (EngineConfig::queue_depth) is the larger of the burst + 2 and the sends in
+// flight + 3, the sends of request/response counted as a stream of at most kShallowStream.
 uint32_t buffers_per_flow(const TestSpec& spec, const Caps& caps);
 // Bytes of every pool buffer: never less than one whole message, request or response (each
 // send goes out of one buffer). rr over TCP gathers up to kMaxGatherBytes of a burst at once.

@@ -59,8 +59,10 @@ std::string workload_names(std::string_view sep, std::string_view last = {});
 
 // Shared by the kinds' sizing.
 // Outstanding sends per flow in a stream (depth 1 suffices for a blocking socket; completion
-// engines keep the pipe full with more).
+// engines keep the pipe full with more): Caps::stream_depth where the transport sets it (rdma:
+// -O tx_depth), else an eighth of Caps::max_outstanding, 1 to kShallowStream.
 uint32_t stream_depth(const Caps& caps);
+inline constexpr uint32_t kShallowStream = 8;
 // A stream's buffer: one send, and for TCP at least 64 KiB (a receiver reads what has arrived).
 uint32_t stream_buffer_size(const TestSpec& spec);
 // A transaction's buffer: the larger of request and response; for TCP room for a burst of

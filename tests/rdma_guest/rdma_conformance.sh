@@ -6,6 +6,8 @@
 #   crr                     over send (an rdma_cm connection per transaction)
 #   --wait spin and block   for a stream and an rr over send
 #   IPv6                    a stream and an rr over send to an IPv6 address (RoCE v2)
+#   depth                   64 B and 1 KiB streams keep -O tx_depth in flight and signal one
+#                           send per -O signal (at most tx_depth - 1)
 # Each run's JSON must show throughput (streams) or transactions (rr, crr) and no error. Then the
 # error paths: -p udp and rr over read are refused before any set-up; a server killed mid-run
 # makes the client exit 1 within seconds, naming the verb or the completion's status; so does
@@ -111,6 +113,47 @@ refused() {
   fi
   passed=$((passed + 1))
   printf 'ok   %-22s %s\n' "$label" "$(head -c 110 "$scratch/err" | head -n1)"
+}
+
+# deep LABEL WINDOW SIGNAL MTPERF-RUN-ARGS...: a stream whose report says it kept WINDOW sends in
+# flight and signalled one per SIGNAL, so that at most a few in 100 of its requests are
+# signalled (the end of stream and credit writes beside), and that completed every send.
+deep() {
+  local label=$1 window=$2 every=$3
+  shift 3
+  wanted "$label" || return 0
+  local t0=$SECONDS rc=0 fig
+  timeout 90 "$bin" run -H "$addr:$port" -T rdma -w stream -l 1 --warmup 0.2 --format json -q "$@" \
+    > "$scratch/out.json" 2> "$scratch/err" || rc=$?
+  if [ $rc -ne 0 ]; then
+    fail "$label: mtperf run $* exited $rc: $(tail -n 3 "$scratch/err" | tr '\n' ' ')"
+    return
+  fi
+  if ! fig=$(python3 - "$scratch/out.json" "$window" "$every" <<'PY' 2>&1
+import json, re, sys
+s = json.load(open(sys.argv[1]))["summary"]
+if s.get("errors"):
+    sys.exit("errors: " + "; ".join(s["errors"]))
+t = s.get("transport_settings") or {}
+want_w, want_s = int(sys.argv[2]), int(sys.argv[3])
+if not t.get("tx_depth", "").startswith("%d " % want_w):
+    sys.exit("tx_depth %r, not %d in flight" % (t.get("tx_depth"), want_w))
+if t.get("signal") != str(want_s):
+    sys.exit("signal %r, not %d" % (t.get("signal"), want_s))
+m = re.match(r"(\d+) of (\d+) requests", t.get("signalled", ""))
+if not m:
+    sys.exit("no signalled count: %r" % t.get("signalled"))
+sig, total = int(m.group(1)), int(m.group(2))
+if total < 500 or sig * want_s > total * 1.5 + 10:
+    sys.exit("%d of %d requests signalled, more than 1 in %d" % (sig, total, want_s))
+print("%.1f Mbit/s, %d of %d signalled" % ((s.get("throughput_bps") or 0) / 1e6, sig, total))
+PY
+  ); then
+    fail "$label: $fig"
+    return
+  fi
+  passed=$((passed + 1))
+  printf 'ok   %-22s %-36s %3d s\n' "$label" "$fig" $((SECONDS - t0))
 }
 
 # IPv6: rxe0's RoCE v2 GID for an IPv6 address of dummy0 (added here, inside the guest).
@@ -220,10 +263,15 @@ run_case rr/send/spin transactions -w rr --wait spin
 run_case rr/send/block transactions -w rr --wait block
 run_case stream/send/P4 bytes -w stream -P 4 --threads 1
 run_case rr/send/P8-srq transactions -w rr -P 8 --threads 1
+deep stream/send/deep 128 100 -m 64 -O verb=send
+deep stream/write/deep 128 100 -m 1024 -O verb=write
+deep stream/send/tx16 16 8 -m 64 -O tx_depth=16 -O signal=8
+deep stream/send/signal-cap 32 31 -m 64 -O tx_depth=32 -O signal=1000
 
 refused udp/refused 1 "rdma carries RC connections" -w stream -p udp
 refused rr/read/refused 1 "RDMA READ" -w rr -O verb=read
 refused verb/unknown 2 "expected send, write, write_imm or read" -w stream -O verb=atomic
+refused tx_depth/range 2 "rdma option tx_depth: expected a whole number in 1..4096" -w stream -O tx_depth=0
 ipv6_cases
 killed_server
 removed_device

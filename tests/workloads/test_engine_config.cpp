@@ -56,6 +56,20 @@ TEST_CASE("stream_depth: an eighth of the engine's outstanding operations, 1 to 
   CHECK(stream_depth(outstanding(4096)) == 8);
 }
 
+TEST_CASE("stream_depth: a transport's own, for streams only (rdma -O tx_depth)", "[engine]") {
+  Caps deep;
+  deep.stream_depth = 128;
+  CHECK(stream_depth(deep) == 128);
+  CHECK(buffers_per_flow(stream(0), deep) == 129);
+  CHECK(buffers_per_flow(spec_of(Workload::bidir), deep) == 129);
+  CHECK(engine_config(stream(0), 1, deep).queue_depth == 131);
+  // request/response keeps its burst in flight: sized as before, not from the deep stream
+  CHECK(buffers_per_flow(rr(1, 1), deep) == 2);
+  CHECK(buffers_per_flow(spec_of(Workload::crr), deep) == 9);
+  CHECK(engine_config(rr(1, 1), 1, deep).queue_depth == 11);
+  CHECK(engine_config(rr(1, 1, 32), 1, deep).queue_depth == 34);
+}
+
 TEST_CASE("buffers_per_flow: sends in flight and one receive buffer", "[engine]") {
   CHECK(buffers_per_flow(rr(1, 1), Caps{}) == 2);
   CHECK(buffers_per_flow(rr(1, 1, 16), Caps{}) == 17);

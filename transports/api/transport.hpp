@@ -113,7 +113,10 @@ struct Caps {
   bool passive_sender = false;
   // Bytes a send may carry inside its work request (RDMA inline data); the report shows it.
   uint32_t max_inline = 0;
-  uint32_t max_outstanding = 64;       // per connection and direction
+  uint32_t max_outstanding = 64;  // per connection and direction
+  // Sends a stream keeps in flight per flow; 0: an eighth of max_outstanding, 1 to 8
+  // (workloads/engine_config.hpp's stream_depth).
+  uint32_t stream_depth = 0;
   bool provides_recv_buffers = false;  // receives land in engine buffers (Completion::data)
   bool linked_ops = false;             // honours WorkReq::link
   bool unsignaled_sends = false;       // honours WorkReq::signal = false

@@ -47,6 +47,16 @@ bool fault_of(const ibv_context* ctx, const ibv_async_event& ev, Fault& out) {
   }
 }
 
+bool drained_of(const ibv_context* ctx, const ibv_async_event& ev, Fault& out) {
+  if (ev.event_type != IBV_EVENT_QP_LAST_WQE_REACHED) return false;
+  out = Fault{};
+  out.scope = FaultScope::last_wqe;
+  out.event = int32_t(ev.event_type);
+  out.ctx = address(ctx);
+  out.id = ev.element.qp ? ev.element.qp->qp_num : 0;
+  return true;
+}
+
 std::string fault_text(const Fault& f) {
   const char* name = "?";
   switch (ibv_event_type(f.event)) {
@@ -74,6 +84,9 @@ std::string fault_text(const Fault& f) {
     case IBV_EVENT_DEVICE_FATAL:
       name = "IBV_EVENT_DEVICE_FATAL";
       break;
+    case IBV_EVENT_QP_LAST_WQE_REACHED:
+      name = "IBV_EVENT_QP_LAST_WQE_REACHED";
+      break;
     default:
       break;
   }
@@ -97,6 +110,8 @@ bool fault_hits(const Fault& f, uint64_t ctx, uint32_t qp_num, uint32_t port, ui
       return f.id == port;
     case FaultScope::device:
       return true;
+    case FaultScope::last_wqe:
+      return false;  // a notice, not a fault
   }
   return false;
 }
@@ -145,9 +160,9 @@ void AsyncWatcher::run(std::stop_token stop) {
       ibv_async_event ev;
       while (ibv_get_async_event(contexts_[i], &ev) == 0) {
         Fault f;
-        bool ends = fault_of(contexts_[i], ev, f);
+        bool tell = fault_of(contexts_[i], ev, f) || drained_of(contexts_[i], ev, f);
         ibv_ack_async_event(&ev);  // at once: destroying the queue pair waits for it
-        if (ends) board_->publish(f);
+        if (tell) board_->publish(f);
       }
     }
   }

@@ -24,8 +24,10 @@
 
 namespace mtperf::rdma {
 
-// What a fault ends.
-enum class FaultScope : uint8_t { qp, cq, srq, port, device };
+// What a fault ends. last_wqe is no fault: a queue pair on a shared receive queue, in the error
+// state, will take no more of its receives (IBV_EVENT_QP_LAST_WQE_REACHED): the engine may
+// destroy it now (drained_of); it ends nothing.
+enum class FaultScope : uint8_t { qp, cq, srq, port, device, last_wqe };
 
 struct Fault {
   FaultScope scope = FaultScope::device;
@@ -41,6 +43,9 @@ bool fault_of(const ibv_context* ctx, const ibv_async_event& ev, Fault& out);
 // "IBV_EVENT_QP_FATAL (local work queue catastrophic error)"-like: the event's name and its
 // libibverbs description.
 std::string fault_text(const Fault& f);
+// IBV_EVENT_QP_LAST_WQE_REACHED as a notice on the board (scope last_wqe, id its qp_num), or
+// false for any other event.
+bool drained_of(const ibv_context* ctx, const ibv_async_event& ev, Fault& out);
 // Whether the fault ends a connection whose queue pair is qp_num on port `port` of ctx, served by
 // completion queue cq and shared receive queue srq (addresses; 0 for none).
 bool fault_hits(const Fault& f, uint64_t ctx, uint32_t qp_num, uint32_t port, uint64_t cq,

@@ -1,5 +1,7 @@
 #include "transports/rdma/device_rules.hpp"
 
+#include "transports/rdma/flow_math.hpp"
+
 namespace mtperf::rdma {
 
 namespace {
@@ -13,10 +15,12 @@ std::string limit_text(std::string_view device, const char* what, int limit, con
 }  // namespace
 
 std::string size_refusal(const Layout& l, const DeviceLimits& lim, std::string_view device) {
-  if (uint64_t(l.sq_depth) > uint64_t(std::max(lim.max_qp_wr, 0))) {
-    return limit_text(device, "work requests per queue", lim.max_qp_wr, "max_qp_wr", l.sq_depth) +
-           " in each send queue (the sends in flight, one per landing slot, and 8): lower "
-           "--burst or -O recv_depth";
+  // A smaller send queue than wanted is taken (the stream's window shrinks to it:
+  // flow_math.hpp's send_queue_ask and stream_window), one without room for a send beside its
+  // spare entries is not.
+  if (uint64_t(std::max(lim.max_qp_wr, 0)) <= kSqSpare) {
+    return limit_text(device, "work requests per queue", lim.max_qp_wr, "max_qp_wr", kSqSpare + 1) +
+           " in each send queue (a send, the end of stream and credit words)";
   }
   if (uint64_t(l.recv_per_qp) > uint64_t(std::max(lim.max_qp_wr, 0))) {
     return limit_text(device, "work requests per queue", lim.max_qp_wr, "max_qp_wr",

@@ -126,17 +126,22 @@ struct DeviceLimits {
   int max_sge = 0;     // scatter/gather entries of a work request
 };
 
-// The send-queue entries, receives and completions a layout needs of one device, checked
-// against its limits: "" when it can hold them, else why not, naming the device's limit and
-// what lowers the need. Clamping instead would leave the engine posting beyond the queue (ENOMEM
-// on a post) or a completion queue that overruns.
+// The receives and completions a layout needs of one device, checked against its limits: ""
+// when it can hold them, else why not, naming the device's limit and what lowers the need.
+// Clamping instead would leave the engine posting beyond the queue (ENOMEM on a post) or a
+// completion queue that overruns. A send queue is the exception: the engine posts within the
+// one the device granted (flow_math.hpp's send_queue_ask), so a device with a smaller
+// max_qp_wr than wanted gives a stream a smaller window, and only one without room for a send
+// is refused.
 std::string size_refusal(const Layout& l, const DeviceLimits& lim, std::string_view device);
 
 // ---- memory access ---------------------------------------------------------------------------
 // The remote access a registered region needs. The buffer pool is the source of sends and
-// never advertised: local access only. The receive area is advertised to the peer (its rkey in
-// the private data): written into under write and write_imm (landing slots) and under send and
-// write_imm (credit words); read from under read, and then nothing writes into it remotely.
+// never advertised: local access only; so is the receive area as a whole (the lkey of receives,
+// READs' targets, credit words and trailers). Each connection's part of the area is registered
+// once more for its peer (remote_span): written into under write and write_imm (landing slots)
+// and under send and write_imm (credit words); read from under read, and then nothing writes
+// into it remotely.
 // Relaxed ordering is never asked for the area: request/response over WRITE polls a slot's last
 // byte, which is sound only while one WRITE's bytes are placed in order.
 struct RemoteAccess {
@@ -149,6 +154,34 @@ constexpr RemoteAccess pool_access() {
 }
 constexpr RemoteAccess area_access(Verb v) {
   return v == Verb::read ? RemoteAccess{false, true} : RemoteAccess{true, false};
+}
+
+// The part of the area one connection's peer may reach, registered for that connection alone
+// (its own memory region, whose rkey goes in its private data), so that one peer's rkey reaches
+// no other connection's slots or credit words: byte offset and length within the area, and the
+// access (area_access). Under send, its control words (the credit word it writes); under write
+// and write_imm, its control words and landing slots (written into); under read, its landing
+// slots alone (read from).
+struct RemoteSpan {
+  uint64_t offset = 0;  // bytes from the area's start
+  uint64_t bytes = 0;
+  RemoteAccess access;
+  friend constexpr bool operator==(const RemoteSpan&, const RemoteSpan&) = default;
+};
+constexpr RemoteSpan remote_span(const Layout& l, uint32_t conn) {
+  uint64_t block = uint64_t(l.ctrl_index(conn)) * l.slot_size;
+  uint64_t ctrl = uint64_t(l.ctrl_slots) * l.slot_size;
+  uint64_t own = uint64_t(l.slots_per_conn) * l.slot_size;
+  switch (l.verb) {
+    case Verb::send:
+      return {block, ctrl, area_access(l.verb)};
+    case Verb::write:
+    case Verb::write_imm:
+      return {block, ctrl + own, area_access(l.verb)};
+    case Verb::read:
+      return {block + ctrl, own, area_access(l.verb)};
+  }
+  return {};
 }
 
 // ---- device kinds ----------------------------------------------------------------------------

@@ -16,7 +16,8 @@ namespace mtperf::rdma {
 
 namespace {
 constexpr size_t kWcBatch = 32;
-}
+constexpr int64_t kLastWqeWaitNs = 100'000'000;  // a draining queue pair's wait for its event
+}  // namespace
 
 RdmaEngine::RdmaEngine(std::shared_ptr<WorkerRes> res, const EngineMode& mode)
     : res_(std::move(res)),
@@ -24,15 +25,16 @@ RdmaEngine::RdmaEngine(std::shared_ptr<WorkerRes> res, const EngineMode& mode)
       mode_(mode),
       verb_(lay_.verb),
       consumes_(verb_ == Verb::send || verb_ == Verb::write_imm),
-      signal_every_(res_->settings().signal_every) {
+      signal_every_(res_->settings().signal_every),
+      tx_depth_(res_->settings().tx_depth),
+      stream_(!res_->config().request_response) {
   cm_ch_ = make_channel();
   uint32_t n = lay_.conns;
   conns_.resize(n);
   free_ring_.resize(n);
   for (uint32_t i = res_->setup_conns(); i < n; ++i)
     free_ring_[free_count_++] = int(i);
-  sq_cap_ = lay_.sq_depth;
-  uint32_t sq_ring = std::bit_ceil(sq_cap_);
+  uint32_t sq_ring = std::bit_ceil(lay_.sq_depth);  // every device's sq_cap is within it
   sq_mask_ = sq_ring - 1;
   uint32_t pend_ring = std::bit_ceil(2 * (res_->config().queue_depth + lay_.depth) + 8);
   pend_mask_ = pend_ring - 1;
@@ -46,6 +48,8 @@ RdmaEngine::RdmaEngine(std::shared_ptr<WorkerRes> res, const EngineMode& mode)
   dirty_.reserve(n * 2);
   polled_.reserve(n * 2);
   starved_.reserve(n * 2);
+  tails_.reserve(n * 2);
+  drains_.reserve(n);
   ready_.reserve(std::min<size_t>(size_t(n) * (sq_ring + arr_ring) + 256, 1u << 20));
   wrs_.resize(sq_ring + 1);
   sges_.resize(2 * (sq_ring + 1));
@@ -57,7 +61,25 @@ RdmaEngine::~RdmaEngine() {
   finish_fins();
   for (size_t i = 0; i < conns_.size(); ++i)
     close(int(i));
+  while (!drains_.empty() && monotonic_ns() < conns_[drains_.front()].drain_until) {
+    check_faults();
+    settle_drains(false);
+  }
+  settle_drains(true);
   rdma_destroy_event_channel(cm_ch_);
+}
+
+uint64_t RdmaEngine::table_bytes(const Layout& l, const EngineConfig& cfg) {
+  // As the constructor sizes them.
+  uint64_t sq_ring = std::bit_ceil(l.sq_depth);
+  uint64_t pend_ring = std::bit_ceil(2 * (cfg.queue_depth + l.depth) + 8);
+  uint64_t arr_ring = std::bit_ceil(l.depth + 2);
+  uint64_t n = l.conns;
+  uint64_t ready = std::min<uint64_t>(n * (sq_ring + arr_ring) + 256, 1u << 20);
+  return n * (sizeof(Conn) + sq_ring * sizeof(SqEntry) + pend_ring * sizeof(Pending) +
+              arr_ring * sizeof(Arrival) + 4 * sizeof(int) + 2 * sizeof(int)) +
+         ready * sizeof(Completion) + (sq_ring + 1) * (sizeof(ibv_send_wr) + 2 * sizeof(ibv_sge)) +
+         l.slots * (sizeof(uint8_t) + sizeof(uint16_t)) + kWcBatch * sizeof(ibv_wc);
 }
 
 Caps RdmaEngine::caps() const {
@@ -76,6 +98,11 @@ const char* RdmaEngine::error_text(int id) const {
 }
 
 int RdmaEngine::take_conn() {
+  if (free_count_ == 0 && !drains_.empty()) {
+    check_faults();
+    settle_drains(false);
+    if (free_count_ == 0) end_drain(drains_.front());  // the oldest goes without its event
+  }
   if (free_count_ == 0) return -ENOSPC;
   int id = free_ring_[free_head_];
   free_head_ = (free_head_ + 1) % uint32_t(free_ring_.size());
@@ -93,7 +120,7 @@ void RdmaEngine::free_conn(int id) {
   c.backlog = std::move(backlog);  // its capacity, for the next listener here
   if (!slot_posted_.empty()) {
     for (uint32_t i = 0; i < lay_.slots_per_conn; ++i)
-      slot_posted_[id * lay_.slots_per_conn + i] = 0;
+      slot_posted_[lay_.slot_index(uint32_t(id), i)] = 0;
   }
   free_ring_[(free_head_ + free_count_) % free_ring_.size()] = id;
   ++free_count_;
@@ -105,7 +132,7 @@ void RdmaEngine::tag(int id) {
   if (lay_.srq && c.qp) qpn_[c.qp->qp_num] = id;
   if (c.qp && !slot_posted_.empty()) {
     for (uint32_t i = 0; i < lay_.recv_per_qp; ++i)
-      slot_posted_[id * lay_.slots_per_conn + i] = 1;
+      slot_posted_[lay_.slot_index(uint32_t(id), i)] = 1;
   }
 }
 
@@ -192,7 +219,19 @@ int RdmaEngine::accept(int listen_id) {
 
 void RdmaEngine::close(int id) {
   Conn& c = conns_[id];
-  if (c.st == St::free) return;
+  if (c.st == St::free || c.st == St::draining) return;
+  if (c.id && c.qp && lay_.srq && c.st != St::listener && c.st != St::resolving) {
+    // On the shared receive queue: to the error state now, destroyed once it has let go of the
+    // queue's receives (settle_drains). Its completions are ignored meanwhile.
+    rdma_disconnect(c.id);
+    ibv_qp_attr err{};
+    err.qp_state = IBV_QPS_ERR;
+    ibv_modify_qp(c.qp, &err, IBV_QP_STATE);
+    c.st = St::draining;
+    c.drain_until = monotonic_ns() + kLastWqeWaitNs;
+    drains_.push_back(id);
+    return;
+  }
   if (c.id) {
     if (c.qp && lay_.srq) qpn_.erase(c.qp->qp_num);
     if (c.st != St::listener && c.st != St::resolving) rdma_disconnect(c.id);
@@ -203,7 +242,7 @@ void RdmaEngine::close(int id) {
 
 void RdmaEngine::shutdown_send(int id) {
   Conn& c = conns_[id];
-  if (c.st == St::free || c.st == St::listener || c.fin_sent) return;
+  if (c.st == St::free || c.st == St::listener || c.st == St::draining || c.fin_sent) return;
   c.fin_sent = true;
   if (c.st == St::failed) return;
   Pending p;
@@ -220,7 +259,7 @@ bool RdmaEngine::push_pending(Conn& c, int id, const Pending& p) {
 
 int RdmaEngine::post(int id, std::span<const WorkReq> reqs) {
   Conn& c = conns_[id];
-  if (c.st == St::free) return -EBADF;
+  if (c.st == St::free || c.st == St::draining) return -EBADF;
   int n = 0;
   for (const WorkReq& r : reqs) {
     if (r.op == Op::recv) {
@@ -271,7 +310,7 @@ void RdmaEngine::arm(int id, uint64_t cookie) {
     for (uint32_t i = 0; i < lay_.slots_per_conn; ++i) {
       Pending p;
       p.kind = kSqRead;
-      p.slot = id * lay_.slots_per_conn + i;
+      p.slot = lay_.slot_index(uint32_t(id), i);
       push_pending(c, id, p);
     }
   }
@@ -304,7 +343,7 @@ void RdmaEngine::deliver_end(Conn& c, int32_t bytes) {
 
 void RdmaEngine::fail_conn(int id, int err, const std::string& why) {
   Conn& c = conns_[id];
-  if (c.st == St::free || c.st == St::failed) return;
+  if (c.st == St::free || c.st == St::failed || c.st == St::draining) return;
   if (c.err.empty()) c.err = why;
   c.error = -err;
   bool listener = c.st == St::listener;

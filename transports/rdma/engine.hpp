@@ -10,7 +10,11 @@
 // passive sender under read. Sends up to the device's max_inline_data (capped by -O inline) go
 // inline. Selective signalling: flow_math.hpp's signal_wr; send-queue completions come in order,
 // so one signalled completion completes every earlier request, and the workload still sees one
-// completion per send it asked one for.
+// completion per send it asked one for. A stream keeps -O tx_depth sends in flight (within the
+// send queue the device granted: DeviceRes::sq_cap) and signals one per -O signal, as perftest
+// does; when its last sends are left with no signalled request behind them (the test over, a
+// paced stream between sends), poll() posts one (a credit word's write) once it has nothing
+// else to do.
 //
 // Receives (Caps::provides_recv_buffers). The engine keeps receives posted (per queue pair, or
 // in the worker's shared receive queue); the workload arms a connection once with a recv, and
@@ -32,7 +36,10 @@
 // and a device's asynchronous event that touches the connection (a queue pair, its CQ or SRQ in
 // error, its port down, the device lost), named, seen when rdma_cm's events are.
 // The engine's destructor lets outstanding FINs complete (a second at most), then disconnects
-// and destroys every queue pair and id it holds.
+// and destroys every queue pair and id it holds. A queue pair on the shared receive queue is
+// moved to the error state when closed and destroyed only once IBV_EVENT_QP_LAST_WQE_REACHED
+// says it takes no more of the queue's receives (the verbs' rule; destroying it before can lose
+// a receive it held), or after kLastWqeWaitNs without (counted: drain_timeouts).
 //
 // Every table is sized at construction; post, flush, poll and recycle do not allocate (crr's
 // connection set-up does, through rdma_cm). Not thread-safe: one engine per worker thread.
@@ -62,6 +69,8 @@ struct EngineCounters {
   uint64_t chains = 0;                     // ibv_post_send calls
   uint64_t credit_waits = 0;               // sends held back for want of credits
   uint64_t credit_writes = 0;              // credit words written to peers
+  uint64_t drained = 0;                    // queue pairs on an SRQ destroyed after closing
+  uint64_t drain_timeouts = 0;             //   of them, without IBV_EVENT_QP_LAST_WQE_REACHED
   uint32_t inline_max = 0;                 // bytes
 };
 
@@ -87,10 +96,24 @@ class RdmaEngine {
   // Why connection `id` failed (verb, status), or nullptr when it did not.
   const char* error_text(int id) const;
   const EngineCounters& counters() const { return ctr_; }
+  // Bytes of the tables an engine of this layout and configuration allocates (the memory
+  // budget's figure, workloads/memory.hpp), beside the area and the pool.
+  static uint64_t table_bytes(const Layout& l, const EngineConfig& cfg);
 
  private:
-  enum class St : uint8_t { free, listener, resolving, connecting, accepting, up, failed };
-  enum SqKind : uint8_t { kSqSend, kSqQuiet, kSqRead, kSqFin, kSqCredit };
+  // draining: closed, its queue pair on the shared receive queue in the error state, destroyed
+  // once IBV_EVENT_QP_LAST_WQE_REACHED says it takes no more receives (or kLastWqeWaitNs on)
+  enum class St : uint8_t {
+    free,
+    listener,
+    resolving,
+    connecting,
+    accepting,
+    up,
+    failed,
+    draining
+  };
+  enum SqKind : uint8_t { kSqSend, kSqQuiet, kSqRead, kSqFin, kSqCredit, kSqFlush };
   struct SqEntry {
     uint64_t cookie = 0;
     int32_t bytes = 0;
@@ -100,7 +123,7 @@ class RdmaEngine {
   struct Pending {
     uint64_t cookie = 0;
     Buf buf;
-    uint8_t kind = kSqSend;  // kSqSend, kSqQuiet, kSqRead (buf unused, slot), kSqFin
+    uint8_t kind = kSqSend;  // kSqSend, kSqQuiet, kSqRead (buf unused, slot), kSqFin, kSqFlush
     uint32_t slot = 0;
   };
   struct Conn {
@@ -114,6 +137,9 @@ class RdmaEngine {
     int listener = -1;                     // crr server: the listener it came from
     // send queue: sequence numbers of the first unretired and the next request
     uint32_t sq_head = 0, sq_tail = 0, unsig_run = 0;
+    // just past the last send the workload waits for, and the last signalled request
+    // (flow_math.hpp's tail_needs_flush)
+    uint32_t want_end = 0, sig_end = 0;
     uint32_t pend_head = 0, pend_tail = 0;  // queued, not posted
     uint32_t sent = 0, peer_reposted = 0;   // credits (flow_math.hpp)
     uint32_t reposted = 0, announced = 0;
@@ -123,8 +149,10 @@ class RdmaEngine {
     uint64_t recv_cookie = 0;
     bool armed = false, reads_started = false, fin_sent = false, fin_seen = false;
     bool eof_owed = false, error_owed = false, error_told = false;
-    bool dirty = false, polled = false, starved = false;
-    int32_t error = 0;  // -errno of the failure
+    bool dirty = false, polled = false, starved = false, tail_listed = false;
+    bool last_wqe = false;    // IBV_EVENT_QP_LAST_WQE_REACHED seen for its queue pair
+    int64_t drain_until = 0;  // draining: when it is destroyed without it (monotonic ns)
+    int32_t error = 0;        // -errno of the failure
     std::string err;
     // listener
     bool accept_armed = false;
@@ -161,6 +189,8 @@ class RdmaEngine {
   uint32_t build_wr(int id, const Pending& p, ibv_send_wr& wr, ibv_sge* sge);
   void add_credit_write(int id, ibv_send_wr& wr, ibv_sge& sge);
   void mark_dirty(int id);
+  void note_tail(int id);  // lists a stream whose last sends may have nothing to complete them
+  bool flush_tails();      // queues a signalled request behind them; whether it queued one
   // engine_reap.cpp
   int reap(DeviceRes& d);
   void on_send_wc(const ibv_wc& wc);
@@ -182,6 +212,8 @@ class RdmaEngine {
   void on_disconnected(int id, const char* why, int err);
   void on_device_removed(int id);  // every connection on the device of connection id
   void finish_fins();
+  void settle_drains(bool all);  // destroys the draining queue pairs that may go (all: every one)
+  void end_drain(int id);
   void check_faults();  // the devices' asynchronous faults (async_events.hpp)
 
   std::shared_ptr<WorkerRes> res_;
@@ -190,18 +222,21 @@ class RdmaEngine {
   Verb verb_;
   bool consumes_;  // the verb consumes the peer's receives (send, write_imm)
   uint32_t signal_every_;
+  uint32_t tx_depth_;  // streams: sends in flight per flow wanted (-O tx_depth)
+  bool stream_;        // streams signal every N (flow_math.hpp's signal_wr); rr batch ends too
   rdma_event_channel* cm_ch_ = nullptr;
   std::vector<Conn> conns_;
   std::vector<int> free_ring_;  // FIFO: a closed entry is the last reused
   uint32_t free_head_ = 0, free_count_ = 0;
-  uint32_t sq_cap_, sq_mask_, pend_mask_, arr_mask_;
+  uint32_t sq_mask_, pend_mask_, arr_mask_;  // rings per connection; the send queue's own
+                                             // entries: DeviceRes::sq_cap
   std::vector<SqEntry> sq_;
   std::vector<Pending> pend_;
   std::vector<Arrival> arr_;
   std::vector<uint8_t> slot_posted_;       // per-connection receive slots: a receive holds it
   std::vector<uint16_t> slot_owner_;       // shared receive slots: the connection that used it
   std::unordered_map<uint32_t, int> qpn_;  // qp number -> connection (shared receive queue)
-  std::vector<int> dirty_, polled_, starved_;
+  std::vector<int> dirty_, polled_, starved_, tails_, drains_;
   std::vector<Completion> ready_;
   size_t ready_head_ = 0;
   std::vector<ibv_send_wr> wrs_;

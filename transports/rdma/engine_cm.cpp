@@ -49,6 +49,10 @@ void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
     return;
   }
   Conn& c = conns_[id];
+  if (c.st == St::draining) {  // closed: its events tell nothing now
+    rdma_ack_cm_event(ev);
+    return;
+  }
   switch (ev->event) {
     case RDMA_CM_EVENT_CONNECT_REQUEST:
       on_connect_request(int(id), ev);
@@ -234,9 +238,18 @@ void RdmaEngine::check_faults() {
   const FaultBoard* board = res_->faults();
   if (!board || board->head() == faults_seen_) return;
   board->read_since(faults_seen_, [this](const Fault& f) {
+    if (f.scope == FaultScope::last_wqe) {
+      // A queue pair on our shared receive queue has let go of its receives: if it is one of
+      // ours (draining, or not closed yet), it may be destroyed without waiting.
+      auto it = qpn_.find(uint32_t(f.id));
+      if (it == qpn_.end()) return;
+      Conn& c = conns_[it->second];
+      if (c.dev && uint64_t(uintptr_t(c.dev->ctx)) == f.ctx) c.last_wqe = true;
+      return;
+    }
     for (size_t i = 0; i < conns_.size(); ++i) {
       const Conn& c = conns_[i];
-      if (c.st == St::free || c.st == St::listener || !c.dev) continue;
+      if (c.st == St::free || c.st == St::listener || c.st == St::draining || !c.dev) continue;
       uint32_t qpn = c.qp ? c.qp->qp_num : UINT32_MAX;
       uint32_t port = c.id ? c.id->port_num : 0;
       if (fault_hits(f, uint64_t(uintptr_t(c.dev->ctx)), qpn, port, uint64_t(uintptr_t(c.dev->cq)),
@@ -245,6 +258,33 @@ void RdmaEngine::check_faults() {
       }
     }
   });
+}
+
+void RdmaEngine::settle_drains(bool all) {
+  if (drains_.empty()) return;
+  int64_t now = monotonic_ns();
+  size_t keep = 0;
+  for (size_t i = 0; i < drains_.size(); ++i) {
+    int id = drains_[i];
+    const Conn& c = conns_[id];
+    if (c.st != St::draining) continue;  // ended already (end_drain)
+    if (all || c.last_wqe || now >= c.drain_until) {
+      end_drain(id);
+    } else {
+      drains_[keep++] = id;
+    }
+  }
+  drains_.resize(keep);
+}
+
+void RdmaEngine::end_drain(int id) {
+  Conn& c = conns_[id];
+  if (c.st != St::draining) return;
+  ++ctr_.drained;
+  if (!c.last_wqe) ++ctr_.drain_timeouts;
+  if (c.qp) qpn_.erase(c.qp->qp_num);  // what it still completes is reposted as a stranger's
+  destroy_id(c.id);
+  free_conn(id);
 }
 
 void RdmaEngine::finish_fins() {

@@ -43,11 +43,15 @@ uint32_t RdmaEngine::build_wr(int id, const Pending& p, ibv_send_wr& wr, ibv_sge
     wr.imm_data = htonl(c.reposted);
     return 0;
   }
+  if (p.kind == kSqFlush) {
+    add_credit_write(id, wr, sge[0]);
+    return 1;
+  }
   auto landing = [&](uint64_t n) {
     return c.peer.addr + uint64_t(n % c.peer.slots) * c.peer.slot_size;
   };
   if (p.kind == kSqRead) {
-    uint32_t i = p.slot % lay_.slots_per_conn;
+    uint32_t i = lay_.slot_in_conn(p.slot);
     sge[0] = {uint64_t(uintptr_t(slot_ptr(p.slot))), mode_.read_size, c.dev->area_mr->lkey};
     wr.opcode = IBV_WR_RDMA_READ;
     wr.wr.rdma.remote_addr = landing(i);
@@ -133,7 +137,9 @@ RdmaEngine::Batch RdmaEngine::gather(int id, uint32_t room) {
       --credits;
       ++c.sent;
     }
-    int32_t bytes = p.kind == kSqRead ? int32_t(mode_.read_size) : int32_t(p.buf.len);
+    int32_t bytes = p.kind == kSqRead    ? int32_t(mode_.read_size)
+                    : p.kind == kSqFlush ? 0
+                                         : int32_t(p.buf.len);
     sq_entry(id, c.sq_tail + b.n) = {p.cookie, bytes, p.kind, p.slot};
     if (p.kind != kSqQuiet) b.last_wanted = b.n;
     ++c.pend_head;
@@ -152,13 +158,21 @@ RdmaEngine::Batch RdmaEngine::gather(int id, uint32_t room) {
 
 void RdmaEngine::link_chain(int id, const Batch& b) {
   Conn& c = conns_[id];
+  uint32_t cap = c.dev->sq_cap;
+  uint32_t every =
+      stream_ ? signal_interval(signal_every_, stream_window(tx_depth_, cap)) : signal_every_;
+  uint32_t in_flight = c.sq_tail - c.sq_head;
   for (uint32_t i = 0; i < b.n; ++i) {
     uint8_t kind = sq_entry(id, c.sq_tail + i).kind;
     bool wanted = kind == kSqSend || kind == kSqRead || kind == kSqFin;
-    // Reads deliver data and FINs end streams: each is signalled.
-    bool sig = kind == kSqRead || kind == kSqFin ||
-               signal_wr(wanted, i == b.last_wanted, c.unsig_run, signal_every_, sq_cap_ / 2);
+    // Reads deliver data, FINs end streams and a flush is there to complete what is before it:
+    // each is signalled.
+    bool sig = kind == kSqRead || kind == kSqFin || kind == kSqFlush ||
+               signal_wr(wanted, !stream_ && i == b.last_wanted, c.unsig_run, every,
+                         cap - (in_flight + i + 1), stream_);
     c.unsig_run = sig ? 0 : c.unsig_run + 1;
+    if (sig) c.sig_end = c.sq_tail + i + 1;
+    if (kind == kSqSend) c.want_end = c.sq_tail + i + 1;
     ibv_send_wr& wr = wrs_[i];
     if (sig) wr.send_flags |= IBV_SEND_SIGNALED;
     wr.wr_id = make_wr_id(uint32_t(id), c.gen, false, c.sq_tail + i);
@@ -167,11 +181,39 @@ void RdmaEngine::link_chain(int id, const Batch& b) {
   }
 }
 
+void RdmaEngine::note_tail(int id) {
+  Conn& c = conns_[id];
+  if (c.tail_listed || !stream_ || !tail_needs_flush(c.sq_head, c.want_end, c.sig_end)) return;
+  c.tail_listed = true;
+  tails_.push_back(id);
+}
+
+bool RdmaEngine::flush_tails() {
+  bool queued = false;
+  size_t keep = 0;
+  for (size_t i = 0; i < tails_.size(); ++i) {
+    int id = tails_[i];
+    Conn& c = conns_[id];
+    if (!c.tail_listed) continue;  // closed since
+    if (c.st == St::up && c.pend_head != c.pend_tail) {
+      tails_[keep++] = id;  // what is queued goes first (credits permitting); then we look again
+      continue;
+    }
+    c.tail_listed = false;
+    if (c.st != St::up || !tail_needs_flush(c.sq_head, c.want_end, c.sig_end)) continue;
+    Pending p;
+    p.kind = kSqFlush;
+    queued |= push_pending(c, id, p);
+  }
+  tails_.resize(keep);
+  return queued;
+}
+
 void RdmaEngine::post_conn(int id) {
   Conn& c = conns_[id];
   c.dirty = false;
   if (c.st != St::up) return;
-  Batch b = gather(id, sq_cap_ - (c.sq_tail - c.sq_head));
+  Batch b = gather(id, c.dev->sq_cap - (c.sq_tail - c.sq_head));
   if (b.n == 0) return;
   if (b.tells) c.announced = c.reposted;
   link_chain(id, b);
@@ -189,6 +231,7 @@ void RdmaEngine::post_conn(int id) {
     }
   }
   c.sq_tail += posted;
+  note_tail(id);
   if (rc != 0) {
     // Unsignaled requests posted before complete only with a later signalled one, which may
     // never come now: the queue pair goes to the error state, where every request it holds

@@ -115,7 +115,7 @@ void RdmaEngine::on_send_wc(const ibv_wc& wc) {
   uint32_t id = wr_conn(wc.wr_id);
   if (id >= conns_.size()) return;
   Conn& c = conns_[id];
-  if (c.st == St::free || wr_gen(wc.wr_id) != c.gen) return;  // a closed connection's
+  if (c.st == St::free || c.st == St::draining || wr_gen(wc.wr_id) != c.gen) return;  // closed
   uint32_t seq = wr_index(wc.wr_id);
   if (seq - c.sq_head >= c.sq_tail - c.sq_head) return;  // retired already
   retire(int(id), seq, wc.status, &wc);
@@ -135,7 +135,11 @@ void RdmaEngine::retire(int id, uint32_t upto, int status, const ibv_wc* wc) {
       }
       continue;
     }
-    static constexpr const char* kWhat[] = {"", "", "RDMA READ", "SEND (end of stream)",
+    static constexpr const char* kWhat[] = {"",
+                                            "",
+                                            "RDMA READ",
+                                            "SEND (end of stream)",
+                                            "RDMA WRITE (credits)",
                                             "RDMA WRITE (credits)"};
     const char* what = e.kind > kSqQuiet ? kWhat[e.kind] : verb_name();
     int err = errno_of(ibv_wc_status(status));
@@ -146,6 +150,7 @@ void RdmaEngine::retire(int id, uint32_t upto, int status, const ibv_wc* wc) {
     fail_conn(id, err, c.err);
   }
   if (c.pend_head != c.pend_tail) mark_dirty(id);
+  note_tail(id);
 }
 
 void RdmaEngine::on_recv_wc(const ibv_wc& wc) {
@@ -157,9 +162,10 @@ void RdmaEngine::on_recv_wc(const ibv_wc& wc) {
     // A shared receive that completes, in error or not, leaves the queue: it goes back at once
     // unless the workload is handed its slot, or the queue would shrink below the credits
     // granted to the other connections (crr's churn fails some of them).
-    if (id < 0 || conns_[id].st == St::free || wc.status != IBV_WC_SUCCESS) {
+    bool gone = id < 0 || conns_[id].st == St::free || conns_[id].st == St::draining;
+    if (gone || wc.status != IBV_WC_SUCCESS) {
       res_->repost(*res_->devices().front(), nullptr, kSrqConn, 0, slot);
-      if (id < 0 || conns_[id].st == St::free) return;
+      if (gone) return;
     }
   } else {
     id = int(wr_conn(wc.wr_id));
@@ -189,7 +195,7 @@ void RdmaEngine::on_recv_wc(const ibv_wc& wc) {
   }
   uint32_t data_slot = slot;
   if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-    data_slot = uint32_t(id) * lay_.slots_per_conn + slot_of(c.received++, lay_.slots_per_conn);
+    data_slot = lay_.slot_index(uint32_t(id), slot_of(c.received++, lay_.slots_per_conn));
   } else if (!slot_owner_.empty()) {
     slot_owner_[slot] = uint16_t(id);
   }
@@ -220,7 +226,7 @@ void RdmaEngine::poll_memory() {
         break;
       }
       ++c.received;
-      deliver(c, id, uint32_t(id) * per + s, int32_t(len), t - len);
+      deliver(c, id, lay_.slot_index(uint32_t(id), s), int32_t(len), t - len);
     }
   }
   polled_.resize(keep);
@@ -296,6 +302,9 @@ int RdmaEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) {
     if (!starved_.empty()) poll_credit_words();
     if (int n = drain_ready(out)) return n;
     if (!dirty_.empty()) continue;  // credits or send-queue room came: post, then look again
+    // Nothing else to do: a stream's last sends that nothing would complete get a signalled
+    // request behind them (a stream keeps its window out otherwise, and never comes here so).
+    if (!tails_.empty() && flush_tails()) continue;
     if (wait == Wait::none) return 0;
     // Spinning reads the clock (and rdma_cm's events) once per many turns only: where the clock
     // is no vDSO call (an HPET clocksource) a read costs more than a turn. A long timeout (the
@@ -309,6 +318,7 @@ int RdmaEngine::poll(std::span<Completion> out, Wait wait, int64_t timeout_ns) {
       next_cm_check_ns_ = now + kCmCheckNs;
       cm_events();
       check_faults();
+      settle_drains(false);
       if (!ready_.empty() || !dirty_.empty()) continue;
     }
     if (now >= deadline) return 0;

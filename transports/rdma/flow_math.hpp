@@ -39,16 +39,38 @@ constexpr bool credit_update_due(uint32_t reposted, uint32_t announced, uint32_t
 
 // ---- selective signalling ------------------------------------------------------------------
 // Send-queue work requests complete in order, so one signalled completion says every earlier
-// one is done too. A work request is signalled when
-//  - the workload wants its completion and it is the last such of this batch on its queue
-//    pair (whoever waits for completions gets one), or the run of unsignaled requests before it
-//    has reached `every` - 1;
-//  - or, wanted or not, the unsignaled run has reached `bound` - 1: the send queue holds the
-//    slots of unsignaled requests until a later signalled one completes.
+// one is done too; an unsignaled one holds its send-queue entry until a later signalled one
+// completes. A work request is signalled when
+//  - it fills the send queue (`room_after` = 0): a full queue always ends in a signalled request,
+//    so it can never hold only unsignaled ones, which would never be freed;
+//  - request/response: the workload wants its completion and it is the last such of this batch
+//    on its queue pair (whoever waits for completions gets one), or the run of unsignaled
+//    requests before it has reached `every` - 1;
+//  - streams (`stream`): the run of unsignaled requests before it has reached `every` - 1,
+//    wanted or not, as perftest's CQ moderation; the end of a batch is not signalled, since
+//    the stream posts more behind it (tail_needs_flush covers a stream that stops).
 constexpr bool signal_wr(bool wanted, bool last_wanted, uint32_t unsignaled_run, uint32_t every,
-                         uint32_t bound) {
-  if (unsignaled_run + 1 >= bound) return true;
+                         uint32_t room_after, bool stream = false) {
+  if (room_after == 0) return true;
+  if (stream) return unsignaled_run + 1 >= every;
   return wanted && (last_wanted || unsignaled_run + 1 >= every);
+}
+
+// The signalling interval a stream uses: `-O signal`, within 1..window - 1, so that among any
+// `window` requests in flight one is signalled and the stream, once it has its window out,
+// always has a completion coming.
+constexpr uint32_t signal_interval(uint32_t asked, uint32_t window) {
+  return std::clamp<uint32_t>(asked, 1, std::max<uint32_t>(window, 2) - 1);
+}
+
+// A stream's sends that the workload waits for (the last of them ends at sequence `want_end`)
+// with no signalled request in flight (the last signalled one ended at `sig_end`, and
+// everything up to `head` has completed): nothing would ever complete them, since a stream
+// that stops posting (its test over, paced, out of buffers) leaves its last ones unsignaled.
+// The engine then posts one signalled request behind them (a credit word's write). Sequence
+// numbers modulo 2^32.
+constexpr bool tail_needs_flush(uint32_t head, uint32_t want_end, uint32_t sig_end) {
+  return int32_t(want_end - head) > 0 && int32_t(sig_end - head) <= 0;
 }
 
 // ---- landing slots (request/response over RDMA WRITE) -----------------------------------------
@@ -85,12 +107,35 @@ constexpr uint32_t slot_bytes(uint32_t buffer_size) {
 // ---- depths ----------------------------------------------------------------------------------
 // Receives (and landing slots) per connection: twice the workload's queue depth, so a sender
 // that keeps queue_depth messages in flight is never held up by credits that are on their way
-// back; crr connections carry one transaction each.
+// back (at most 256; a deeper stream gets its queue depth and half as much again, the credits
+// on their way back being at most a quarter of those granted: credit_batch); crr connections
+// carry one transaction each.
 constexpr uint32_t recv_depth(uint32_t queue_depth, bool per_transaction, uint32_t asked) {
   if (asked != 0) return asked;
   if (per_transaction) return 4;
-  return std::clamp<uint32_t>(std::bit_ceil(std::max<uint32_t>(queue_depth, 2) * 2), 4, 256);
+  uint32_t q = std::max<uint32_t>(queue_depth, 2);
+  uint32_t deep = std::bit_ceil(q + q / 2);
+  return std::clamp<uint32_t>(std::bit_ceil(q * 2), 4, std::max<uint32_t>(256, deep));
 }
+
+// Send-queue entries a stream's window leaves for the rest: its end-of-stream SEND, a credit
+// word's write, the signalled request that completes a stopped stream's last sends.
+inline constexpr uint32_t kSqSpare = 8;
+
+// The send-queue entries asked of a device: what the layout wants, within its max_qp_wr.
+constexpr uint32_t send_queue_ask(uint32_t wanted, int max_qp_wr) {
+  return std::min<uint32_t>(wanted, uint32_t(std::max(max_qp_wr, 1)));
+}
+// The entries the engine uses: what it asked, or fewer when the device granted fewer
+// (ibv_create_qp's cap.max_send_wr; providers round up, never down, but one may).
+constexpr uint32_t send_queue_cap(uint32_t asked, uint32_t granted) {
+  return std::max<uint32_t>(1, std::min(asked, granted));
+}
+// Sends a stream keeps in flight: -O tx_depth, within the send queue less its spare entries.
+constexpr uint32_t stream_window(uint32_t tx_depth, uint32_t sq_cap) {
+  return std::max<uint32_t>(1, std::min(tx_depth, sq_cap > kSqSpare ? sq_cap - kSqSpare : 1));
+}
+
 // Receives granted to the peer: all but one, kept for its end-of-stream SEND.
 constexpr uint32_t granted_credits(uint32_t depth) {
   return depth > 1 ? depth - 1 : 0;

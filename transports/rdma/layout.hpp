@@ -5,10 +5,16 @@
 //
 // Registered memory of a worker, per device it uses:
 //   pool  the workload's buffers (EngineConfig::buffers x buffer_size): sends come from there
-//   area  [ slots: slots x slot_size | control: conns x ctrl_stride ]
-//         slots: receive buffers (verb=send), or each connection's landing slots (the peer
-//         writes into them, or reads from them); control: each connection's credit word
-//         (4 bytes at 0, written by the peer) and its trailers (kTrailerBytes per slot, from 8)
+//   area  [ shared slots | connection 0's block | connection 1's block | ... ], in slots of
+//         slot_size bytes (a completion's buffer id is a slot's index):
+//         shared slots: receive buffers of a shared receive queue (verb=send with an SRQ);
+//         a connection's block: its control words (ctrl_slots slots: the credit word, 4 bytes
+//         at 0, written by the peer; our count beside it; its trailers, kTrailerBytes per slot
+//         from 8), then its own slots (receive buffers under send, landing slots the peer
+//         writes into or reads from under the other verbs).
+//         The area is registered for local access; each connection's block (or the part of it
+//         its peer reaches: device_rules.hpp's remote_span) once more, for its peer alone, so
+//         that no rkey reaches another connection's memory.
 #include <cstdint>
 
 #include "transports/api/transport.hpp"
@@ -26,15 +32,30 @@ struct Layout {
   bool recv_buffers = false;    // receives carry a slot (send); else none: data lands elsewhere
   uint32_t granted = 0;         // credits each peer is granted (receives it may consume)
   uint32_t slot_size = 0;       // bytes
-  uint32_t slots = 0;           // in the area
+  uint32_t slots = 0;           // in the area, control words' slots included
+  uint32_t shared_slots = 0;    // the shared receive queue's (send with an SRQ), first
   uint32_t slots_per_conn = 0;  // each connection's own (0 when receives share an SRQ's)
   uint32_t ctrl_stride = 0;     // bytes of control words per connection
-  uint32_t sq_depth = 0;        // send-queue entries per queue pair
+  uint32_t ctrl_slots = 0;      // slots they take, first in the connection's block
+  uint32_t conn_stride = 0;     // slots of a connection's block: ctrl_slots + slots_per_conn
+  uint32_t sq_depth = 0;        // send-queue entries per queue pair wanted (the device may hold
+                                // fewer: flow_math.hpp's send_queue_ask)
 
   uint64_t slots_bytes() const { return uint64_t(slots) * slot_size; }
-  uint64_t area_bytes() const { return slots_bytes() + uint64_t(conns) * ctrl_stride; }
-  // The connection owning slot `index` (verbs whose slots are per connection).
-  uint32_t conn_of_slot(uint32_t index) const { return index / slots_per_conn; }
+  uint64_t area_bytes() const { return slots_bytes(); }
+  // Slot i of connection `conn`'s own, and the first slot of its control words.
+  constexpr uint32_t slot_index(uint32_t conn, uint32_t i) const {
+    return shared_slots + conn * conn_stride + ctrl_slots + i;
+  }
+  constexpr uint32_t ctrl_index(uint32_t conn) const { return shared_slots + conn * conn_stride; }
+  // The connection owning slot `index` (verbs whose slots are per connection), and which of its
+  // slots it is.
+  constexpr uint32_t conn_of_slot(uint32_t index) const {
+    return (index - shared_slots) / conn_stride;
+  }
+  constexpr uint32_t slot_in_conn(uint32_t index) const {
+    return (index - shared_slots) % conn_stride - ctrl_slots;
+  }
 };
 
 // Throws std::invalid_argument when the worker would hold more slots than a completion's

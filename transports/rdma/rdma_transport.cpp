@@ -11,6 +11,7 @@
 #include "transports/api/engine_host.hpp"
 #include "transports/rdma/async_events.hpp"
 #include "transports/rdma/engine.hpp"
+#include "transports/rdma/flow_math.hpp"
 #include "transports/rdma/fork_safety.hpp"
 #include "transports/rdma/probe.hpp"
 #include "transports/rdma/register.hpp"
@@ -131,6 +132,8 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
     ctr_.chains += c.chains;
     ctr_.credit_waits += c.credit_waits;
     ctr_.credit_writes += c.credit_writes;
+    ctr_.drained += c.drained;
+    ctr_.drain_timeouts += c.drain_timeouts;
     Caps ec = engine.caps();
     inline_ = inline_ < 0 ? int64_t(ec.max_inline) : std::min<int64_t>(inline_, ec.max_inline);
   }
@@ -139,8 +142,11 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
 
   uint64_t engine_overhead_bytes(const EngineConfig& cfg) const override {
     Layout l = make_layout(cfg, set_, false);
-    uint64_t tables = uint64_t(l.conns) * (2 * l.sq_depth * 32 + l.depth * 16 + 256);
-    return l.area_bytes() + tables;
+    // What the provider allocates for the queues, per device used: a send-queue entry of up to
+    // 256 bytes (inline data, two scatter/gather entries), 64 per receive and completion.
+    uint64_t queues = uint64_t(l.conns) * (uint64_t(l.sq_depth) * 256 + l.recv_per_qp * 64) +
+                      uint64_t(l.srq_depth) * 64 + cq_entries(l) * 64;
+    return l.area_bytes() + RdmaEngine::table_bytes(l, cfg) + queues;
   }
 
  private:
@@ -188,6 +194,7 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
   std::map<std::string, std::string> m;
   m["verb"] = std::string(to_string(set_.verb));
   m["signal"] = std::to_string(set_.signal_every);
+  m["tx_depth"] = std::to_string(set_.tx_depth);
   m["inline"] = inline_ >= 0                       ? std::to_string(inline_)
                 : set_.inline_cap == kInlineDevice ? "device"
                 : set_.inline_cap == kInlineAuto   ? "auto"
@@ -211,6 +218,14 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
     m["srq"] = l.srq ? "on" : "off";
     m["recv_depth"] = std::to_string(l.depth);
     m["credits"] = std::to_string(l.granted);
+    // What a stream got: its window within the send queue granted, and the signalling interval.
+    const auto& res = *workers_.begin()->second;
+    if (!res.config().request_response && !res.devices().empty()) {
+      uint32_t cap = res.devices().front()->sq_cap;
+      uint32_t window = stream_window(set_.tx_depth, cap);
+      m["tx_depth"] = std::to_string(window) + " (send queue " + std::to_string(cap) + ")";
+      m["signal"] = std::to_string(signal_interval(set_.signal_every, window));
+    }
     std::string devs;
     for (auto& d : workers_.begin()->second->devices())
       devs += (devs.empty() ? "" : ",") + d->name();
@@ -224,6 +239,13 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
   }
   m["credit_waits"] = std::to_string(ctr_.credit_waits);
   if (ctr_.credit_writes) m["credit_writes"] = std::to_string(ctr_.credit_writes);
+  if (ctr_.drained) {
+    // Queue pairs on the shared receive queue, destroyed after their last receive: how many
+    // went without IBV_EVENT_QP_LAST_WQE_REACHED (after a bounded wait).
+    m["srq_qps_drained"] = std::to_string(ctr_.drained) + " (" +
+                           std::to_string(ctr_.drain_timeouts) +
+                           " without IBV_EVENT_QP_LAST_WQE_REACHED)";
+  }
   if (devices_) {
     uint64_t rnr = rnr_count(rdma_counter_deltas(before_, read_rdma_counters("/")));
     m["rnr_counters"] = std::to_string(rnr);

@@ -69,6 +69,9 @@ DeviceRes::~DeviceRes() {
     check(ibv_destroy_cq(cq), "ibv_destroy_cq");
   }
   if (channel) check(ibv_destroy_comp_channel(channel), "ibv_destroy_comp_channel");
+  for (ibv_mr* mr : conn_mrs) {
+    if (mr) check(ibv_dereg_mr(mr), "ibv_dereg_mr (a connection's remote part of the area)");
+  }
   if (area_mr) check(ibv_dereg_mr(area_mr), "ibv_dereg_mr (receive area)");
   if (pool_mr) check(ibv_dereg_mr(pool_mr), "ibv_dereg_mr (buffer pool)");
   if (pd) check(ibv_dealloc_pd(pd), "ibv_dealloc_pd");
@@ -129,6 +132,7 @@ DeviceRes& WorkerRes::device(ibv_context* ctx) {
   if (std::string why = size_refusal(layout_, limits(d->attr), dev); !why.empty()) {
     throw std::runtime_error(why);
   }
+  d->sq_cap = send_queue_ask(layout_.sq_depth, d->attr.max_qp_wr);
   d->pd = ibv_alloc_pd(ctx);
   if (!d->pd) throw_errno("ibv_alloc_pd " + dev, errno);
   d->channel = ibv_create_comp_channel(ctx);
@@ -147,8 +151,18 @@ DeviceRes& WorkerRes::device(ibv_context* ctx) {
     d->pool_mr = ibv_reg_mr(d->pd, pool_.base(), pool_.bytes(), access_flags(pool_access()));
     if (!d->pool_mr) throw_errno("ibv_reg_mr of the buffer pool on " + dev, errno);
   }
-  d->area_mr = ibv_reg_mr(d->pd, area_, area_bytes_, access_flags(area_access(settings_.verb)));
+  d->area_mr = ibv_reg_mr(d->pd, area_, area_bytes_, access_flags(RemoteAccess{}));
   if (!d->area_mr) throw_errno("ibv_reg_mr of the receive area on " + dev, errno);
+  d->conn_mrs.assign(layout_.conns, nullptr);
+  for (uint32_t c = 0; c < layout_.conns; ++c) {
+    RemoteSpan span = remote_span(layout_, c);
+    if (span.bytes == 0) continue;
+    d->conn_mrs[c] = ibv_reg_mr(d->pd, area_ + span.offset, span.bytes, access_flags(span.access));
+    if (!d->conn_mrs[c]) {
+      throw_errno("ibv_reg_mr of connection " + std::to_string(c) + "'s part of the area on " + dev,
+                  errno);
+    }
+  }
   if (layout_.srq) fill_srq(*d);
   d->max_inline = find_inline(*d);
   devices_.push_back(std::move(d));
@@ -185,7 +199,7 @@ int WorkerRes::repost(DeviceRes& d, ibv_qp* qp, uint32_t conn, uint32_t gen, uin
 int WorkerRes::post_receives(DeviceRes& d, ibv_qp* qp, uint32_t conn, uint32_t gen) {
   if (d.srq) return 0;
   for (uint32_t i = 0; i < layout_.recv_per_qp; ++i) {
-    uint32_t index = layout_.recv_buffers ? conn * layout_.slots_per_conn + i : 0;
+    uint32_t index = layout_.recv_buffers ? layout_.slot_index(conn, i) : 0;
     int rc = repost(d, qp, conn, gen, index);
     if (rc != 0) return rc;
   }
@@ -201,7 +215,7 @@ ConnInfo WorkerRes::local_info(uint32_t conn, const DeviceRes& d, const FlowSetu
     c.addr = uint64_t(uintptr_t(conn_slot(conn, 0)));
     c.slots = uint16_t(std::min<uint32_t>(layout_.slots_per_conn, 65535));
   }
-  c.rkey = d.area_mr->rkey;
+  c.rkey = d.conn_mrs.at(conn) ? d.conn_mrs[conn]->rkey : 0;  // this connection's part alone
   c.slot_size = layout_.slot_size;
   c.credits = uint16_t(std::min<uint32_t>(layout_.granted, 65535));
   c.credit_addr = uint64_t(uintptr_t(ctrl(conn)));
@@ -215,7 +229,7 @@ ibv_qp_init_attr WorkerRes::qp_attr(const DeviceRes& d) const {
   a.srq = d.srq;
   a.qp_type = IBV_QPT_RC;
   a.sq_sig_all = 0;
-  a.cap.max_send_wr = layout_.sq_depth;  // within max_qp_wr: size_refusal
+  a.cap.max_send_wr = d.sq_cap;  // within max_qp_wr
   a.cap.max_recv_wr = d.srq ? 0 : std::max<uint32_t>(layout_.recv_per_qp, 1);
   a.cap.max_send_sge = std::min(2, d.attr.max_sge);
   a.cap.max_recv_sge = d.srq ? 0 : 1;
@@ -245,6 +259,7 @@ uint32_t WorkerRes::find_inline(DeviceRes& d) {
       return false;
     }
     reported = a.cap.max_inline_data;  // what the provider granted
+    d.sq_cap = send_queue_cap(d.sq_cap, a.cap.max_send_wr);
     if (int rc = ibv_destroy_qp(qp); rc != 0) {
       throw_errno("ibv_destroy_qp of the queue pair that found the inline size on " + d.name(), rc);
     }
@@ -263,6 +278,7 @@ ibv_qp* WorkerRes::create_qp(rdma_cm_id* id, DeviceRes& d) {
   // rdma_create_qp gives back what the device granted; a device that grants less inline than
   // the first queue pair was given lowers what every send of the device carries inline.
   d.max_inline = granted_inline(d.max_inline, a.cap.max_inline_data);
+  d.sq_cap = send_queue_cap(d.sq_cap, a.cap.max_send_wr);
   return id->qp;
 }
 

@@ -34,11 +34,18 @@ struct DeviceRes {
   ibv_comp_channel* channel = nullptr;
   ibv_cq* cq = nullptr;
   ibv_mr* pool_mr = nullptr;
-  ibv_mr* area_mr = nullptr;
+  ibv_mr* area_mr = nullptr;  // the whole area, local access only
+  // Each connection's part of the area, for its peer alone (device_rules.hpp's remote_span),
+  // one per entry of the connection table: its rkey is the one advertised to that peer.
+  std::vector<ibv_mr*> conn_mrs;
   ibv_srq* srq = nullptr;
   // Bytes a send may carry inline: found at set-up (device_rules.hpp's settle_inline), lowered
   // if a later queue pair is granted less.
   uint32_t max_inline = 0;
+  // Send-queue entries of each queue pair: the layout's within max_qp_wr, lowered if a queue
+  // pair is granted fewer (flow_math.hpp's send_queue_ask, send_queue_cap). The engine posts
+  // within it.
+  uint32_t sq_cap = 0;
   int comp_vector = 0;     // the CQ's completion vector (device_rules.hpp's comp_vector)
   uint32_t cq_events = 0;  // completion events not yet acknowledged
 
@@ -86,11 +93,9 @@ class WorkerRes {
   BufferPool& pool() { return pool_; }
   std::byte* slot(uint32_t index) const { return area_ + size_t(index) * layout_.slot_size; }
   std::byte* conn_slot(uint32_t conn, uint32_t i) const {
-    return slot(conn * layout_.slots_per_conn + i);
+    return slot(layout_.slot_index(conn, i));
   }
-  std::byte* ctrl(uint32_t conn) const {
-    return area_ + layout_.slots_bytes() + size_t(conn) * layout_.ctrl_stride;
-  }
+  std::byte* ctrl(uint32_t conn) const { return slot(layout_.ctrl_index(conn)); }
   // The device's resources, made on first use. Throws std::runtime_error naming the call.
   DeviceRes& device(ibv_context* ctx);
   std::vector<std::unique_ptr<DeviceRes>>& devices() { return devices_; }

@@ -52,14 +52,18 @@ std::vector<OptionInfo> rdma_options() {
                    "what the device grants; 0: never)",
                    {"device", "auto"}),
       whole_option("signal", 1, 1024, std::to_string(d.signal_every),
-                   "streams: one signalled send per N; the others complete with it"),
+                   "streams: one signalled send per N, 1..1024 (at most tx_depth - 1); the others "
+                   "complete with it"),
+      whole_option("tx_depth", 1, kMaxTxDepth, std::to_string(d.tx_depth),
+                   "streams: sends in flight per flow, 1.." + std::to_string(kMaxTxDepth) +
+                       ", within the send queue the device grants (max_qp_wr)"),
       choice_option("srq", {"auto", "on", "off"}, std::string(to_string(d.srq)),
                     "one shared receive queue per worker (auto: when a worker holds more than " +
                         std::to_string(kSrqAbove) + " connections; SEND and WRITE with immediate)",
                     {{"1", "on"}, {"0", "off"}}),
       whole_option("recv_depth", 0, 4096, "0",
-                   "receives and landing slots per connection (0: twice the queue depth of the "
-                   "test)"),
+                   "receives and landing slots per connection (0: sized from the test, enough "
+                   "credits for the sends a stream keeps in flight)"),
       whole_option("tos", 0, 255, "none",
                    "IP type of service of the connections, 0..255 (RoCE v2: DSCP << 2 | ECN; the "
                    "fabric's lossless class needs it); none: rdma_cm's default",
@@ -80,6 +84,7 @@ RdmaSettings parse_rdma_settings(const TransportParams& params) {
                  : in.text == "device" ? kInlineDevice
                                        : kInlineAuto;
   s.signal_every = uint32_t(v.number("signal"));
+  s.tx_depth = uint32_t(v.number("tx_depth"));
   const std::string& srq = v.text("srq");
   s.srq = srq == "on" ? SrqMode::on : srq == "off" ? SrqMode::off : SrqMode::automatic;
   s.recv_depth = uint32_t(v.number("recv_depth"));
@@ -98,7 +103,8 @@ Caps rdma_caps(const RdmaSettings& s) {
   c.one_sided = s.verb == Verb::write;
   c.passive_sender = s.verb == Verb::read;
   c.max_inline = s.inline_cap >= kInlineAuto ? 0 : s.inline_cap;
-  c.max_outstanding = 64;  // eight sends in flight per stream (engine_config.cpp)
+  c.max_outstanding = s.tx_depth;
+  c.stream_depth = s.tx_depth;  // sends in flight per stream (engine_config.cpp)
   c.provides_recv_buffers = true;
   c.unsignaled_sends = true;
   return c;

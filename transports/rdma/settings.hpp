@@ -31,11 +31,19 @@ inline constexpr uint32_t kInlineAuto = UINT32_MAX - 1;  // a few hundred bytes 
 inline constexpr int kUnset = -1;                        // an option left to rdma_cm's default
 // A worker with more connections than this shares one receive queue (SRQ) among them.
 inline constexpr uint32_t kSrqAbove = 4;
+inline constexpr uint32_t kTxDepthDefault = 128;  // perftest's ib_send_bw / ib_write_bw -t
+inline constexpr uint32_t kMaxTxDepth = 4096;
+inline constexpr uint32_t kSignalDefault = 100;  // perftest's --cq-mod
 
 struct RdmaSettings {
   Verb verb = Verb::send;
   uint32_t inline_cap = kInlineAuto;  // bytes; 0 = never inline
-  uint32_t signal_every = 16;         // streams: one signalled send per N (1..1024)
+  // Streams: sends in flight per flow (1..kMaxTxDepth), as perftest's tx depth; the send queue
+  // the device grants may hold fewer (flow_math.hpp's stream_window).
+  uint32_t tx_depth = kTxDepthDefault;
+  // Streams: one signalled send per N (1..1024), as perftest's CQ moderation; never more than
+  // the stream's window less one (flow_math.hpp's signal_interval).
+  uint32_t signal_every = kSignalDefault;
   SrqMode srq = SrqMode::automatic;
   uint32_t recv_depth = 0;  // receives (and landing slots) per connection; 0 = sized from the test
   int tos = kUnset;         // IP type of service of the connections (RoCE v2: DSCP and ECN), 0..255

@@ -1,5 +1,7 @@
 // crr: connect/request/response (netperf TCP_CRR): a new connection for every transaction,
 // closed after its response.
+#include <algorithm>
+
 #include "workloads/kind.hpp"
 
 namespace mtperf {
@@ -16,7 +18,10 @@ extern const WorkloadKind kCrrKind{
     .options = "rr-size",
     .role = [](uint32_t, uint32_t,
                Side side) { return side == Side::client ? Role::crr_client : Role::crr_server; },
-    .sends_in_flight = [](const TestSpec&, const Caps& caps) { return stream_depth(caps); },
+    .sends_in_flight =
+        [](const TestSpec&, const Caps& caps) {
+          return std::min(stream_depth(caps), kShallowStream);
+        },
     .buffer_size = transaction_buffer_size,
 };
 

@@ -41,7 +41,8 @@ std::string workload_names(std::string_view sep, std::string_view last) {
 }
 
 uint32_t stream_depth(const Caps& caps) {
-  return std::clamp<uint32_t>(caps.max_outstanding / 8, 1, 8);
+  if (caps.stream_depth != 0) return caps.stream_depth;
+  return std::clamp<uint32_t>(caps.max_outstanding / 8, 1, kShallowStream);
 }
 
 uint32_t stream_buffer_size(const TestSpec& spec) {

@@ -70,6 +70,33 @@ TEST_CASE("async events: those that end nothing are not faults") {
   }
 }
 
+TEST_CASE("async events: LAST_WQE_REACHED is a notice for the queue pair, ending nothing") {
+  ibv_qp qp{};
+  qp.qp_num = 77;
+  ibv_async_event ev{};
+  ev.event_type = IBV_EVENT_QP_LAST_WQE_REACHED;
+  ev.element.qp = &qp;
+  Fault f;
+  REQUIRE(drained_of(fake_ctx(0x1000), ev, f));
+  CHECK(f.scope == FaultScope::last_wqe);
+  CHECK(f.id == 77);
+  CHECK(f.ctx == 0x1000);
+  CHECK_FALSE(fault_hits(f, 0x1000, 77, 1, 0xc0, 0x5a0));  // a drained queue pair is no fault
+  CHECK_THAT(fault_text(f), Catch::Contains("IBV_EVENT_QP_LAST_WQE_REACHED"));
+  ev.event_type = IBV_EVENT_QP_FATAL;
+  CHECK_FALSE(drained_of(fake_ctx(0x1000), ev, f));
+  // through the board, as the watcher publishes it
+  FaultBoard b;
+  ev.event_type = IBV_EVENT_QP_LAST_WQE_REACHED;
+  REQUIRE(drained_of(fake_ctx(0x1000), ev, f));
+  b.publish(f);
+  uint64_t seen = 0;
+  std::vector<Fault> got;
+  b.read_since(seen, [&](const Fault& g) { got.push_back(g); });
+  REQUIRE(got.size() == 1);
+  CHECK(got[0] == f);
+}
+
 TEST_CASE("fault board: every reader sees every fault, in order") {
   FaultBoard b;
   uint64_t r1 = 0, r2 = 0;

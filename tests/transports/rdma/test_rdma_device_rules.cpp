@@ -147,16 +147,33 @@ TEST_CASE("device limits: a device that holds the queues is taken") {
   CHECK(size_refusal(l, roomy(), "mlx5_0").empty());
 }
 
-TEST_CASE("device limits: a send queue beyond max_qp_wr is refused, naming the limit") {
-  Layout l = make_layout(stream_config(1, 512), RdmaSettings{}, false);
+TEST_CASE("device limits: a 128-deep stream's queues (-O tx_depth, the default)") {
+  // engine_config gives a stream of tx_depth 128 a queue depth of 131.
+  Layout l = make_layout(stream_config(1, 131), RdmaSettings{}, false);
+  CHECK(l.sq_depth == 131 + kSqSpare);
+  CHECK(l.depth == 256);
+  CHECK(l.recv_per_qp == 256);
+  CHECK(l.granted == 255);  // credits for the window and those on their way back
+  CHECK(size_refusal(l, roomy(), "mlx5_0").empty());
+  RdmaSettings read;
+  read.verb = Verb::read;  // one read in flight per landing slot besides
+  CHECK(make_layout(stream_config(1, 131), read, false).sq_depth == 131 + 256 + kSqSpare);
+}
+
+TEST_CASE("device limits: a send queue beyond max_qp_wr shrinks the window; none is refused") {
+  RdmaSettings write;
+  write.verb = Verb::write;  // two receives per queue pair: the send queue is what is deep
+  Layout l = make_layout(stream_config(1, 515), write, false);
   DeviceLimits small = roomy();
   small.max_qp_wr = 256;
   REQUIRE(l.sq_depth > 256);
-  std::string why = size_refusal(l, small, "bnxt_re0");
-  CHECK_THAT(why, Catch::StartsWith("rdma: bnxt_re0 takes at most 256 work requests per queue "
-                                    "(max_qp_wr); this test needs " +
-                                    std::to_string(l.sq_depth)));
-  CHECK_THAT(why, Catch::Contains("--burst"));
+  CHECK(size_refusal(l, small, "bnxt_re0").empty());
+  CHECK(stream_window(512, send_queue_ask(l.sq_depth, 256)) == 248);
+  Layout shallow = make_layout(stream_config(1, 16), write, false);
+  small.max_qp_wr = int(kSqSpare);
+  std::string why = size_refusal(shallow, small, "odd0");
+  CHECK_THAT(why, Catch::StartsWith("rdma: odd0 takes at most 8 work requests per queue "
+                                    "(max_qp_wr); this test needs 9"));
 }
 
 TEST_CASE("device limits: a completion queue beyond max_cqe is refused, naming the limit") {
@@ -188,6 +205,56 @@ TEST_CASE("memory access: the pool is local, the area remote per verb") {
   CHECK(area_access(Verb::write) == RemoteAccess{true, false});
   CHECK(area_access(Verb::write_imm) == RemoteAccess{true, false});
   CHECK(area_access(Verb::send) == RemoteAccess{true, false});  // the credit words
+}
+
+TEST_CASE("memory access: each connection's peer reaches its own part of the area alone") {
+  for (Verb v : {Verb::send, Verb::write, Verb::write_imm, Verb::read}) {
+    for (SrqMode srq : {SrqMode::off, SrqMode::on}) {
+      RdmaSettings s;
+      s.verb = v;
+      s.srq = srq;
+      for (uint32_t size : {64u, 1024u, 65536u}) {
+        EngineConfig cfg = stream_config(4, 131);
+        cfg.buffer_size = size;
+        Layout l = make_layout(cfg, s, false);
+        INFO("verb " << to_string(v) << ", srq " << to_string(srq) << ", " << size << " B");
+        RemoteSpan a = remote_span(l, 0), b = remote_span(l, 1);
+        // Minimal access: write where the peer writes, read where it reads, never both.
+        CHECK(a.access == area_access(v));
+        CHECK_FALSE((a.access.read && a.access.write));
+        // Connection A's region and connection B's do not meet (so their rkeys differ, and
+        // neither reaches the other's slots or credit word), and both lie in the area.
+        REQUIRE(a.bytes > 0);
+        REQUIRE(b.bytes > 0);
+        CHECK((a.offset + a.bytes <= b.offset || b.offset + b.bytes <= a.offset));
+        CHECK(b.offset + b.bytes <= l.area_bytes());
+        for (uint32_t c = 0; c < l.conns; ++c) {
+          RemoteSpan r = remote_span(l, c);
+          uint64_t credit = uint64_t(l.ctrl_index(c)) * l.slot_size;
+          bool credit_in = credit >= r.offset && credit + 4 <= r.offset + r.bytes;
+          // the credit word: written by the peer under send, write_imm (and the flush of a
+          // stopped stream under write); never reachable under read
+          CHECK(credit_in == (v != Verb::read));
+          if (l.slots_per_conn > 0 && v != Verb::send) {
+            uint64_t first = uint64_t(l.slot_index(c, 0)) * l.slot_size;
+            uint64_t end = uint64_t(l.slot_index(c, l.slots_per_conn - 1) + 1) * l.slot_size;
+            CHECK(first >= r.offset);
+            CHECK(end <= r.offset + r.bytes);
+          }
+          if (v == Verb::send) {
+            // receive buffers are not the peer's to write: only the control words
+            CHECK(r.bytes == uint64_t(l.ctrl_slots) * l.slot_size);
+          }
+          for (uint32_t i = 0; i < l.slots_per_conn; i += 37) {
+            CHECK(l.conn_of_slot(l.slot_index(c, i)) == c);
+            CHECK(l.slot_in_conn(l.slot_index(c, i)) == i);
+          }
+        }
+        CHECK(uint64_t(l.ctrl_slots) * l.slot_size >= l.ctrl_stride);
+        CHECK(l.slots <= 65536);
+      }
+    }
+  }
 }
 
 TEST_CASE("RNR: finite retries a little apart, so a missing receive ends in an error") {

@@ -41,6 +41,37 @@ TEST_CASE("options: numbers are bounded, unknown keys named") {
     CHECK_NOTHROW(parse_rdma_settings({{o.key, o.default_value}}));
 }
 
+TEST_CASE("tx_depth: streams keep 128 sends in flight and signal one in 100, as perftest") {
+  RdmaSettings d = parse_rdma_settings({});
+  CHECK(d.tx_depth == 128);
+  CHECK(d.signal_every == 100);
+  CHECK(rdma_caps(d).stream_depth == 128);
+  CHECK(parse_rdma_settings({{"tx_depth", "64"}}).tx_depth == 64);
+  CHECK(rdma_caps(parse_rdma_settings({{"tx_depth", "512"}})).stream_depth == 512);
+  CHECK(parse_rdma_settings({{"tx_depth", "1"}}).tx_depth == 1);
+  CHECK(parse_rdma_settings({{"tx_depth", "4096"}}).tx_depth == 4096);
+}
+
+TEST_CASE("tx_depth: out of range or not a number, a clear error") {
+  for (const char* bad : {"0", "4097", "-1", "128k", "", "deep"}) {
+    INFO(bad);
+    try {
+      parse_rdma_settings({{"tx_depth", bad}});
+      FAIL("no error");
+    } catch (const std::invalid_argument& e) {
+      CHECK(std::string(e.what()) ==
+            std::string("rdma option tx_depth: expected a whole number in 1..4096, got '") + bad +
+                "'");
+    }
+  }
+  CHECK_THROWS_WITH(parse_rdma_settings({{"txdepth", "8"}}),
+                    Catch::Contains("no option 'txdepth'") && Catch::Contains("tx_depth"));
+  bool listed = false;
+  for (auto& o : rdma_options())
+    listed |= o.key == "tx_depth" && o.default_value == "128";
+  CHECK(listed);
+}
+
 TEST_CASE("caps: write is one-sided, read has a passive sender") {
   auto caps = [](const char* v) { return rdma_caps(parse_rdma_settings({{"verb", v}})); };
   CHECK(caps("send").provides_recv_buffers);
