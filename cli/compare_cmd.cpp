@@ -10,11 +10,11 @@
 
 #include <fmt/format.h>
 
-#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "harness/compare_run.hpp"
 #include "harness/run.hpp"
+#include "platform/command_line.hpp"
 #include "platform/interrupt.hpp"
 #include "report/compare.hpp"
 #include "transports/api/transport_list.hpp"

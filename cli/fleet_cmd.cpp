@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "fleet/checks.hpp"
@@ -23,6 +22,7 @@
 #include "fleet/pair_run.hpp"
 #include "fleet/protocol.hpp"
 #include "fleet/render.hpp"
+#include "platform/command_line.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/topology.hpp"
 #include "transports/api/registry.hpp"
@@ -45,7 +45,10 @@ CommandSpec fleet_spec() {
       "the pairs from FILE instead: '<round> <a> <b>' lines, ranks or host names");
   add("concurrency", text()->default_value("round", "round")->value_name("HOW"),
       "round: a whole round at once (contention) | isolated: one pair at a time (link health)");
-  add("transport,T", text()->default_value("socket", "socket")->value_name("LIST"),
+  add("transport,T",
+      text()
+          ->default_value(std::string(kDefaultTransport), std::string(kDefaultTransport))
+          ->value_name("LIST"),
       "transports, comma-separated: one matrix each, on the same pairs, alternated");
   add("rank", po::value<uint32_t>()->value_name("N"), "this process's rank (by hand: pdsh, ssh)");
   add("size", po::value<uint32_t>()->value_name("N"),
@@ -119,7 +122,7 @@ FleetOptions parse_fleet(const std::vector<std::string>& args) {
   if (o.transports.empty()) throw UsageError("option " + cl.typed("transport") + ": none given");
   for (const auto& t : o.transports) {
     try {
-      if (find_transport(t).emulated_line)
+      if (find_transport(t).line != nullptr)
         throw UsageError("option " + cl.typed("transport") + ": " + t +
                          " runs over a line it emulates between its own namespaces; a fleet "
                          "measures the hosts' own adapters");
@@ -182,7 +185,7 @@ std::string address_of(const std::string& bind) {
 std::vector<std::string> usable_transports() {
   std::vector<std::string> out;
   for (const TransportEntry& e : transports())
-    if (!e.emulated_line && e.probe("/").usable) out.emplace_back(e.name);
+    if (e.line == nullptr && e.probe("/").usable) out.emplace_back(e.name);
   return out;
 }
 

@@ -1,22 +1,20 @@
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
-#include "cli/hints.hpp"
 #include "cli/testbed_cmd.hpp"
 #include "cli/topology_cmd.hpp"
-#ifdef MTPERF_HAVE_ATM
-#include "cli/atm_cmd.hpp"
-#include "cli/atm_testbed_cmd.hpp"
-#endif
+#include "platform/command_hints.hpp"
+#include "platform/command_line.hpp"
+#include "transports/api/registry.hpp"
 
 namespace {
 
-const char* kUsage =
+const char* kUsageHead =
     "usage: mtperf COMMAND [options]\n"
     "  run         run a test (without -H: against an in-process server on 127.0.0.1)\n"
     "  serve       serve tests to clients\n"
@@ -27,41 +25,42 @@ const char* kUsage =
     "  report      JSON documents as one self-contained HTML page with charts and tables\n"
     "  transports  list transports: compiled in, usable here, and why not\n"
     "  topology    adapters, PCI controllers, NUMA nodes, interrupt CPUs\n"
-    "  testbed     test hosts in network namespaces joined by veth pairs (root)\n"
-    "  atm         emulated ATM: up, down, status (root); cells, decode\n"
-    "'mtperf COMMAND --help' for a command's options; 'mtperf --version'.\n";
+    "  testbed     test hosts in network namespaces joined by veth pairs (root)\n";
+const char* kUsageTail = "'mtperf COMMAND --help' for a command's options; 'mtperf --version'.\n";
 
-#ifdef MTPERF_HAVE_ATM
-int atm_command(const std::vector<std::string>& args) {
-  using namespace mtperf::cli;
-  auto testbed = [](const char* sub) {
-    return [sub](const std::vector<std::string>& a) {
-      return atm_testbed_command(sub, a, std::cout, std::cerr);
-    };
-  };
-  const std::vector<Subcommand> subs = {
-      {"up", "build an emulated ATM testbed, kept by a daemon until `down` (root)", testbed("up")},
-      {"down", "stop the daemon and remove what it made", testbed("down")},
-      {"status", "per-adapter line, host and VC counters of the testbeds that are up",
-       testbed("status")},
-      {"cells", "the cells of one AAL5 PDU, in hex",
-       [](const std::vector<std::string>& a) {
-         return atm_cells_command(a, std::cout, std::cerr);
-       }},
-      {"decode", "the PDUs of cells read in hex from stdin",
-       [](const std::vector<std::string>& a) {
-         return atm_decode_command(a, std::cin, std::cout, std::cerr);
-       }},
-  };
-  return run_subcommand("atm", subs, args, std::cout, std::cerr);
+// The commands transport families bring with their lines (`mtperf atm ...`), from the registry.
+std::vector<const mtperf::LineCommands*> line_commands() {
+  std::vector<const mtperf::LineCommands*> out;
+  for (const mtperf::LineHook* hook : mtperf::line_hooks())
+    if (const mtperf::LineCommands* c = hook->commands()) out.push_back(c);
+  return out;
 }
-#endif
+
+std::string usage() {
+  std::string text = kUsageHead;
+  for (const mtperf::LineCommands* c : line_commands()) {
+    std::string name = "  " + c->group;
+    name.resize(std::max<size_t>(name.size() + 1, 14), ' ');
+    text += name + c->summary + "\n";
+  }
+  return text + kUsageTail;
+}
+
+int line_command(const mtperf::LineCommands& c, const std::vector<std::string>& args) {
+  std::vector<mtperf::cli::Subcommand> subs;
+  for (const mtperf::LineCommand& sub : c.subcommands) {
+    subs.push_back({sub.name, sub.summary, [run = sub.run](const std::vector<std::string>& a) {
+                      return run(a, std::cin, std::cout, std::cerr);
+                    }});
+  }
+  return mtperf::cli::run_subcommand(c.group, subs, args, std::cout, std::cerr);
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fputs(kUsage, stderr);
+    std::fputs(usage().c_str(), stderr);
     return 2;
   }
   std::string cmd = argv[1];
@@ -77,22 +76,24 @@ int main(int argc, char** argv) {
   if (cmd == "transports") return transports_command(args);
   if (cmd == "topology") return mtperf::topology_command(args, std::cout, std::cerr);
   if (cmd == "testbed") return mtperf::testbed_command(args, std::cout, std::cerr);
-#ifdef MTPERF_HAVE_ATM
-  if (cmd == "atm") return atm_command(args);
-#endif
+  std::vector<std::string> commands = {"run",   "serve",  "suite",      "sweep",    "compare",
+                                       "fleet", "report", "transports", "topology", "testbed"};
+  for (const mtperf::LineCommands* c : line_commands()) {
+    if (cmd == c->group) return line_command(*c, args);
+    commands.push_back(c->group);
+  }
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-    std::fputs(kUsage, stdout);
+    std::fputs(usage().c_str(), stdout);
     return 0;
   }
   if (cmd == "-V" || cmd == "--version" || cmd == "version") {
     std::printf("mtperf %s\n", MTPERF_VERSION);
     return 0;
   }
-  std::string near = closest_option(cmd, {"run", "serve", "suite", "sweep", "compare", "fleet",
-                                          "report", "transports", "topology", "testbed", "atm"});
+  std::string near = closest_option(cmd, commands);
   std::string hint = habit_hint(args);
   if (!near.empty()) hint = "did you mean 'mtperf " + near + "'?";
   std::fprintf(stderr, "mtperf: unknown command '%s'%s%s\n%s", cmd.c_str(),
-               hint.empty() ? "" : "; ", hint.c_str(), kUsage);
+               hint.empty() ? "" : "; ", hint.c_str(), usage().c_str());
   return 2;
 }

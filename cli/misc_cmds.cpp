@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
-#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "control/server.hpp"
 #include "platform/affinity.hpp"
+#include "platform/command_line.hpp"
 #include "transports/api/registry.hpp"
 #include "workloads/memory.hpp"
 

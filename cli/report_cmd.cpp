@@ -8,8 +8,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
+#include "platform/command_line.hpp"
 #include "report/html.hpp"
 
 namespace mtperf::cli {

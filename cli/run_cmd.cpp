@@ -8,7 +8,6 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "control/local_server.hpp"
-#include "harness/atm_run.hpp"
 #include "harness/hosts_run.hpp"
 #include "harness/run.hpp"
 #include "platform/interrupt.hpp"

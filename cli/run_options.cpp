@@ -18,7 +18,7 @@ namespace mtperf::cli {
 namespace {
 
 // Declared with argument names and the defaults' text, so that --help prints them as a person
-// writes them (cli/command_line.hpp). One add() per option in the order --help lists them: a
+// writes them (platform/command_line.hpp). One add() per option in the order --help lists them: a
 // table, as long as the options are many, and clearest in one piece.
 po::options_description run_description() {
   po::options_description d;
@@ -423,11 +423,13 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   set_hosts(o, vm);
   set_output(o, vm);
   o.spec.stop_on_error = get<bool>(vm, "stop-on-error");
-  o.atm_rate = get<std::string>(vm, "atm-rate");
-  o.atm_rate_given = !vm["atm-rate"].defaulted();
-  o.atm_mtu = get<int>(vm, "atm-mtu");
-  if (o.atm_mtu != 0 && (o.atm_mtu < 68 || o.atm_mtu > 65527))
-    throw UsageError("option --atm-mtu: " + std::to_string(o.atm_mtu) + " is outside 68..65527");
+  // The options of a line the transport brings (harness/request.hpp): those given, by key.
+  if (!vm["atm-rate"].defaulted()) o.line_options["rate"] = get<std::string>(vm, "atm-rate");
+  if (const int mtu = get<int>(vm, "atm-mtu"); mtu != 0) {
+    if (mtu < 68 || mtu > 65527)
+      throw UsageError("option --atm-mtu: " + std::to_string(mtu) + " is outside 68..65527");
+    o.line_options["mtu"] = std::to_string(mtu);
+  }
   o.quiet = get<bool>(vm, "quiet");
   o.interim_lines = o.format == Format::text;  // the other formats keep stderr for errors
   return o;

@@ -1,13 +1,13 @@
 #pragma once
 // `mtperf run` options: parsed and checked here, before anything is set up. A bad option throws
-// UsageError (cli/command_line.hpp) naming the option; run_command prints it and exits with 2.
+// UsageError (platform/command_line.hpp) naming the option; run_command prints it and exits with 2.
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "cli/command_line.hpp"
 #include "harness/request.hpp"
+#include "platform/command_line.hpp"
 
 namespace mtperf::cli {
 

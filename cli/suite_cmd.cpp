@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "harness/suite_run.hpp"
+#include "platform/command_line.hpp"
 #include "platform/interrupt.hpp"
 #include "report/render.hpp"
 #include "report/suite.hpp"

@@ -1,7 +1,7 @@
 #include "cli/sweep_axis.hpp"
 
-#include "cli/command_line.hpp"
 #include "cli/run_options.hpp"
+#include "platform/command_line.hpp"
 #include "platform/link_mtu.hpp"
 #include "platform/netns.hpp"
 #include "platform/number.hpp"

@@ -8,12 +8,12 @@
 
 #include <fmt/format.h>
 
-#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "cli/sweep_axis.hpp"
-#include "harness/atm_run.hpp"
+#include "harness/line_run.hpp"
 #include "harness/sweep_run.hpp"
+#include "platform/command_line.hpp"
 #include "platform/interrupt.hpp"
 #include "report/sweep.hpp"
 
@@ -197,9 +197,9 @@ RunOptions check_run_options(const SweepOptions& so) {
   RunOptions o = parse_run_options(probe);
   if (so.testbed && !o.embedded)
     throw UsageError("--testbed: the testbed's far host is the server; drop -H");
-  if (so.axis == SweepAxis::mtu && is_atm_transport(o.spec.transport))
+  if (const LineHook* line = line_hook_of(o.spec.transport); so.axis == SweepAxis::mtu && line)
     throw UsageError("option --mtu: sets a veth testbed's links; -T " + o.spec.transport +
-                     " takes --atm-mtu");
+                     " takes " + line->option_name("mtu"));
   return o;
 }
 

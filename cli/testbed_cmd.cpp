@@ -7,9 +7,10 @@
 #include <map>
 #include <set>
 
-#include "cli/command_line.hpp"
+#include "platform/command_line.hpp"
 #include "platform/netns.hpp"
 #include "platform/number.hpp"
+#include "transports/api/registry.hpp"
 
 namespace mtperf {
 
@@ -128,21 +129,11 @@ int status(const std::string& dir, std::ostream& out) {
     print_state(name, state, out);
   }
   if (names.empty()) out << "no veth testbed is up\n";
-  // Emulated-ATM testbeds (`mtperf atm up`) keep their own state files beside ours.
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    std::string file = e.path().filename().string();
-    if (!file.starts_with("atm-") || !file.ends_with(".json") || file.ends_with(".stats.json"))
-      continue;
-    try {
-      std::ifstream in(e.path());
-      nlohmann::json state = nlohmann::json::parse(in);
-      for (const auto& ns : state.value("namespaces", nlohmann::json::array()))
-        if (ns.is_string()) recorded.insert(ns.get<std::string>());
-      out << "emulated ATM testbed " << file.substr(4, file.size() - 9)
-          << " (see mtperf atm status)\n";
-    } catch (const std::exception&) {
-      out << "unreadable state file " << e.path().string() << "\n";
+  // The lines transports bring (`mtperf atm up`) keep their own state files beside ours.
+  for (const LineHook* hook : line_hooks()) {
+    for (const LineUp& line : hook->lines_up(dir)) {
+      recorded.insert(line.namespaces.begin(), line.namespaces.end());
+      out << line.text << "\n";
     }
   }
   for (const auto& ns : list_namespaces())

@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "cli/command_line.hpp"
+#include "platform/command_line.hpp"
 #include "platform/topology.hpp"
 
 namespace mtperf {

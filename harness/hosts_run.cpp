@@ -10,8 +10,8 @@
 
 #include "control/local_server.hpp"
 #include "control/server.hpp"
-#include "harness/error.hpp"
-#include "transports/atm/emu/testbed.hpp"
+#include "platform/request_error.hpp"
+#include "transports/api/registry.hpp"
 
 namespace mtperf {
 namespace {
@@ -81,7 +81,7 @@ Topology topology_of_hosts(const TestHosts& hosts) {
     a.name = l.near_if;
     a.ifindex = l.index + 1;
     a.type = LinkType::virtual_link;
-    a.kind = hosts.kind == "veth" ? "veth" : hosts.kind == "lane" ? "tap" : "tun";
+    a.kind = hosts.device_kind;
     a.admin_up = a.up = true;
     a.operstate = "up";
     if (!l.controller.empty()) mark_emulated(a, l.controller, l.cpus);
@@ -159,13 +159,15 @@ Report run_on_hosts(const RunRequest& o, const TestHosts& hosts) {
 
 Report run_on_testbed(const RunRequest& o, const std::string& name) {
   check_testbed_name(name);
-  // An emulated ATM testbed of that name: measuring a veth testbed built beside it would be a
-  // silent substitute.
-  if (std::filesystem::exists(atm::atm_state_path(name))) {
-    std::ifstream in(atm::atm_state_path(name));
-    std::string kind = nlohmann::json::parse(in).value("kind", std::string("clip"));
-    throw RequestError("option --testbed: '" + name + "' is an emulated ATM testbed (" + kind +
-                       "): run over it with -T " + kind);
+  // A transport's line that is up under that name: measuring a veth testbed built beside it
+  // would be a silent substitute.
+  for (const LineHook* hook : line_hooks()) {
+    const std::optional<LineUp> up = hook->line_up(name);
+    if (!up) continue;
+    const std::string& t = up->transport;
+    throw RequestError("option --testbed: '" + name + "' is " + up->what +
+                       (t.empty() ? " whose state file cannot be read"
+                                  : " (" + t + "): run over it with -T " + t));
   }
   if (std::filesystem::exists(testbed_state_path(name)))
     return run_on_hosts(o, hosts_from_state(read_testbed_state(name)));

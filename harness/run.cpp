@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "control/local_server.hpp"
-#include "harness/atm_run.hpp"
 #include "harness/hosts_run.hpp"
+#include "harness/line_run.hpp"
 #include "platform/interrupt.hpp"
 #include "report/render.hpp"
 #include "workloads/kind.hpp"
@@ -86,8 +86,9 @@ Report run_iterations(const RunRequest& o, const control::ClientOptions& client,
 }
 
 Report run_where_told(const RunRequest& o, std::unique_ptr<control::LocalServer>& local) {
-  if (is_atm_transport(o.spec.transport) && (o.testbed || o.embedded))
-    return run_on_atm(o);  // the emulated ATM line: its own testbed, or the one --testbed names
+  // A transport that brings its own line: the one --testbed names, or one built for the run.
+  if (const LineHook* line = line_hook_of(o.spec.transport); line && (o.testbed || o.embedded))
+    return run_on_line(o, *line);
   if (o.testbed) return run_on_testbed(o, *o.testbed);
   control::ClientOptions client = o.client;
   if (o.embedded) {
@@ -100,9 +101,8 @@ Report run_where_told(const RunRequest& o, std::unique_ptr<control::LocalServer>
 }
 
 std::string where_told(const RunRequest& o) {
-  if (is_atm_transport(o.spec.transport) && (o.testbed || o.embedded))
-    return o.testbed ? "the emulated ATM testbed " + *o.testbed
-                     : "an emulated ATM line between two namespaces, built for each run";
+  if (const LineHook* line = line_hook_of(o.spec.transport); line && (o.testbed || o.embedded))
+    return line->where(o.testbed);
   if (o.testbed) return "testbed " + *o.testbed;
   return o.embedded ? "loopback, an in-process server" : "server " + o.client.server;
 }

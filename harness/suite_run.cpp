@@ -22,7 +22,7 @@ void find_usable_transports(Suite& s) {
 
 bool transport_has_udp(const std::string& name) {
   const ProbeResult p = find_transport(name).probe("/");
-  return std::find(p.features.begin(), p.features.end(), "udp") != p.features.end();
+  return std::find(p.features.begin(), p.features.end(), kFeatureUdp) != p.features.end();
 }
 
 void run_suite(Suite& s, const std::vector<std::vector<std::optional<RunRequest>>>& requests,

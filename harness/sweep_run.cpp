@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "control/local_server.hpp"
-#include "harness/atm_run.hpp"
 #include "harness/hosts_run.hpp"
+#include "harness/line_run.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/link_mtu.hpp"
 #include "stats/fairness.hpp"
@@ -103,18 +103,13 @@ int links_needed(const SweepRequest& q) {
   return q.layout.axis == SweepAxis::adapters ? int(q.layout.axis_values.back()) : 1;
 }
 
-Sweep sweep_over_atm(const SweepRequest& q) {
-  // clip and lane run over their emulated line: the `atm up` testbed --testbed names, or one
-  // built for the sweep with as many adapter pairs as needed.
+Sweep sweep_over_line(const SweepRequest& q, const LineHook& hook) {
+  // A transport that brings its own line runs over it: the one --testbed names, or one built for
+  // the sweep with as many adapter pairs as needed (removed when the sweep ends).
   const RunRequest& probe = q.runs.back().back();
-  std::optional<TestHosts> named;
-  if (q.testbed) named = atm_testbed_hosts(*q.testbed, probe.spec.transport);
-  AtmHosts built;
-  if (!named) built = build_atm_testbed(probe, links_needed(q));
-  const TestHosts hosts = named ? *named : built.hosts;
-  Sweep sweep = sweep_cells(q, [&](const RunRequest& o) { return run_on_hosts(o, hosts); });
-  sweep.hosts = fmt::format("emulated {} line {} -> {} ({} adapters, {})", hosts.kind,
-                            hosts.near_ns, hosts.far_ns, hosts.links.size(), probe.atm_rate);
+  const Line line = line_for(probe, q.testbed, hook, links_needed(q));
+  Sweep sweep = sweep_cells(q, [&](const RunRequest& o) { return run_on_hosts(o, line.hosts); });
+  sweep.hosts = line.text;
   return sweep;
 }
 
@@ -171,7 +166,8 @@ Sweep sweep_here(const SweepRequest& q) {
 Sweep run_sweep(const SweepRequest& q) {
   if (q.runs.empty() || q.runs.front().empty())
     throw std::invalid_argument("a sweep needs a column and a row");
-  if (is_atm_transport(q.runs.front().front().spec.transport)) return sweep_over_atm(q);
+  if (const LineHook* line = line_hook_of(q.runs.front().front().spec.transport))
+    return sweep_over_line(q, *line);
   return q.testbed ? sweep_over_testbed(q) : sweep_here(q);
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // The runs of `mtperf sweep`: one run per row and column, column by column, on the hosts the
-// request names — an emulated ATM line (the `atm up` testbed --testbed names, or one built for
-// the sweep), a veth testbed (named and up, or built for the sweep and removed after), or this
-// host against -H or an in-process server. With the MTU axis each column first sets the
-// testbed's links (platform/link_mtu.hpp), put back when the sweep ends, also on failure.
+// request names — the line its transport brings (the one --testbed names, or one built for the
+// sweep; transports/api/line.hpp), a veth testbed (named and up, or built for the sweep and removed
+// after), or this host against -H or an in-process server. With the MTU axis each column first sets
+// the testbed's links (platform/link_mtu.hpp), put back when the sweep ends, also on failure.
 #include <optional>
 #include <string>
 #include <vector>

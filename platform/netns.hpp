@@ -47,15 +47,16 @@ struct TestbedLink {
   std::vector<int> cpus;   // its (emulated) interrupt CPUs; empty for veth
 };
 
-// Two test hosts and the links between them, whatever built them: a veth Testbed ("veth") or the
-// emulated ATM link ("clip", "lane"). `mtperf run --testbed` runs the client in near_ns and the
-// server in far_ns, flows spread over the links.
+// Two test hosts and the links between them, whatever built them: a veth Testbed or a line a
+// transport brings (transports/api/line.hpp). `mtperf run --testbed` runs the client in near_ns
+// and the server in far_ns, flows spread over the links.
 struct TestHosts {
-  std::string kind = "veth";
+  std::string kind = "veth";         // what built them: "veth", or the transport of the line
+  std::string device_kind = "veth";  // what the links' devices are (topology's Adapter::kind)
   std::string near_ns, far_ns;
   std::vector<TestbedLink> links;
 };
-// From a state object as Testbed::state() writes it (and the ATM testbed, with its "kind");
+// From a state object as Testbed::state() writes it (and a transport's line, with its "kind");
 // throws std::invalid_argument naming the field that is missing or malformed.
 TestHosts hosts_from_state(const nlohmann::json& state);
 nlohmann::json links_to_json(const std::vector<TestbedLink>& links);
@@ -77,7 +78,7 @@ class Testbed {
   const std::string& far_ns() const { return hosts_->far_ns(); }
   const std::vector<TestbedLink>& links() const { return links_; }
   const TestbedOptions& options() const { return options_; }
-  TestHosts hosts() const { return {"veth", near_ns(), far_ns(), links_}; }
+  TestHosts hosts() const { return {"veth", "veth", near_ns(), far_ns(), links_}; }
 
   // Hands ownership of the namespaces to the caller (`mtperf testbed up`): the destructor then
   // leaves them in place, and remove_testbed(state()) removes them later.

@@ -1,5 +1,6 @@
 #include "transports/api/registry.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace mtperf {
@@ -18,6 +19,14 @@ const TransportEntry& find_transport(std::string_view name) {
   }
   throw std::invalid_argument("unknown transport '" + std::string(name) + "' (known: " + known +
                               ")");
+}
+
+std::vector<const LineHook*> line_hooks() {
+  std::vector<const LineHook*> hooks;
+  for (const TransportEntry& e : transports())
+    if (e.line != nullptr && std::find(hooks.begin(), hooks.end(), e.line) == hooks.end())
+      hooks.push_back(e.line);
+  return hooks;
 }
 
 void check_params(const TransportEntry& entry, const TransportParams& params) {

@@ -218,6 +218,10 @@ void validate(TestSpec& s) {
   }
 }
 
+// The request's object of kernel-socket options (TestSpec::sock): named for the sockets they set,
+// whatever the transport.
+constexpr const char* kSocketOptionsKey = "socket";  // not a transport name
+
 void to_json(nlohmann::json& j, const TestSpec& s) {
   j = nlohmann::json{
       {"workload", to_string(s.workload)},
@@ -236,7 +240,7 @@ void to_json(nlohmann::json& j, const TestSpec& s) {
       {"wait", to_string(s.wait)},
       {"interval_s", s.interval_s},
       {"udp_timeout_s", s.udp_timeout_s},
-      {"socket",
+      {kSocketOptionsKey,
        {{"sndbuf", s.sock.sndbuf},
         {"rcvbuf", s.sock.rcvbuf},
         {"nodelay", s.sock.nodelay},
@@ -267,12 +271,12 @@ void check_keys(const nlohmann::json& j, std::initializer_list<std::string_view>
 void from_json(const nlohmann::json& j, TestSpec& s) {
   namespace jf = json_field;
   if (!j.is_object()) bad("test", "must be an object");
-  check_keys(j, {"workload",     "protocol",     "transport",     "transport_options",
-                 "duration_s",   "warmup_s",     "flows",         "threads",
-                 "message_size", "request_size", "response_size", "burst",
-                 "rate_bps",     "wait",         "interval_s",    "udp_timeout_s",
-                 "socket",       "flow_servers", "measure",       "server_cpus",
-                 "verify_seed",  "stop_on_error"},
+  check_keys(j, {"workload",        "protocol",     "transport",     "transport_options",
+                 "duration_s",      "warmup_s",     "flows",         "threads",
+                 "message_size",    "request_size", "response_size", "burst",
+                 "rate_bps",        "wait",         "interval_s",    "udp_timeout_s",
+                 kSocketOptionsKey, "flow_servers", "measure",       "server_cpus",
+                 "verify_seed",     "stop_on_error"},
              "test");
   const std::string t = "test";
   std::string w = "stream", p = "tcp", wait = "block";
@@ -300,7 +304,7 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
   jf::optional(j, t, "server_cpus", s.server_cpus);
   jf::optional(j, t, "verify_seed", s.verify_seed);
   jf::optional(j, t, "stop_on_error", s.stop_on_error);
-  if (auto it = j.find("socket"); it != j.end()) {
+  if (auto it = j.find(kSocketOptionsKey); it != j.end()) {
     if (!it->is_object()) bad("test.socket", "must be an object");
     check_keys(*it, {"sndbuf", "rcvbuf", "nodelay", "congestion", "mptcp", "busy_poll_us"},
                "test.socket");

@@ -1,8 +1,8 @@
 // Help for command lines that did not parse: netperf/iperf3 habits and near misses.
 #include <catch2/catch.hpp>
 
-#include "cli/hints.hpp"
 #include "cli/run_options.hpp"
+#include "platform/command_hints.hpp"
 
 using namespace mtperf::cli;
 

@@ -1,7 +1,7 @@
 #pragma once
 // The transport registry: each transport is an entry {name, summary, caps, options, probe,
-// factory}. The core never asks which transport it holds; it uses the Caps it was given and
-// the Transport object the factory made.
+// factory, line hook}. The core never asks which transport it holds; it uses the Caps it was given
+// and the Transport object the factory made.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "transports/api/endpoint.hpp"
+#include "transports/api/line.hpp"
 #include "transports/api/options.hpp"
 #include "transports/api/transport.hpp"
 #include "transports/api/transport_list.hpp"  // generated: kDefaultTransport
@@ -24,6 +25,10 @@ struct ProbeResult {
   std::string why;                    // when not usable: what is missing and how to get it
   std::vector<std::string> features;  // detected optional features, by name
 };
+
+// The probe feature of a transport that carries UDP (`-p udp`); `mtperf suite` runs its UDP
+// cases only where a transport lists it.
+inline constexpr std::string_view kFeatureUdp = "udp";
 
 // One transport instance per test and process. Setup path: virtual calls are fine here. The
 // data path is not here: a transport also derives from EngineHost<E> (engine_host.hpp) for its
@@ -62,9 +67,11 @@ struct TransportEntry {
   std::string_view name{};
   std::string_view summary{};
   bool is_default = false;
-  // Runs over a line it emulates between two namespaces of its own (the emulated ATM line: clip,
-  // lane), never over loopback or the host's adapters as they are.
-  bool emulated_line = false;
+  // A transport that brings its own line (line.hpp): it runs over a link it builds between two
+  // namespaces of its own, never over loopback or the host's adapters as they are. The hook
+  // builds or finds that line and carries the family's own commands; nullptr for the others.
+  // Transports of one family (clip and lane over the emulated ATM line) share one hook.
+  const LineHook* line = nullptr;
   Caps caps;
   std::vector<OptionInfo> (*options)() = nullptr;
   ProbeResult (*probe)(const std::string& root) = nullptr;  // root: "/" or a fixture tree
@@ -79,6 +86,10 @@ std::span<const TransportEntry> transports();
 const TransportEntry& find_transport(std::string_view name);
 // Names of the transports compiled out of this build, with the reason (for `mtperf transports`).
 std::vector<std::pair<std::string, std::string>> transports_not_compiled();
+
+// The line hooks of the transports compiled in, each once, in the order of transports(): what
+// `mtperf` offers as the transports' own commands, and the lines a --testbed name may belong to.
+std::vector<const LineHook*> line_hooks();
 
 // Checks params against the entry's options (parse_options, options.hpp): an unknown key or a
 // value its key does not take throws std::invalid_argument, saying which and why.

@@ -33,7 +33,7 @@ std::vector<OptionInfo> socket_options() {
 ProbeResult socket_probe(const std::string& root) {
   ProbeResult r;
   r.usable = true;
-  r.features = {"tcp", "udp", "epoll"};
+  r.features = {"tcp", std::string(kFeatureUdp), "epoll"};
   std::ifstream mptcp(root + "/proc/sys/net/mptcp/enabled");
   int enabled = 0;
   if (mptcp >> enabled && enabled == 1) r.features.push_back("mptcp");

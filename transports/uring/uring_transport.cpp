@@ -229,7 +229,7 @@ ProbeResult uring_probe(const std::string& root) {
     return r;
   }
   r.usable = true;
-  r.features = {"tcp", "udp"};
+  r.features = {"tcp", std::string(kFeatureUdp)};
   io_uring_probe* probe = io_uring_get_probe_ring(&ring);
   bool send_zc = probe && io_uring_opcode_supported(probe, IORING_OP_SEND_ZC);
   if (probe) io_uring_free_probe(probe);

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/atm_cmd.hpp"
+#include "transports/atm/line/cells_cmd.hpp"
 
-using mtperf::cli::atm_cells_command;
-using mtperf::cli::atm_decode_command;
+using mtperf::atm::atm_cells_command;
+using mtperf::atm::atm_decode_command;
 
 namespace {
 

@@ -37,7 +37,8 @@ struct Case {
 // that stress a transport's edges.
 std::vector<Case> cases(const ProbeResult& probe) {
   std::vector<Case> out;
-  bool udp = std::find(probe.features.begin(), probe.features.end(), "udp") != probe.features.end();
+  bool udp =
+      std::find(probe.features.begin(), probe.features.end(), kFeatureUdp) != probe.features.end();
   for (const WorkloadKind* k : workload_kinds()) {
     out.push_back({.name = std::string(k->name), .workload = k->id});
     if (udp && !k->per_transaction) {

@@ -282,8 +282,13 @@ void AtmTestbed::teardown() noexcept {
   hosts_.reset();
 }
 
+const char* device_kind(LinkMode mode) {
+  return mode == LinkMode::kLane ? "tap" : "tun";
+}
+
 TestHosts AtmTestbed::hosts() const {
-  return {to_string(options_.mode), hosts_->near_ns(), hosts_->far_ns(), links_};
+  return {to_string(options_.mode), device_kind(options_.mode), hosts_->near_ns(), hosts_->far_ns(),
+          links_};
 }
 
 nlohmann::json AtmTestbed::state() const {

@@ -54,6 +54,10 @@ struct AtmTestbedOptions {
   std::string tag;  // part of the namespace names; "" = a sequence number
 };
 
+// What the devices of a link of this mode are, as the topology names an adapter's kind: "tun"
+// (CLIP, IP packets) or "tap" (LANE, Ethernet frames).
+const char* device_kind(LinkMode mode);
+
 // The options as a JSON object, for the state file.
 nlohmann::json options_to_json(const AtmTestbedOptions& options);
 

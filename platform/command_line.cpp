@@ -1,4 +1,4 @@
-#include "cli/command_line.hpp"
+#include "platform/command_line.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "cli/hints.hpp"
+#include "platform/command_hints.hpp"
 
 namespace po = boost::program_options;
 

@@ -1,4 +1,4 @@
-#include "cli/atm_cmd.hpp"
+#include "transports/atm/line/cells_cmd.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -11,11 +11,17 @@
 
 #include <fmt/format.h>
 
-#include "cli/command_line.hpp"
+#include "platform/command_line.hpp"
 #include "transports/atm/pdu_tool.hpp"
 
-namespace mtperf::cli {
+namespace mtperf::atm {
 namespace {
+
+using cli::CommandLine;
+using cli::CommandSpec;
+using cli::read_command_line;
+using cli::usage_error;
+using cli::UsageError;
 
 using mtperf::atm::Cell;
 
@@ -228,4 +234,4 @@ int atm_decode_command(const std::vector<std::string>& args, std::istream& in, s
   return 0;
 }
 
-}  // namespace mtperf::cli
+}  // namespace mtperf::atm

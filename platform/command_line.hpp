@@ -12,6 +12,9 @@
 //
 // Exit status of every command (cli/commands.hpp): 0 ok, 1 failed, 2 bad usage (kExitUsage),
 // 130 interrupted.
+//
+// It lives below every layer that has commands: cli/ and the commands a transport family brings
+// with its line (transports/api/line.hpp, e.g. `mtperf atm up`) read their words the same way.
 #include <functional>
 #include <iosfwd>
 #include <map>
@@ -23,7 +26,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "harness/error.hpp"
+#include "platform/request_error.hpp"
 
 namespace mtperf::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/atm_testbed_cmd.hpp"
+#include "transports/atm/line/testbed_cmd.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,14 +17,20 @@
 
 #include <fmt/format.h>
 
-#include "cli/command_line.hpp"
 #include "platform/affinity.hpp"
+#include "platform/command_line.hpp"
 #include "platform/netns.hpp"
 #include "platform/number.hpp"
 #include "transports/atm/emu/testbed.hpp"
 
-namespace mtperf::cli {
+namespace mtperf::atm {
 namespace {
+
+using cli::CommandLine;
+using cli::CommandSpec;
+using cli::read_command_line;
+using cli::usage_error;
+using cli::UsageError;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -492,4 +498,4 @@ int atm_testbed_command(const std::string& sub, const std::vector<std::string>& 
   }
 }
 
-}  // namespace mtperf::cli
+}  // namespace mtperf::atm

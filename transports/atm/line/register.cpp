@@ -1,9 +1,11 @@
 // The clip and lane registry entries: the socket transport, probed for what the emulated link
-// needs (root, network namespaces, /dev/net/tun for TUN and TAP devices).
-#include "transports/atm/emu/register.hpp"
+// needs (root, network namespaces, /dev/net/tun for TUN and TAP devices), with the emulated ATM
+// line as their line hook.
+#include "transports/atm/line/register.hpp"
 
 #include "platform/netns.hpp"
 #include "platform/tun.hpp"
+#include "transports/atm/line/hook.hpp"
 #include "transports/socket/register.hpp"
 
 namespace mtperf {
@@ -25,7 +27,7 @@ ProbeResult atm_probe(const std::string& root) {
     return r;
   }
   r.usable = true;
-  r.features = {"tcp", "udp", "oc3", "oc12"};
+  r.features = {"tcp", std::string(kFeatureUdp), "oc3", "oc12"};
   return r;
 }
 
@@ -49,7 +51,7 @@ std::unique_ptr<Transport> atm_create(const TransportParams& params) {
 
 const TransportEntry& clip_transport_entry() {
   static const TransportEntry entry{
-      .emulated_line = true,
+      .line = &atm::atm_line_hook(),
       .caps = socket_transport_entry().caps,
       .options = no_options,
       .probe = clip_probe,
@@ -60,7 +62,7 @@ const TransportEntry& clip_transport_entry() {
 
 const TransportEntry& lane_transport_entry() {
   static const TransportEntry entry{
-      .emulated_line = true,
+      .line = &atm::atm_line_hook(),
       .caps = socket_transport_entry().caps,
       .options = no_options,
       .probe = lane_probe,

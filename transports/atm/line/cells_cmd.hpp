@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-namespace mtperf::cli {
+namespace mtperf::atm {
 
 int atm_cells_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int atm_decode_command(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                        std::ostream& err);
 
-}  // namespace mtperf::cli
+}  // namespace mtperf::atm

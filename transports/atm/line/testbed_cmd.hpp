@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-namespace mtperf::cli {
+namespace mtperf::atm {
 
 int atm_testbed_command(const std::string& sub, const std::vector<std::string>& args,
                         std::ostream& out, std::ostream& err);
 
-}  // namespace mtperf::cli
+}  // namespace mtperf::atm

@@ -1,4 +1,4 @@
-#include "cli/hints.hpp"
+#include "platform/command_hints.hpp"
 
 #include <algorithm>
 #include <cctype>
