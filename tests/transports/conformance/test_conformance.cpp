@@ -117,7 +117,7 @@ void run_case(const std::string& transport, const Case& c, const std::string& se
 std::vector<const TransportEntry*> loopback_transports() {
   std::vector<const TransportEntry*> out;
   for (const TransportEntry& e : transports()) {
-    if (e.emulated_line) continue;
+    if (e.line) continue;  // runs over a line of its own (its hook), not loopback
     ProbeResult p = e.probe("/");
     if (!p.usable) {
       WARN("transport " << e.name << " is not usable here, its cases are not run: " << p.why);
