@@ -11,7 +11,7 @@ build=${BUILD_DIR:-build}
 # "-O2 -g -DNDEBUG" on a build folder of your own.
 flags="-O2 -g1 -DNDEBUG"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMTPERF_WERROR=ON \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" >/dev/null
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" >/dev/null
 targets=()
 [ $# -gt 0 ] && targets=(--target "$@")
 cmake --build "$build" -j"$(nproc)" "${targets[@]}"
