@@ -9,6 +9,7 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
       python3-jsonschema  # tests/report/json_schema_check.py: the JSON output against docs/json-schema
       slurmctld slurmd slurm-client munge openmpi-bin  # tests/fleet: mtperf fleet under srun and mpirun
       python3-yaml  # tests/fleet/recipes_check.py: the Kubernetes recipe as YAML
+      chromium  # tests/report/html_render_check.py: the HTML report parsed and rendered headless
       clang libclang-rt-14-dev llvm)  # ci/fuzz.sh: libFuzzer and its sanitizers, llvm-symbolizer
 missing=()
 for p in "${pkgs[@]}"; do
