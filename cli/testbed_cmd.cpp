@@ -22,14 +22,8 @@ namespace po = boost::program_options;
 cli::CommandSpec spec_with_name(const std::string& sub, const std::string& synopsis,
                                 const std::string& summary, bool name) {
   cli::CommandSpec spec("testbed " + sub, synopsis, summary);
-  if (name) {
-    spec.options.add_options()(
-        "name", po::value<std::string>()->default_value("default", "default")->value_name("NAME"),
-        "the testbed's name, [a-z0-9_-]{1,32}");
-  }
-  spec.hidden.add_options()(
-      "state-dir", po::value<std::string>()->default_value(kTestbedStateDir, "/run/mtperf"),
-      "where the state files are");
+  if (name) cli::add_testbed_name(spec);
+  cli::add_testbed_state_dir(spec);
   return spec;
 }
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "platform/command_hints.hpp"
+#include "platform/netns.hpp"
 
 namespace po = boost::program_options;
 
@@ -380,6 +381,18 @@ std::vector<std::string> split_list(const std::string& text, char sep) {
   while (std::getline(in, item, sep))
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+void add_testbed_name(CommandSpec& spec) {
+  spec.options.add_options()(
+      "name", po::value<std::string>()->default_value("default", "default")->value_name("NAME"),
+      "the testbed's name, [a-z0-9_-]{1,32}");
+}
+
+void add_testbed_state_dir(CommandSpec& spec) {
+  spec.hidden.add_options()(
+      "state-dir", po::value<std::string>()->default_value(kTestbedStateDir, "/run/mtperf"),
+      "where the state files are");
 }
 
 }  // namespace mtperf::cli

@@ -110,4 +110,9 @@ struct Subcommand {
 int run_subcommand(const std::string& group, const std::vector<Subcommand>& subs,
                    const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// The options every testbed command shares (`mtperf testbed`, `mtperf atm`): --name NAME
+// (default "default"), and the hidden --state-dir DIR (tests).
+void add_testbed_name(CommandSpec& spec);
+void add_testbed_state_dir(CommandSpec& spec);
+
 }  // namespace mtperf::cli

@@ -55,8 +55,9 @@ FlowSetup flow_setup(const TestSpec& spec, uint32_t index, uint64_t cookie, cons
   s.flow = index;
   s.cookie = cookie;
   s.proto = spec.proto;
-  s.per_transaction = kind_of(spec.workload).per_transaction;
-  s.request_response = kind_of(spec.workload).request_response;
+  const WorkloadKind& kind = kind_of(spec.workload);
+  s.per_transaction = kind.per_transaction;
+  s.request_response = kind.request_response;
   s.sock = &spec.sock;
   s.worker = worker;
   // Flows are dealt round-robin: worker w runs every flow whose index is w modulo workers.

@@ -48,13 +48,9 @@ CommandSpec spec_with_name(const std::string& sub, const std::string& synopsis,
     spec.options.add_options()("name", po::value<std::string>()->value_name("NAME"),
                                "show testbed NAME only (default: every testbed that is up)");
   } else {
-    spec.options.add_options()(
-        "name", po::value<std::string>()->default_value("default", "default")->value_name("NAME"),
-        "the testbed's name, [a-z0-9_-]{1,32}");
+    cli::add_testbed_name(spec);
   }
-  spec.hidden.add_options()(
-      "state-dir", po::value<std::string>()->default_value(kTestbedStateDir, "/run/mtperf"),
-      "where the state files are");
+  cli::add_testbed_state_dir(spec);
   return spec;
 }
 
