@@ -268,6 +268,21 @@ void Runner::clock_main() {
   clock_.phase.store(Phase::done);
   sleep_until(window_end_ns_ + int64_t(kLingerS * 1e9));
   clock_.finish.store(true);
+  watch_to_end();
+}
+
+void Runner::watch_to_end() {
+  // A responder may still wait for its peer's end of stream (TCP receivers end only there): a
+  // second SIGINT/SIGTERM arriving now still aborts it, whenever the first one came.
+  std::unique_lock lock(mu_);
+  while (!clock_.abort.load() && workers_left_ > 0) {
+    if (interrupts() > 1) {
+      interrupted_ = true;
+      clock_.abort.store(true);
+      return;
+    }
+    cv_.wait_for(lock, std::chrono::milliseconds(50));
+  }
 }
 
 SideResult Runner::join() {
@@ -316,6 +331,14 @@ SideResult Runner::join() {
       u.lost = u.highest_seq + 1 > u.received ? u.highest_seq + 1 - u.received : 0;
     }
     r.flows.push_back(std::move(fr));
+  }
+  // The copies kept for TCP_INFO were the connections' last descriptors: close them now, so
+  // the peer sees the end at once even when this side aborted without half-closing (a second
+  // Ctrl-C), rather than when this runner is destroyed, after the peer's result it then waits
+  // for.
+  for (int& fd : dup_fds_) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
   }
   for (size_t j = 0; j < jobs_.size(); ++j) {
     if (!jobs_[j].error.empty())

@@ -118,6 +118,7 @@ class Runner {
   // STOP); from any thread; ignored once the window has ended or something else stopped it.
   void stop_early(EarlyStop why);
   void start();
+  // Waits for the workers and the clock; when it returns no descriptor of a flow is open here.
   SideResult join();
   PhaseClock& clock() { return clock_; }
   void abort();  // from any thread
@@ -129,6 +130,7 @@ class Runner {
   void clock_main();
   void worker_main(size_t i);
   bool sleep_until(int64_t t_ns);  // false when aborted or all workers are gone
+  void watch_to_end();             // after the linger, until the workers end
   std::vector<CounterValues> snapshot() const;
   bool stopping() const;  // under mu_: stop_ ends the wait
   bool failure_seen();
@@ -144,7 +146,8 @@ class Runner {
   Transport& transport_;
   WorkerDriver drive_;
   std::vector<std::unique_ptr<FlowSlot>> flows_;
-  std::vector<int> dup_fds_;  // kept to read TCP_INFO after the workers close theirs
+  // Kept to read TCP_INFO after the workers close theirs; join() closes them.
+  std::vector<int> dup_fds_;
   std::vector<WorkerJob> jobs_;
   std::vector<std::thread> workers_;
   std::thread clock_thread_;

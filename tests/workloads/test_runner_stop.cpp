@@ -1,10 +1,16 @@
 // The runner's clock thread over a scripted transport: --stop-on-error ends the window at a
 // counted error, a --verify mismatch or a failed interval check; a pause in progress shows as
 // the longest stall. No sockets: each flow's worker only moves its counters on a timetable.
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <thread>
 
 #include <catch2/catch.hpp>
 
+#include "platform/clock.hpp"
+#include "platform/interrupt.hpp"
 #include "tests/support/scripted_transport.hpp"
 #include "workloads/runner.hpp"
 
@@ -122,4 +128,92 @@ TEST_CASE("runner: a failed interval check ends the window with --stop-on-error 
   SideResult go_on = run({}, false, fail_third, 0.1);
   CHECK(go_on.stopped.cause == StopCause::none);
   CHECK(go_on.intervals.size() == 10);
+}
+
+namespace {
+
+// A flow's connection as a socket transport leaves it: the stats copy (dup_stats_fd) outlives
+// the worker's own descriptor, which the worker closes when it ends, as an engine does.
+class PairEndpoint : public Endpoint {
+ public:
+  explicit PairEndpoint(int fd) : fd_(fd) {}
+  int dup_stats_fd() const override { return ::dup(fd_); }
+  int fd_;
+};
+
+class AbortedTransport : public test::NoSetupTransport {
+ public:
+  static void drive(Transport&, WorkerJob& job) {
+    while (!job.clock->abort.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (FlowSlot* f : job.flows)  // aborted: no half-close, only its own descriptor closed
+      ::close(static_cast<PairEndpoint&>(*f->endpoint).fd_);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("runner: after join an aborted side's connections are closed, so the peer sees the end") {
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  TestSpec spec;
+  spec.warmup_s = 0;
+  spec.duration_s = 30;
+  spec.measure = false;
+  AbortedTransport t;
+  std::vector<std::unique_ptr<FlowSlot>> flows;
+  flows.push_back(std::make_unique<FlowSlot>());
+  flows.back()->endpoint = std::make_unique<PairEndpoint>(sv[0]);
+  {
+    Runner r(spec, Side::client, t, AbortedTransport::drive, std::move(flows));
+    r.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    r.abort();
+    r.join();
+    // The runner still exists (a client waits for the server's result here): the peer must
+    // nevertheless read the end of the stream now, not at the runner's destruction.
+    pollfd p{sv[1], POLLIN, 0};
+    REQUIRE(::poll(&p, 1, 1000) == 1);
+    char c;
+    CHECK(::read(sv[1], &c, 1) == 0);
+  }
+  ::close(sv[1]);
+}
+
+namespace {
+
+// A TCP receiver whose peer never half-closes: it ignores `finish` and ends only on abort (or at
+// the hard deadline, as a worker does).
+class WaitingTransport : public test::NoSetupTransport {
+ public:
+  static void drive(Transport&, WorkerJob& job) {
+    while (!job.clock->abort.load() && now_ns() < job.clock->hard_deadline_ns)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("runner: a second interrupt aborts responders still waiting after the linger") {
+  reset_interrupts();
+  TestSpec spec;
+  spec.warmup_s = 0;
+  spec.duration_s = 30;
+  spec.measure = false;
+  WaitingTransport t;
+  std::vector<std::unique_ptr<FlowSlot>> flows;
+  flows.push_back(std::make_unique<FlowSlot>());
+  Runner r(spec, Side::server, t, WaitingTransport::drive, std::move(flows));
+  r.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  simulate_interrupt();  // the window ends; the clock sets `finish`, which the worker ignores
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int64_t t0 = now_ns();
+  simulate_interrupt();  // the second: everything still running ends
+  SideResult res = r.join();
+  double took_s = double(now_ns() - t0) / 1e9;
+  reset_interrupts();
+  CHECK(res.interrupted);
+  CHECK(res.window_s < 1);
+  CHECK(took_s < 5);  // not the hard deadline, 47 s away
 }
