@@ -4,14 +4,17 @@
 // probe offers it, partial reads and writes with every byte checked, many flows on few
 // threads, and the errors of a connect that cannot succeed — run end to end: an in-process
 // control server on 127.0.0.1 (port 0) and the client in this process, both sides on the
-// transport. Transports that bring their own line (the emulated ATM line: clip, lane) run their
-// cases over it in tests/integration/test_atm.cpp, which needs root and namespaces; rdma runs
+// transport. The transports declared TEST_ONLY (tests/transports/<name>/, e.g. `memory`) are
+// registered here too (this executable links the test registry). Transports that bring their own
+// line (the emulated ATM line: clip, lane) run their cases over it in
+// tests/integration/test_atm.cpp, which needs root and namespaces; rdma runs
 // tests/rdma_guest/rdma_conformance.sh in the soft-RoCE guest.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <string>
 
+#include "bindings/workers.hpp"
 #include "control/client.hpp"
 #include "control/local_server.hpp"
 #include "platform/clock.hpp"
@@ -129,6 +132,21 @@ std::vector<const TransportEntry*> loopback_transports() {
 }
 
 }  // namespace
+
+TEST_CASE("conformance: the test build registers its test-only transports, each with its workload",
+          "[conformance]") {
+  // The test registry's objects must have taken the place of the product's registry and
+  // bindings in this executable: the in-memory transport is listed, and every transport listed
+  // usable here has its workload instantiation (else a run would fail with "no workload
+  // instantiation").
+  bool memory = false;
+  for (const TransportEntry* e : loopback_transports()) {
+    memory |= e->name == "memory";
+    INFO(e->name);
+    CHECK(runs_over(*e->create({})));
+  }
+  CHECK(memory);
+}
 
 TEST_CASE("conformance: every case over every usable transport", "[conformance]") {
   std::vector<const TransportEntry*> list = loopback_transports();
