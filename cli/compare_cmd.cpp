@@ -65,7 +65,7 @@ CommandSpec compare_spec() {
       "check", po::value<std::string>(), "")("histogram", po::value<std::string>(), "");
   spec.about =
       "Other options go to every run: -p, -m, -r, -P, --cpus, --server-cpus, -H, --testbed, -O,\n"
-      "--atm-rate, ... (mtperf run --help). Iteration i runs each workload over every\n"
+      "the line options, ... (mtperf run --help). Iteration i runs each workload over every\n"
       "configuration, in order on even iterations and reversed on odd ones, so a drift of the\n"
       "host's load falls on all alike.\n";
   spec.forward_unknown = true;

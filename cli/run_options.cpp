@@ -4,6 +4,7 @@
 
 #include "platform/affinity.hpp"
 #include "platform/number.hpp"
+#include "transports/api/registry.hpp"
 #include "transports/api/transport_list.hpp"
 #include "workloads/kind.hpp"
 #include "workloads/memory.hpp"
@@ -108,11 +109,14 @@ po::options_description run_description() {
   add("no-measure", po::bool_switch(),
       "counters only: no latency samples, CPU, interrupt or TCP_INFO readings (what measuring "
       "costs)");
-  add("atm-rate", text()->default_value("oc12", "oc12")->value_name("RATE"),
-      "-T clip|lane: line rate, oc3 | oc12 | cells/s");
-  add("atm-mtu", po::value<int>()->default_value(0, "0")->value_name("BYTES"),
-      "-T clip|lane: IP MTU, 68..65527 (0: 9180 CLIP, 1500 LANE); LANE's maximum frame is the "
-      "smallest of 1516/4544/9234/18190 that carries it");
+  // The options of the lines transports bring, as each line's hook declares them.
+  for (const LineHook* hook : line_hooks()) {
+    for (const LineOption& l : hook->run_options()) {
+      add(l.flag.c_str(),
+          text()->default_value(l.default_text, l.default_text)->value_name(l.value_name),
+          l.help.c_str());
+    }
+  }
   add("quiet,q", po::bool_switch(), "no progress or interim lines");
   return d;
 }
@@ -423,12 +427,12 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   set_hosts(o, vm);
   set_output(o, vm);
   o.spec.stop_on_error = get<bool>(vm, "stop-on-error");
-  // The options of a line the transport brings (harness/request.hpp): those given, by key.
-  if (!vm["atm-rate"].defaulted()) o.line_options["rate"] = get<std::string>(vm, "atm-rate");
-  if (const int mtu = get<int>(vm, "atm-mtu"); mtu != 0) {
-    if (mtu < 68 || mtu > 65527)
-      throw UsageError("option --atm-mtu: " + std::to_string(mtu) + " is outside 68..65527");
-    o.line_options["mtu"] = std::to_string(mtu);
+  // The options of a line the transport brings (harness/request.hpp): those given, by key; the
+  // line's hook checks them.
+  for (const LineHook* hook : line_hooks()) {
+    for (const LineOption& l : hook->run_options()) {
+      if (!vm[l.flag].defaulted()) o.line_options[l.key] = get<std::string>(vm, l.flag.c_str());
+    }
   }
   o.quiet = get<bool>(vm, "quiet");
   o.interim_lines = o.format == Format::text;  // the other formats keep stderr for errors

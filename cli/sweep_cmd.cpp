@@ -70,7 +70,7 @@ CommandSpec sweep_spec() {
   spec.about =
       "Exactly one of --adapters, --message-size, --flows, --mtu.\n"
       "Other options go to every run: -l, --warmup, -T, -O, -P (flows, per adapter with\n"
-      "--adapters), -m, --per-controller, --pin, --cpus, -H, -i/-I, --atm-rate, ...\n"
+      "--adapters), -m, --per-controller, --pin, --cpus, -H, -i/-I, the line options, ...\n"
       "(mtperf run --help); -p and -r are the rows', -m the --message-size axis', -P the\n"
       "--flows axis'.\n";
   spec.forward_unknown = true;

@@ -32,6 +32,16 @@ namespace mtperf {
 // supplies its defaults. The hook names them as the command line spells them in its errors.
 using LineOptions = std::map<std::string, std::string>;
 
+// One command-line option a line takes: `--flag VALUE` sets LineOptions[key] when given. The
+// hook checks the value (build, attach); the command line only carries it.
+struct LineOption {
+  std::string key;           // "mtu"
+  std::string flag;          // "atm-mtu", without the dashes
+  std::string value_name;    // "BYTES", for --help
+  std::string default_text;  // what --help says is the default
+  std::string help;
+};
+
 // A line a run goes over. `owner` keeps a line built for the run (its threads, devices and
 // namespaces) and tears it down when the last copy goes; it is null for a line that is up under a
 // name (whoever brought it up keeps it).
@@ -94,6 +104,10 @@ class LineHook {
 
   // How the command line spells a line option (the key of LineOptions): "--atm-mtu" for "mtu".
   virtual std::string option_name(std::string_view key) const = 0;
+
+  // The options of `mtperf run` (and of the commands that take run options) that set this
+  // line: the command line declares each one, and passes those given by key (LineOptions).
+  virtual std::vector<LineOption> run_options() const { return {}; }
 
   // The family's own command; nullptr for none.
   virtual const LineCommands* commands() const { return nullptr; }

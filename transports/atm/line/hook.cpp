@@ -35,7 +35,7 @@ LineRate rate_option(const LineOptions& options) {
 
 int mtu_option(const LineOptions& options) {
   auto it = options.find("mtu");
-  if (it == options.end()) return 0;
+  if (it == options.end() || it->second == "0") return 0;  // the mode's own
   const auto mtu = parse_whole(it->second, 68, 65527);
   if (!mtu) throw RequestError("option --atm-mtu: " + it->second + " is outside 68..65527");
   return int(*mtu);
@@ -155,6 +155,15 @@ class AtmLineHook final : public LineHook {
 
   std::string option_name(std::string_view key) const override {
     return "--atm-" + std::string(key);
+  }
+
+  std::vector<LineOption> run_options() const override {
+    return {
+        {"rate", "atm-rate", "RATE", kDefaultRate, "-T clip|lane: line rate, oc3 | oc12 | cells/s"},
+        {"mtu", "atm-mtu", "BYTES", "0",
+         "-T clip|lane: IP MTU, 68..65527 (0: 9180 CLIP, 1500 LANE); LANE's maximum frame is the "
+         "smallest of 1516/4544/9234/18190 that carries it"},
+    };
   }
 
   const LineCommands* commands() const override {
