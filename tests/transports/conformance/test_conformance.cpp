@@ -15,26 +15,18 @@
 #include <string>
 
 #include "bindings/workers.hpp"
-#include "control/client.hpp"
 #include "control/local_server.hpp"
 #include "platform/clock.hpp"
-#include "report/summary.hpp"
+#include "tests/support/conformance_case.hpp"
 #include "transports/api/registry.hpp"
 #include "workloads/engine_config.hpp"
 #include "workloads/kind.hpp"
 
 using namespace mtperf;
+using mtperf::test::Case;
+using mtperf::test::run_case;
 
 namespace {
-
-struct Case {
-  std::string name;
-  Workload workload = Workload::stream;
-  Proto proto = Proto::tcp;
-  uint32_t flows = 1, threads = 0, burst = 1, req = 1, resp = 1, msg = 0;
-  double rate_bps = 0;
-  bool verify = false;
-};
 
 // Every workload of the table over TCP, and over UDP those that carry datagrams; then the cases
 // that stress a transport's edges.
@@ -73,47 +65,6 @@ std::vector<Case> cases(const ProbeResult& probe) {
       {.name = "rr 100 flows on 4 threads", .workload = Workload::rr, .flows = 100, .threads = 4});
   out.push_back({.name = "stream 16 flows on 2 threads", .flows = 16, .threads = 2});
   return out;
-}
-
-void run_case(const std::string& transport, const Case& c, const std::string& server) {
-  TestSpec s;
-  s.workload = c.workload;
-  s.proto = c.proto;
-  s.transport = transport;
-  s.duration_s = 0.4;
-  s.warmup_s = 0.1;
-  s.flows = c.flows;
-  s.threads = c.threads;
-  s.burst = c.burst;
-  s.req_size = c.req;
-  s.resp_size = c.resp;
-  s.msg_size = c.msg;
-  s.rate_bps = c.rate_bps;
-  s.verify_seed = c.verify ? 0x5eed : 0;
-  validate(s);
-  control::ClientOptions o;
-  o.server = server;
-  control::TestOutcome out = control::run_test(s, o);
-  Summary sum = summarize(s, out);
-  std::string errors;
-  for (auto& e : sum.errors)
-    errors += "\n  error: " + e;
-  INFO(transport << ": " << c.name << errors);
-  CHECK(sum.errors.empty());
-  CHECK(out.client.errors.empty());
-  REQUIRE(out.server.has_value());
-  CHECK(out.server->errors.empty());
-  CHECK(sum.flows.size() == s.flows_total());
-  if (kind_of(c.workload).request_response) {
-    CHECK(sum.transactions > 0);
-  } else {
-    CHECK(sum.throughput_bps > 0);
-  }
-  if (c.verify) {
-    REQUIRE(sum.verify.has_value());
-    CHECK(sum.verify->bytes_checked > 0);
-    CHECK(sum.verify->bad_bytes == 0);
-  }
 }
 
 // The transports this binary runs: registered, usable here, over loopback.

@@ -6,80 +6,45 @@
 
 #include <thread>
 
-#include "control/client.hpp"
 #include "control/local_server.hpp"
 #include "control/server.hpp"
-#include "report/summary.hpp"
+#include "tests/support/conformance_case.hpp"
 #include "tests/support/skip.hpp"
 #include "tests/transports/uring/uring_test_support.hpp"
 #include "transports/uring/register.hpp"
 
 using namespace mtperf;
+using mtperf::test::Case;
+using mtperf::test::run_case;
 
 MTPERF_TEST_REQUIRES(mtperf::test::why_no_uring({"multishot_recv", "link_cqe_skip"}));
 
 namespace {
 
-struct Case {
-  const char* name;
-  Workload workload;
-  Proto proto = Proto::tcp;
-  uint32_t flows = 1, threads = 0, burst = 1, req = 1, resp = 1;
-  double rate_bps = 0;
-};
-
-void run_case(const Case& c, const std::string& server, const TransportParams& params = {}) {
-  TestSpec s;
-  s.workload = c.workload;
-  s.proto = c.proto;
-  s.transport = "uring";
-  s.transport_params = params;
-  s.duration_s = 0.5;
-  s.warmup_s = 0.1;
-  s.flows = c.flows;
-  s.threads = c.threads;
-  s.burst = c.burst;
-  s.req_size = c.req;
-  s.resp_size = c.resp;
-  s.rate_bps = c.rate_bps;
-  validate(s);
-  control::ClientOptions o;
-  o.server = server;
-  control::TestOutcome out = control::run_test(s, o);
-  Summary sum = summarize(s, out);
-  std::string errors;
-  for (auto& e : sum.errors)
-    errors += "\n  error: " + e;
-  INFO(c.name << errors);
-  CHECK(sum.errors.empty());
-  CHECK(out.client.errors.empty());
-  REQUIRE(out.server.has_value());
-  CHECK(out.server->errors.empty());
-  if (c.workload == Workload::rr || c.workload == Workload::crr) {
-    CHECK(sum.transactions > 0);
-    CHECK(sum.transaction_rate > 0);
-  } else {
-    CHECK(sum.throughput_bps > 0);
-  }
-}
-
 const Case kCases[] = {
-    {"stream", Workload::stream},
-    {"maerts", Workload::maerts},
-    {"bidir", Workload::bidir},
-    {"rr", Workload::rr},
-    {"rr burst 8", Workload::rr, Proto::tcp, 1, 0, 8},
-    {"crr", Workload::crr},
-    {"udp stream 100M", Workload::stream, Proto::udp, 1, 0, 1, 1, 1, 100e6},
-    {"udp rr 1024/2048", Workload::rr, Proto::udp, 1, 0, 1, 1024, 2048},
-    {"rr 100 flows on 4 threads", Workload::rr, Proto::tcp, 100, 4},
+    {.name = "stream", .workload = Workload::stream},
+    {.name = "maerts", .workload = Workload::maerts},
+    {.name = "bidir", .workload = Workload::bidir},
+    {.name = "rr", .workload = Workload::rr},
+    {.name = "rr burst 8", .workload = Workload::rr, .burst = 8},
+    {.name = "crr", .workload = Workload::crr},
+    {.name = "udp stream 100M",
+     .workload = Workload::stream,
+     .proto = Proto::udp,
+     .rate_bps = 100e6},
+    {.name = "udp rr 1024/2048",
+     .workload = Workload::rr,
+     .proto = Proto::udp,
+     .req = 1024,
+     .resp = 2048},
+    {.name = "rr 100 flows on 4 threads", .workload = Workload::rr, .flows = 100, .threads = 4},
 };
 
 void every_workload(const TransportParams& params) {
   control::LocalServer server;
   for (const Case& c : kCases) {
     SECTION(c.name) {
-      run_case(c, server.address(), params);
+      run_case("uring", c, server.address(), params, 0.5);
     }
   }
 }
@@ -119,12 +84,14 @@ TEST_CASE("options: zero-copy, fixed files and buffers, no single issuer") {
   TransportParams params{
       {"zerocopy", "1"}, {"fixed_buffers", "1"}, {"fixed_files", "1"}, {"single_issuer", "0"}};
   SECTION("stream") {
-    run_case({"stream", Workload::stream}, server.address(), params);
+    run_case("uring", {.name = "stream", .workload = Workload::stream}, server.address(), params,
+             0.5);
   }
   SECTION("crr") {
-    run_case({"crr", Workload::crr}, server.address(), params);
+    run_case("uring", {.name = "crr", .workload = Workload::crr}, server.address(), params, 0.5);
   }
   SECTION("rr 16 flows 2 threads") {
-    run_case({"rr", Workload::rr, Proto::tcp, 16, 2}, server.address(), params);
+    run_case("uring", {.name = "rr", .workload = Workload::rr, .flows = 16, .threads = 2},
+             server.address(), params, 0.5);
   }
 }
