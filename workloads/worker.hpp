@@ -197,8 +197,13 @@ class Worker {
   void fail(Flow& f, const char* what, int err);
   void finish(Flow& f);
   void record_latency(Flow& f, int64_t rtt_ns) {
-    if (measuring() && spec_.measure)
-      f.slot->stats.latency.record(uint64_t(std::max<int64_t>(rtt_ns, 0)));
+    if (!measuring() || !spec_.measure) return;
+    const uint64_t v = uint64_t(std::max<int64_t>(rtt_ns, 0));
+    job_.latency.record(v);
+    FlowStats& s = f.slot->stats;
+    ++s.latency_count;
+    s.latency_sum_ns += v;
+    if (s.latency) s.latency->record(v);
   }
 
   E& e_;

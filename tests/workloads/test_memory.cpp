@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "stats/histogram.hpp"
 #include "transports/api/registry.hpp"
 #include "workloads/engine_config.hpp"
 #include "workloads/memory.hpp"
@@ -66,7 +67,9 @@ TEST_CASE("the memory figure follows the engine's sizing", "[memory]") {
   uint64_t per_flow = uint64_t(buffers_per_flow(s, t->caps())) * buffer_size(s);
   CHECK(m.buffers == 8 * per_flow);
   CHECK(m.engines > 0);
-  CHECK(m.flow_state >= 8 * 58 * 1024);  // a latency histogram per flow
+  // A latency histogram per worker and the side's merged one, none per flow by default.
+  CHECK(m.flow_state >= 4 * Histogram::kStorageBytes);
+  CHECK(m.flow_state < 5 * Histogram::kStorageBytes);
   CHECK(m.threads > 0);
   CHECK(m.total() == m.buffers + m.engines + m.flow_state + m.threads);
   // More flows, more memory; the buffers scale with them exactly.
@@ -74,6 +77,30 @@ TEST_CASE("the memory figure follows the engine's sizing", "[memory]") {
   MemoryFigure m2 = test_memory(s, *t);
   CHECK(m2.buffers == 2 * m.buffers);
   CHECK(m2.total() > m.total());
+}
+
+TEST_CASE("a flow's own latency histogram is priced only when asked for", "[memory]") {
+  auto t = sockets();
+  TestSpec s = rr(1, 1);
+  s.flows = 100;
+  s.threads = 2;
+  validate(s);
+  MemoryFigure shared = test_memory(s, *t);
+  s.per_flow_latency = true;
+  MemoryFigure own = test_memory(s, *t);
+  CHECK(own.flow_state - shared.flow_state == 100 * Histogram::kStorageBytes);
+  CHECK(own.buffers == shared.buffers);
+}
+
+TEST_CASE("ten thousand rr flows fit in 32 KiB a flow, both sides together", "[memory]") {
+  auto t = sockets();
+  TestSpec s = rr(1, 1);
+  s.flows = 10000;
+  s.threads = 2;
+  validate(s);
+  MemoryFigure m = test_memory(s, *t);
+  CAPTURE(m.buffers, m.engines, m.flow_state, m.threads);
+  CHECK(2 * m.total() / s.flows <= 32 * 1024);
 }
 
 TEST_CASE("an rr test's memory counts every burst buffer of every flow", "[memory]") {
