@@ -104,6 +104,9 @@ struct WorkerJob {
   PhaseClock* clock = nullptr;
   int cpu = -1;       // pinned by the runner before the driver runs; -1 = not pinned
   std::string error;  // set when the worker could not run
+  // buffers_per_flow() under the transport's caps (a flow's depth is this - 1), set by the
+  // runner; 0: the worker deals its pool out instead.
+  uint32_t flow_buffers = 0;
   // Every round trip its flows measured, ns (FlowStats::latency); written by the worker only,
   // read after it returned.
   Histogram latency;

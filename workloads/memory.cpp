@@ -69,11 +69,15 @@ MemoryFigure test_memory(const TestSpec& spec, const Transport& transport) {
 
 std::string MemoryFigure::describe(const TestSpec& spec, const Caps& caps) const {
   EngineConfig one = engine_config(spec, 1, caps);
-  return format_bytes(total()) + " (buffers " + format_bytes(buffers) + ": " +
-         std::to_string(spec.flows_total()) + (spec.flows_total() == 1 ? " flow x " : " flows x ") +
-         std::to_string(one.buffers) + " x " + format_bytes(one.buffer_size) + "; engines " +
-         format_bytes(engines) + "; flow state " + format_bytes(flow_state) + "; threads " +
-         format_bytes(threads) + ")";
+  const uint32_t flows = spec.flows_total();
+  const std::string dealt = shares_buffers(spec, caps)
+                                ? std::to_string(worker_count(spec, flows)) + " workers x " +
+                                      std::to_string(kSharedBuffers) + " shared"
+                                : std::to_string(flows) + (flows == 1 ? " flow x " : " flows x ") +
+                                      std::to_string(one.buffers);
+  return format_bytes(total()) + " (buffers " + format_bytes(buffers) + ": " + dealt + " x " +
+         format_bytes(one.buffer_size) + "; engines " + format_bytes(engines) + "; flow state " +
+         format_bytes(flow_state) + "; threads " + format_bytes(threads) + ")";
 }
 
 void check_memory(const MemoryFigure& figure, uint64_t limit_bytes, const TestSpec& spec,

@@ -74,6 +74,7 @@ Runner::Runner(const TestSpec& spec, Side side, Transport& transport, WorkerDriv
     jobs_[i].spec = &spec_;
     jobs_[i].clock = &clock_;
     jobs_[i].cpu = cpus.empty() ? -1 : cpus[i % cpus.size()];
+    jobs_[i].flow_buffers = buffers_per_flow(spec_, transport_.caps());
   }
   for (size_t i = 0; i < flows_.size(); ++i) {
     if (spec_.per_flow_latency && !flows_[i]->stats.latency) flows_[i]->stats.latency.emplace();
