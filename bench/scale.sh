@@ -33,12 +33,17 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# One run: prints "aggregate jain setup_s max_rss_kib".
+# One run: prints "aggregate jain setup_s max_rss_kib", or "FAIL" with mtperf's error on stderr
+# (a run over this host's file or port limit fails before any traffic, naming it).
 one() {
   local w=$1 n=$2
-  /usr/bin/time -f '%M' -o "$tmp/rss" \
-    "$bin" run -w "$w" -P "$n" --threads "$threads" -x "$transport" -l "$len" --warmup 0.5 \
-    -q --format json >"$tmp/out.json"
+  if ! /usr/bin/time -f '%M' -o "$tmp/rss" \
+    "$bin" run -w "$w" -P "$n" --threads "$threads" -T "$transport" -l "$len" --warmup 0.5 \
+    -q --format json >"$tmp/out.json" 2>"$tmp/err"; then
+    grep -v '^Command exited' "$tmp/err" | sed "s/^/$w -P $n: /" >&2 || true
+    echo FAIL
+    return 0
+  fi
   python3 - "$tmp/out.json" "$(cat "$tmp/rss")" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
@@ -51,9 +56,11 @@ printf '%-8s %-8s %7s %14s %7s %9s %10s %12s\n' transport workload flows aggrega
   "RSS MiB" "RSS/flow KiB"
 worst=0
 for w in $workloads; do
-  read -r _ _ _ base < <(one "$w" 1)
+  read -r agg _ _ base < <(one "$w" 1)
+  [ "$agg" != FAIL ] || { echo "bench/scale.sh: one $w flow failed" >&2; exit 1; }
   for n in $counts; do
     read -r agg jain setup rss < <(one "$w" "$n")
+    [ "$agg" = FAIL ] && continue
     per=$(( (rss - base) / (n - 1) ))
     [ "$per" -gt "$worst" ] && worst=$per
     unit=$([ "$w" = rr ] && echo "trans/s" || echo "Mbit/s")
