@@ -113,7 +113,7 @@ TEST_CASE("a bad value names the option", "[options]") {
 
 TEST_CASE("a test the server would refuse is refused here first", "[options]") {
   CHECK_THROWS_WITH(parse({"-P", "0"}), Catch::Contains("flows"));
-  CHECK_THROWS_WITH(parse({"-P", "100000"}), Catch::Contains("flows"));
+  CHECK_THROWS_WITH(parse({"-P", "100001"}), Catch::Contains("flows"));
   CHECK_THROWS_WITH(parse({"-w", "crr", "-p", "udp"}), Catch::Contains("crr"));
   CHECK_THROWS_WITH(parse({"-w", "rr", "-p", "udp", "-r", "8,8"}), Catch::Contains("size"));
   CHECK_THROWS_WITH(parse({"-l", "0"}), Catch::Contains("-l/--length"));
