@@ -68,6 +68,20 @@ bool is_loopback(const SockAddr& a) {
   return false;
 }
 
+// The file and port limits of the flows, checked before the TEST request: after READY the
+// flows connect at once.
+void check_flow_limits(const TestSpec& spec, const SockAddr& server) {
+  const uint32_t n = spec.flows_total();
+  const std::string what = std::to_string(n) + (n == 1 ? " flow" : " flows");
+  // Each flow's connection, the runner's TCP_INFO copy of it, and the connection a server in
+  // this process accepts for it.
+  ensure_open_files(3 * uint64_t(n), what);
+  // A server on this host binds a listener to a local port for each flow while the flows
+  // connect from others of the same range; crr's connections come and go one at a time.
+  if (is_loopback(server) && !kind_of(spec.workload).per_transaction)
+    check_local_ports(2 * uint64_t(n), what + " to a server on this host");
+}
+
 std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transport& transport,
                                                   const SockAddr& server,
                                                   const nlohmann::json& ready,
@@ -78,18 +92,9 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transpor
     throw ProtocolError("READY lists " + std::to_string(ports.size()) + " ports for " +
                         std::to_string(spec.flows_total()) + " flows");
   }
-  const uint32_t n = spec.flows_total();
-  const std::string what = std::to_string(n) + (n == 1 ? " flow" : " flows");
-  // Each flow's connection, the runner's TCP_INFO copy of it, and the connection a server in
-  // this process accepts for it.
-  ensure_open_files(3 * uint64_t(n), what);
-  // A server on this host binds a listener to a local port for each flow while the flows
-  // connect from others of the same range; crr's connections come and go one at a time.
-  if (is_loopback(server) && !kind_of(spec.workload).per_transaction)
-    check_local_ports(2 * uint64_t(n), what + " to a server on this host");
   int64_t deadline = deadline_in(kSetupTimeoutMs);
   std::vector<std::unique_ptr<FlowSlot>> flows;
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < spec.flows_total(); ++i) {
     auto f = std::make_unique<FlowSlot>();
     f->id = i;
     f->role = role_of(spec, i, Side::client);
@@ -241,6 +246,7 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   }
   nlohmann::json test = {{"test", spec}};
   if (!challenge.empty()) test["mac"] = test_mac(opts.key, challenge, test["test"]);
+  check_flow_limits(spec, server);
   const int64_t setup_start_ns = now_ns();
   send_message(ctl.fd, {MsgType::test, test}, kSetupTimeoutMs);
   Message ready = expect(ctl.fd, MsgType::ready, kMaxRequestBody, kSetupTimeoutMs);
