@@ -1,5 +1,7 @@
 #include "platform/netns.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>

@@ -1,5 +1,7 @@
 #include "platform/topology.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "platform/affinity.hpp"
 #include "platform/rdma_devices.hpp"
 #include "platform/root_fs.hpp"
