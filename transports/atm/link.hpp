@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "transports/atm/atmarp.hpp"
+#include "transports/atm/capture.hpp"
 #include "transports/atm/encap.hpp"
 #include "transports/atm/faults.hpp"
 #include "transports/atm/lane_ctrl.hpp"
@@ -220,6 +221,14 @@ class AtmLink final : LinkPort {
   std::uint64_t advance(std::uint64_t now_ns, LinkSink& sink);
 
   LinkStats stats() const;
+  // Records what each line's receiving end reassembled (or, erf-cells, every cell that arrived)
+  // into `tap`, stamped with the line's cell clock plus realtime_offset_ns (CLOCK_REALTIME minus
+  // the clock passed in). The tap must outlive the link's use; nullptr: no capture (the
+  // default, which costs one predictable branch per cell). Call before start().
+  void set_capture(CaptureTap* tap, std::int64_t realtime_offset_ns) {
+    capture_ = tap;
+    capture_offset_ns_ = realtime_offset_ns;
+  }
   const LinkConfig& config() const override { return config_; }
   const HostCounters& host_counters(Side side) const { return host_counters_[int(side)]; }
   const WireCounters& wire_counters(Side side) const { return wires_[int(side)]->counters(); }
@@ -236,6 +245,7 @@ class AtmLink final : LinkPort {
   static int line_of(int from, int to) { return from == kNearHost || to == kFarHost ? 0 : 1; }
   void on_cell(int line, std::span<const std::uint8_t, kCellBytes> cell, std::uint64_t now_ns);
   void add_vc(int from, int to);
+  void capture_pdu(int line, int from, int to, CellStatus status);
 
   LinkConfig config_;
   std::array<std::unique_ptr<Wire>, 2> wires_;
@@ -251,6 +261,8 @@ class AtmLink final : LinkPort {
   std::uint64_t next_timer_ns_ = 0;
   std::uint64_t sends_ = 0;  // PDUs queued so far, to see whether a round queued more
   LinkSink* sink_ = nullptr;
+  CaptureTap* capture_ = nullptr;
+  std::int64_t capture_offset_ns_ = 0;
 };
 
 }  // namespace mtperf::atm

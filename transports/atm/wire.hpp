@@ -65,6 +65,9 @@ class Wire {
   template <class OnCell>
   std::uint64_t advance(std::uint64_t now_ns, OnCell&& on_cell);
 
+  // Inside advance()'s on_cell: when the arriving PDU's last cell left the sender (the line's
+  // cell clock, ns of the clock passed in).
+  std::uint64_t arriving_sent_ns() const { return desc(0).due_ns - config_.propagation_ns; }
   const WireCounters& counters() const { return counters_; }
   const FaultCounters& fault_counters() const { return faults_.counters(); }
   const Pacer& pacer() const { return pacer_; }

@@ -1,11 +1,13 @@
 #include "transports/atm/emu/testbed.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "platform/affinity.hpp"
+#include "platform/clock.hpp"
 #include "platform/netns_pair.hpp"
 #include "platform/tun.hpp"
 #include "transports/atm/emu/driver.hpp"
@@ -140,6 +142,7 @@ nlohmann::json vc_json(const VcStats& v, LinkMode mode) {
 
 struct AtmTestbed::Adapter {
   TunDevice near_dev, far_dev;
+  std::unique_ptr<CaptureTap> tap;  // used by the driver's thread: goes after it
   std::unique_ptr<LinkDriver> driver;
 };
 
@@ -206,6 +209,13 @@ AtmTestbed::~AtmTestbed() {
 }
 
 void AtmTestbed::build() {
+  if (!options_.capture.path.empty()) {
+    try {
+      capture_ = std::make_unique<CaptureFile>(options_.capture, options_.adapters);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("ATM testbed: ") + e.what());
+    }
+  }
   hosts_ = std::make_unique<NetnsPair>(options_.tag);
   const bool lane = options_.mode == LinkMode::kLane;
   for (int i = 0; i < options_.adapters; ++i) {
@@ -262,6 +272,10 @@ void AtmTestbed::build() {
     t.address = l.far_addr + "/24";
     t.mac = lane ? mac_text(c.far_mac) : "";
     adapter->far_dev = TunDevice(t);
+    if (capture_) {
+      adapter->tap = std::make_unique<CaptureTap>(*capture_, std::uint32_t(i));
+      link->set_capture(adapter->tap.get(), realtime_ns() - now_ns());
+    }
     adapter->driver = std::make_unique<LinkDriver>(std::move(link), adapter->near_dev.fd(),
                                                    adapter->far_dev.fd(), cpu);
     adapters_.push_back(std::move(adapter));
@@ -278,8 +292,24 @@ void AtmTestbed::teardown() noexcept {
   // Threads first (they use the descriptors), then the devices, then the namespaces.
   for (auto& a : adapters_)
     a->driver.reset();
-  adapters_.clear();
+  adapters_.clear();  // the taps hand their last records to the capture file
+  if (capture_) {
+    capture_->close();
+    std::fprintf(stderr, "%s\n", capture_->summary().c_str());
+    capture_.reset();
+  }
   hosts_.reset();
+}
+
+void AtmTestbed::stop_lines() noexcept {
+  for (auto& a : adapters_) {
+    a->driver->stop_and_join();
+    if (a->tap) a->tap->flush();
+  }
+}
+
+std::string AtmTestbed::capture_summary() const {
+  return capture_ ? capture_->summary() : std::string();
 }
 
 const char* device_kind(LinkMode mode) {

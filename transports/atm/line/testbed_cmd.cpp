@@ -95,6 +95,13 @@ CommandSpec up_spec() {
   add("fault-min-payload", text("BYTES"),
       "eligible PDUs carry at least this much TCP/UDP payload, 0..65535 (default 0; always more "
       "than 16)");
+  add("capture", text("FILE"),
+      "write a pcapng file of what crossed each emulated line, until `down` (Wireshark reads it)");
+  add("capture-format", text("FORMAT"),
+      "sunatm (PDUs, default) | erf-aal5 (PDUs with pad, trailer and CRC) | erf-cells (cells)");
+  add("capture-snap", text("BYTES"), "bytes kept of each record, 64..262144 (default 0: all)");
+  add("capture-max", text("SIZE"),
+      "the capture file's size at most, K/M/G 1024-based (default 100M); capturing stops there");
   // The names `mtperf run` gives the same things; the old ones meant otherwise elsewhere.
   spec.aliases = {{"rate", "atm-rate"}, {"mtu", "atm-mtu"}, {"cpus", "irq-cpus"}};
   return spec;
@@ -135,6 +142,29 @@ void add_pdu_faults(const CommandLine& cl, atm::PduFaultConfig& p) {
   p.min_payload = std::size_t(number(cl, "fault-min-payload", 0, 65535, 0));
 }
 
+// --capture and its companions; the daemon opens the file, from its own directory.
+void add_capture(const CommandLine& cl, atm::CaptureOptions& c) {
+  for (const char* o : {"capture-format", "capture-snap", "capture-max"})
+    if (cl.has(o) && !cl.has("capture"))
+      throw UsageError("option " + cl.typed(o) + " needs --capture FILE");
+  if (!cl.has("capture")) return;
+  c.path = fs::absolute(cl.get<std::string>("capture")).string();
+  parsed(cl, "capture-format",
+         [&](const std::string& v) { c.format = atm::parse_capture_format(v); });
+  c.snap = std::uint32_t(number(cl, "capture-snap", 0, atm::kMaxCaptureSnap, 0));
+  if (c.snap != 0 && c.snap < 64)
+    throw UsageError("option " + cl.typed("capture-snap") +
+                     ": below 64 bytes (0 keeps whole records)");
+  if (cl.has("capture-max")) {
+    const std::string v = cl.get<std::string>("capture-max");
+    const auto size = parse_size(v, std::uint64_t(1) << 40);
+    if (!size || *size < 4096)
+      throw UsageError("option " + cl.typed("capture-max") + ": '" + v +
+                       "' is not a size of 4096 bytes to 1T (K/M/G, 1024-based)");
+    c.max_bytes = *size;
+  }
+}
+
 atm::AtmTestbedOptions up_options(const CommandLine& cl) {
   atm::AtmTestbedOptions t;
   if (!cl.has("mode")) throw UsageError("option --mode clip|lane is required");
@@ -158,6 +188,7 @@ atm::AtmTestbedOptions up_options(const CommandLine& cl) {
   t.faults.payload_ber = number(cl, "ber", 0, 1, 0);
   t.faults.seed = std::uint64_t(number(cl, "seed", 0, 1e18, 1));
   add_pdu_faults(cl, t.pdu_faults);
+  add_capture(cl, t.capture);
   return t;
 }
 
@@ -242,7 +273,9 @@ void add_rates(json& stats, const json& previous, double dt_s) {
       json stats = bed.stats_json();
       const auto now = std::chrono::steady_clock::now();
       add_rates(stats, previous, std::chrono::duration<double>(now - last).count());
-      write_json(stats_path(dir, name), {{"adapters", stats}, {"pid", ::getpid()}});
+      json file{{"adapters", stats}, {"pid", ::getpid()}};
+      if (!options.capture.path.empty()) file["capture"] = bed.capture_summary();
+      write_json(stats_path(dir, name), file);
       previous = std::move(stats);
       last = now;
       if (sigtimedwait(&stop, nullptr, &second) > 0) break;
