@@ -360,3 +360,37 @@ TEST_CASE("a link's capture holds exactly the PDUs its VCs counted, bad CRCs inc
     CHECK(expected > 100);
   }
 }
+
+TEST_CASE("an erf-cells capture: ERF type 3, the header without HEC, the 48-byte payload") {
+  const std::string path = temp_path("cells");
+  CaptureOptions o;
+  o.path = path;
+  o.format = CaptureFormat::kErfCells;
+  Cell cell{};
+  for (std::size_t i = 0; i < kCellBytes; ++i)
+    cell[i] = std::uint8_t(i);
+  {
+    CaptureFile file(o, 1);
+    CaptureTap tap(file, 0);
+    tap.pdu(true, {0, 33}, pn::kSunAtmLlc, cpcs_of(10), 10, true, 1);  // not a cell: no record
+    tap.cell(false, cell, 3'000'000'000ull);
+    CHECK(file.records() == 1);
+  }
+  const auto b = read_all(path);
+  std::remove(path.c_str());
+  const auto bl = blocks(b);
+  REQUIRE(bl.size() == 3);
+  const std::size_t e = bl[2].at;
+  CHECK(le32(b, e + 20) == 68);  // 16 + 4 + 48
+  const std::size_t r = e + 28;
+  CHECK(le32(b, r + 4) == 3);  // seconds
+  CHECK(b[r + 8] == 3);
+  CHECK(b[r + 9] == (0x04 | 1));
+  CHECK(be16(b, r + 10) == 68);
+  CHECK(be16(b, r + 14) == 52);
+  CHECK(std::vector<std::uint8_t>(b.begin() + std::ptrdiff_t(r) + 16,
+                                  b.begin() + std::ptrdiff_t(r) + 20) ==
+        std::vector<std::uint8_t>{0, 1, 2, 3});
+  CHECK(b[r + 20] == 5);       // the payload follows, HEC (byte 4) left out
+  CHECK(b[r + 20 + 47] == 52);
+}
