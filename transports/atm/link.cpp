@@ -77,6 +77,13 @@ void validate(const LinkConfig& c) {
         throw std::invalid_argument("a LANE host's MAC address must be a non-zero unicast address");
     if (c.near_mac == c.far_mac)
       throw std::invalid_argument("the two LANE hosts need different MAC addresses");
+    for (const auto& macs : c.lane_proxy_macs) {
+      if (macs.size() > 16) throw std::invalid_argument("a proxy LEC represents at most 16 MACs");
+      for (const Mac& m : macs)
+        if (m == zero || (m[0] & 1) != 0 || m == c.near_mac || m == c.far_mac)
+          throw std::invalid_argument(
+              "a proxied MAC address must be a non-zero unicast address that no host has");
+    }
     if (c.elan_name.size() > kElanNameMaxBytes)
       throw std::invalid_argument("ELAN name '" + c.elan_name + "' exceeds 32 bytes");
   }
@@ -350,7 +357,8 @@ LinkStats AtmLink::stats() const {
   const ElanCounters& e = elan_counters_;
   s.elan = ElanStats{e.configures.load(),    e.joins.load(),          e.join_rejects.load(),
                      e.arp_resolved.load(),  e.arp_unresolved.load(), e.flushes_relayed.load(),
-                     e.bus_forwarded.load(), e.bus_drops.load(),      e.bad_frames.load()};
+                     e.bus_forwarded.load(), e.bus_drops.load(),      e.bad_frames.load(),
+                     e.arp_flooded.load(),   e.arp_relayed.load()};
   for (int from = 0; from < kStations; ++from)
     for (int to = 0; to < kStations; ++to) {
       const RxVc& rx = vcs_[from][to];

@@ -82,7 +82,11 @@ struct LinkConfig {
   // LANE
   std::size_t lane_max_frame = 1516;  // one of 1516, 4544, 9234, 18190; mtu + 16 must fit
   Mac near_mac{}, far_mac{};          // the hosts' TAP devices: unicast, distinct
-  std::string elan_name = "mtperf";   // at most 32 bytes
+  // [host station]: MACs the host's LEC represents besides its own, as a proxy LEC (a bridge)
+  // does: it answers the LE_ARP requests the LES floods for them and takes their frames. At
+  // most 16 a host, unicast, none a host's own.
+  std::array<std::vector<Mac>, 2> lane_proxy_macs{};
+  std::string elan_name = "mtperf";  // at most 32 bytes
   std::uint64_t reassembly_timeout_ns = 1'000'000'000;
 };
 
@@ -155,6 +159,7 @@ struct alignas(64) ElanCounters {
   Counter configures;                    // LE_CONFIGURE requests answered (the LECS)
   Counter joins, join_rejects;           // LE_JOIN requests granted / refused
   Counter arp_resolved, arp_unresolved;  // LE_ARP requests answered / left unanswered
+  Counter arp_flooded, arp_relayed;      // unanswered ones sent to the other LECs; their answers
   Counter flushes_relayed;               // LE_FLUSH responses passed on (control distribute)
   Counter bus_forwarded, bus_drops;      // frames the BUS sent on / could not (line full)
   Counter bad_frames;                    // control frames that did not decode
@@ -163,6 +168,7 @@ struct alignas(64) ElanCounters {
 struct ElanStats {
   std::uint64_t configures = 0, joins = 0, join_rejects = 0, arp_resolved = 0, arp_unresolved = 0,
                 flushes_relayed = 0, bus_forwarded = 0, bus_drops = 0, bad_frames = 0;
+  std::uint64_t arp_flooded = 0, arp_relayed = 0;
 };
 
 struct LinkStats {

@@ -111,6 +111,8 @@ nlohmann::json elan_json(const ElanStats& e) {
           {"join_rejects", e.join_rejects},
           {"le_arp_resolved", e.arp_resolved},
           {"le_arp_unresolved", e.arp_unresolved},
+          {"le_arp_flooded", e.arp_flooded},
+          {"le_arp_relayed", e.arp_relayed},
           {"flushes_relayed", e.flushes_relayed},
           {"bus_forwarded", e.bus_forwarded},
           {"bus_drops", e.bus_drops},
