@@ -391,6 +391,6 @@ TEST_CASE("an erf-cells capture: ERF type 3, the header without HEC, the 48-byte
   CHECK(std::vector<std::uint8_t>(b.begin() + std::ptrdiff_t(r) + 16,
                                   b.begin() + std::ptrdiff_t(r) + 20) ==
         std::vector<std::uint8_t>{0, 1, 2, 3});
-  CHECK(b[r + 20] == 5);       // the payload follows, HEC (byte 4) left out
+  CHECK(b[r + 20] == 5);  // the payload follows, HEC (byte 4) left out
   CHECK(b[r + 20 + 47] == 52);
 }
