@@ -237,3 +237,41 @@ TEST_CASE("-O capture= on mtperf run and --capture on mtperf atm up write clean 
   CHECK(!tshark(up_file, "-Y 'tcp'").empty());
   std::remove(up_file.c_str());
 }
+
+TEST_CASE("LE_ARP flooding on a real line: the LES floods, the proxy LEC answers, the LES relays") {
+  const std::string file = capture_path("proxy");
+  atm::AtmTestbedOptions o;
+  o.mode = atm::LinkMode::kLane;
+  o.rate = atm::kOc3c;
+  o.tag = "capproxy";
+  o.lane_proxy_macs = {atm::Mac{0x02, 0x00, 0x00, 0x00, 0x00, 0x42}};
+  o.capture.path = file;
+  json adapters;
+  {
+    atm::AtmTestbed bed(o);
+    const mtperf::TestHosts hosts = bed.hosts();
+    // A station behind the far LEC, by a static neighbour entry: the near LEC has to LE_ARP.
+    const std::string ns = "ip netns exec " + hosts.near_ns + " ";
+    CHECK(run_command(ns + "ip neigh replace 10.233.0.99 lladdr 02:00:00:00:00:42 dev " +
+                      hosts.links[0].near_if)
+              .rc == 0);
+    CHECK(run_command(ns + "bash -c 'for i in 1 2 3; do echo x > /dev/udp/10.233.0.99/9; " +
+                      "sleep 0.05; done'")
+              .rc == 0);
+    ::usleep(200'000);
+    bed.stop_lines();
+    adapters = bed.stats_json();
+  }
+  const json& elan = adapters[0]["elan"];
+  CHECK(elan["le_arp_flooded"] == 1);
+  CHECK(elan["le_arp_relayed"] == 1);
+  CHECK(adapters[0]["hosts"]["near"]["flushes"] == 1);
+  // Request LES -> far (VCI 41), the far LEC's answer far -> LES (38), relayed LES -> near (40).
+  CHECK(lines(tshark(file, "-Y 'atm.le_control.opcode == 0x0006 && atm.vci == 41'")) == 1);
+  CHECK(lines(tshark(file, "-Y 'atm.le_control.opcode == 0x0106 && atm.vci == 38'")) == 1);
+  CHECK(lines(tshark(file,
+                     "-Y 'atm.le_control.opcode == 0x0106 && atm.vci == 40 && "
+                     "atm.lan_destination.mac == 02:00:00:00:00:42'")) == 1);
+  check_clean(file, "");
+  std::remove(file.c_str());
+}

@@ -148,6 +148,13 @@ struct AtmTestbed::Adapter {
   std::unique_ptr<LinkDriver> driver;
 };
 
+static nlohmann::json proxy_json(const std::vector<Mac>& macs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Mac& m : macs)
+    out.push_back(mac_text(m));
+  return out;
+}
+
 nlohmann::json options_to_json(const AtmTestbedOptions& o) {
   return {{"mode", to_string(o.mode)},
           {"adapters", o.adapters},
@@ -160,6 +167,7 @@ nlohmann::json options_to_json(const AtmTestbedOptions& o) {
           {"encap", to_string(o.encap)},
           {"inatmarp_pvc", o.inatmarp_pvc},
           {"lane_max_frame", o.lane_max_frame},
+          {"lane_proxy_macs", proxy_json(o.lane_proxy_macs)},
           {"propagation_ns", o.propagation_ns},
           {"faults",
            {{"cell_loss_rate", o.faults.cell_loss_rate},
@@ -241,6 +249,7 @@ void AtmTestbed::build() {
     c.elan_name = fmt::format("elan{}", i);
     c.near_mac = host_mac(i, 0);
     c.far_mac = host_mac(i, 1);
+    c.lane_proxy_macs[1] = options_.lane_proxy_macs;
     std::unique_ptr<AtmLink> link;
     try {
       link = std::make_unique<AtmLink>(c);  // validates before any device exists

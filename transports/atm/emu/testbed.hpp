@@ -49,6 +49,9 @@ struct AtmTestbedOptions {
   // LANE maximum frame, 1516/4544/9234/18190; 0: the smallest that carries the MTU
   // (lane_frame_for_mtu), 1516 when the MTU is not given either.
   std::size_t lane_max_frame = 0;
+  // LANE: MACs the far host's LEC represents besides its own, as a proxy LEC (a bridge) does;
+  // it answers the LE_ARP requests the LES floods for them (at most 16).
+  std::vector<Mac> lane_proxy_macs;
   FaultConfig faults;
   PduFaultConfig pdu_faults;  // after reassembly (corrupt, duplicate, reorder), seeded by faults
   std::uint64_t propagation_ns = 0;

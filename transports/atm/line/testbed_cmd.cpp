@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -78,6 +79,9 @@ CommandSpec up_spec() {
   add("max-frame", text("BYTES"),
       "--mode lane: maximum frame (LECID + 802.3 header + MTU), 1516 | 4544 | 9234 | 18190 "
       "(default: the smallest that carries --atm-mtu, 1516 without it)");
+  add("lane-proxy", text("MAC[,MAC...]"),
+      "--mode lane: the far host's LEC is a proxy LEC for these MACs (at most 16): it answers the "
+      "LE_ARP requests the LES floods for them");
   add("delay-us", text("MICROSECONDS"), "one-way propagation delay, 0..1e6 (default 0)");
   add("cell-loss", text("P"), "probability that a cell is lost, 0..1 (default 0)");
   add("hec-errors", text("P"), "probability of a header (HEC) error per cell, 0..1 (default 0)");
@@ -142,6 +146,30 @@ void add_pdu_faults(const CommandLine& cl, atm::PduFaultConfig& p) {
   p.min_payload = std::size_t(number(cl, "fault-min-payload", 0, 65535, 0));
 }
 
+// "02:00:00:00:00:42,02:00:00:00:00:43": unicast MACs, at most 16.
+std::vector<atm::Mac> parse_macs(const std::string& text) {
+  std::vector<atm::Mac> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string word = text.substr(at, comma - at);
+    atm::Mac m{};
+    unsigned b[6];
+    char tail = 0;
+    if (std::sscanf(word.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
+                    &b[5], &tail) != 6 ||
+        word.size() != 17)
+      throw std::invalid_argument("'" + word + "' is not a MAC address (02:00:00:00:00:42)");
+    for (int i = 0; i < 6; ++i)
+      m[std::size_t(i)] = std::uint8_t(b[i]);
+    if ((m[0] & 1) != 0) throw std::invalid_argument(word + " is a group address, not a station's");
+    out.push_back(m);
+    at = comma + 1;
+  }
+  if (out.size() > 16) throw std::invalid_argument("at most 16 MACs");
+  return out;
+}
+
 // --capture and its companions; the daemon opens the file, from its own directory.
 void add_capture(const CommandLine& cl, atm::CaptureOptions& c) {
   for (const char* o : {"capture-format", "capture-snap", "capture-max"})
@@ -181,6 +209,11 @@ atm::AtmTestbedOptions up_options(const CommandLine& cl) {
       throw UsageError("option " + cl.typed("max-frame") + " applies to --mode lane only");
     parsed(cl, "max-frame",
            [&](const std::string&) { atm::lane_max_frame_code(t.lane_max_frame); });
+  }
+  if (cl.has("lane-proxy")) {
+    if (t.mode != atm::LinkMode::kLane)
+      throw UsageError("option " + cl.typed("lane-proxy") + " applies to --mode lane only");
+    parsed(cl, "lane-proxy", [&](const std::string& v) { t.lane_proxy_macs = parse_macs(v); });
   }
   t.propagation_ns = std::uint64_t(number(cl, "delay-us", 0, 1e6, 0) * 1000);
   t.faults.cell_loss_rate = number(cl, "cell-loss", 0, 1, 0);
