@@ -236,6 +236,9 @@ TEST_CASE("-O capture= on mtperf run and --capture on mtperf atm up write clean 
       mtperf_cmd("run -T lane --testbed " + name + " -O capture=/tmp/x.pcapng -l 0.3 2>&1");
   CHECK(refused.rc == 2);
   CHECK_THAT(refused.out, Catch::Contains("mtperf atm up --capture"));
+  ::sleep(2);  // the daemon rewrites its counters, with the capture's summary, every second
+  CHECK_THAT(mtperf_cmd("atm status --name " + name).out,
+             Catch::Contains("capture " + up_file + ": "));
   CHECK(mtperf_cmd("atm down --name " + name).rc == 0);
   check_clean(up_file, "");
   CHECK(!tshark(up_file, "-Y 'atm.le_control.opcode == 0x0002'").empty());

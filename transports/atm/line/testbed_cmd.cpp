@@ -492,7 +492,10 @@ int status(const CommandLine& cl, const std::string& dir, std::ostream& out) {
         pid, alive(pid) ? "running" : "NOT RUNNING: `mtperf atm down` removes what it left");
     out << "  hosts: " << state.value("near_ns", "") << " (near), " << state.value("far_ns", "")
         << " (far)\n";
-    print_stats(state, read_json(stats_path(dir, name)), out);
+    const json stats = read_json(stats_path(dir, name));
+    print_stats(state, stats, out);
+    if (stats.is_object() && stats.contains("capture"))
+      out << "  " << stats["capture"].get<std::string>() << "\n";
   }
   return 0;
 }
