@@ -63,7 +63,7 @@ CaptureFile::CaptureFile(const CaptureOptions& options, int lines) : options_(op
     throw std::runtime_error("capture file " + options_.path + ": " + std::strerror(errno));
   std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
   bytes_ = head.size();
-  if (std::fwrite(head.data(), 1, head.size(), file_) != head.size()) failed_ = true;
+  if (std::fwrite(head.data(), 1, head.size(), file_) != head.size()) failed_.store(true);
 }
 
 CaptureFile::~CaptureFile() {
@@ -86,17 +86,17 @@ void CaptureFile::write(std::span<const std::uint8_t> blocks) noexcept {
   if (blocks.empty()) return;
   std::lock_guard lock(mutex_);
   if (file_ == nullptr) return;
-  if (std::fwrite(blocks.data(), 1, blocks.size(), file_) != blocks.size()) failed_ = true;
+  if (std::fwrite(blocks.data(), 1, blocks.size(), file_) != blocks.size()) failed_.store(true);
 }
 
 bool CaptureFile::close() noexcept {
   std::lock_guard lock(mutex_);
   if (file_ != nullptr) {
-    if (std::fflush(file_) != 0) failed_ = true;
-    if (std::fclose(file_) != 0) failed_ = true;
+    if (std::fflush(file_) != 0) failed_.store(true);
+    if (std::fclose(file_) != 0) failed_.store(true);
     file_ = nullptr;
   }
-  return !failed_;
+  return !failed_.load();
 }
 
 std::string CaptureFile::summary() const {
@@ -105,7 +105,7 @@ std::string CaptureFile::summary() const {
   if (full())
     s += fmt::format("; capture stopped when the file reached its limit of {} bytes",
                      options_.max_bytes);
-  if (failed_) s += "; writing the file failed";
+  if (failed_.load()) s += "; writing the file failed";
   return s;
 }
 

@@ -71,7 +71,7 @@ class CaptureFile {
   CaptureOptions options_;
   std::mutex mutex_;
   std::FILE* file_ = nullptr;
-  bool failed_ = false;
+  std::atomic<bool> failed_{false};  // summary() reads it while the taps write
   std::atomic<std::uint64_t> bytes_{0}, records_{0};
   std::atomic<bool> full_{false};
 };
