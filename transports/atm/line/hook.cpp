@@ -12,6 +12,7 @@
 #include "platform/number.hpp"
 #include "platform/request_error.hpp"
 #include "transports/atm/emu/testbed.hpp"
+#include "transports/atm/line/capture_options.hpp"
 #include "transports/atm/line/cells_cmd.hpp"
 #include "transports/atm/line/testbed_cmd.hpp"
 
@@ -110,6 +111,7 @@ class AtmLineHook final : public LineHook {
     t.rate = rate_option(options);
     t.mtu = mtu_option(options);
     t.adapters = std::max(adapters, 1);
+    t.capture = capture_options_of(transport, options);
     auto bed = std::make_shared<AtmTestbed>(t);  // removed with the last owner
     const TestHosts hosts = bed->hosts();
     return {bed, hosts, line_text(hosts, options)};
@@ -127,6 +129,10 @@ class AtmLineHook final : public LineHook {
     }
     hosts.device_kind = device_kind(parse_link_mode(hosts.kind));
     check_line_rate(state, name, options);
+    if (!capture_options_of(transport, options).path.empty())
+      throw RequestError("-O capture: ATM testbed '" + name +
+                         "' is up already and its daemon holds the line; capture it from the "
+                         "start with `mtperf atm up --capture FILE`, or leave --testbed out");
     return Line{nullptr, hosts, line_text(hosts, options)};
   }
 
@@ -154,6 +160,7 @@ class AtmLineHook final : public LineHook {
   }
 
   std::string option_name(std::string_view key) const override {
+    if (key.starts_with("capture")) return "-O " + std::string(key);
     return "--atm-" + std::string(key);
   }
 
