@@ -170,6 +170,15 @@ class AtmLineHook final : public LineHook {
         {"mtu", "atm-mtu", "BYTES", "0",
          "-T clip|lane: IP MTU, 68..65527 (0: 9180 CLIP, 1500 LANE); LANE's maximum frame is the "
          "smallest of 1516/4544/9234/18190 that carries it"},
+        // The capture's keys (capture_options.hpp), also taken as -O capture*=...
+        {"capture", "capture", "FILE", "",
+         "-T clip|lane: a pcapng file of what crossed each emulated line (also -O capture=FILE)"},
+        {"capture_format", "capture-format", "FORMAT", "",
+         "with --capture: sunatm (default) | erf-aal5 (pad, trailer, CRC) | erf-cells"},
+        {"capture_snap", "capture-snap", "BYTES", "",
+         "with --capture: bytes kept of each record, 64..262144 (default: all)"},
+        {"capture_max", "capture-max", "SIZE", "",
+         "with --capture: the file's size at most, K/M/G (default 100M); capturing stops there"},
     };
   }
 
