@@ -10,6 +10,7 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
       slurmctld slurmd slurm-client munge openmpi-bin  # tests/fleet: mtperf fleet under srun and mpirun
       python3-yaml  # tests/fleet/recipes_check.py: the Kubernetes recipe as YAML
       chromium  # tests/report/html_render_check.py: the HTML report parsed and rendered headless
+      tshark  # tests/integration/test_atm_capture: the ATM captures decoded as Wireshark does
       clang libclang-rt-14-dev llvm)  # ci/fuzz.sh: libFuzzer and its sanitizers, llvm-symbolizer
 missing=()
 for p in "${pkgs[@]}"; do
@@ -20,5 +21,8 @@ echo "ci/deps.sh: installing ${missing[*]}"
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 export DEBIAN_FRONTEND=noninteractive
+# wireshark-common asks whether non-root users may capture: no (nothing here captures live).
+echo "wireshark-common wireshark-common/install-setuid boolean false" |
+  "${sudo_cmd[@]}" debconf-set-selections
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -115,9 +115,9 @@ po::options_description run_description() {
   // The options of the lines transports bring, as each line's hook declares them.
   for (const LineHook* hook : line_hooks()) {
     for (const LineOption& l : hook->run_options()) {
-      add(l.flag.c_str(),
-          text()->default_value(l.default_text, l.default_text)->value_name(l.value_name),
-          l.help.c_str());
+      auto* value = text()->value_name(l.value_name);
+      if (!l.default_text.empty()) value->default_value(l.default_text, l.default_text);
+      add(l.flag.c_str(), value, l.help.c_str());
     }
   }
   add("quiet,q", po::bool_switch(), "no progress or interim lines");
@@ -441,7 +441,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   // line's hook checks them.
   for (const LineHook* hook : line_hooks()) {
     for (const LineOption& l : hook->run_options()) {
-      if (!vm[l.flag].defaulted()) o.line_options[l.key] = get<std::string>(vm, l.flag.c_str());
+      if (vm.count(l.flag) && !vm[l.flag].defaulted())
+        o.line_options[l.key] = get<std::string>(vm, l.flag.c_str());
     }
   }
   o.quiet = get<bool>(vm, "quiet");

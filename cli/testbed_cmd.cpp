@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "platform/command_line.hpp"
 #include "platform/netns.hpp"
 #include "platform/number.hpp"

@@ -2,6 +2,8 @@
 
 #include <exception>
 
+#include <nlohmann/json.hpp>
+
 #include "platform/command_line.hpp"
 #include "platform/topology.hpp"
 

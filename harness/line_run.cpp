@@ -11,9 +11,14 @@ const LineHook* line_hook_of(const std::string& transport) {
 
 Line line_for(const RunRequest& o, const std::optional<std::string>& testbed, const LineHook& hook,
               int adapters) {
+  // The line's options, and the transport's -O keys beside them: a line may own some (its
+  // capture), which the transport's option list declared and -O checked already.
+  LineOptions options = o.line_options;
+  for (const auto& [key, value] : o.spec.transport_params)
+    options.emplace(key, value);
   if (testbed)
-    if (auto line = hook.attach(o.spec.transport, *testbed, o.line_options)) return *line;
-  return hook.build(o.spec.transport, adapters, o.line_options);
+    if (auto line = hook.attach(o.spec.transport, *testbed, options)) return *line;
+  return hook.build(o.spec.transport, adapters, options);
 }
 
 Report run_on_line(const RunRequest& o, const LineHook& hook) {

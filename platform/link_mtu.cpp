@@ -1,19 +1,25 @@
 #include "platform/link_mtu.hpp"
 
 #include <cstdio>
-#include <regex>
 #include <stdexcept>
 
 #include "platform/exec.hpp"
+#include "platform/shape.hpp"
 
 namespace mtperf {
 
 int parse_ip_link_mtu(const std::string& text) {
-  static const std::regex mtu(R"((^|\s)mtu (\d{1,6})(\s|$))");
-  std::smatch m;
-  if (!std::regex_search(text, m, mtu))
-    throw std::runtime_error("no MTU in ip's output: '" + text.substr(0, 200) + "'");
-  return std::stoi(m[2].str());
+  // The word "mtu" followed by a number of 1..6 digits, each a whole word.
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  for (size_t at = text.find("mtu "); at != std::string::npos; at = text.find("mtu ", at + 1)) {
+    if (at > 0 && !space(text[at - 1])) continue;
+    size_t from = at + 4, to = from;
+    while (to < text.size() && shape::digit(text[to]))
+      ++to;
+    if (to == from || to - from > 6 || (to < text.size() && !space(text[to]))) continue;
+    return std::stoi(text.substr(from, to - from));
+  }
+  throw std::runtime_error("no MTU in ip's output: '" + text.substr(0, 200) + "'");
 }
 
 int link_mtu(const std::string& ns, const std::string& ifname) {

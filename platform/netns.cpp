@@ -1,5 +1,7 @@
 #include "platform/netns.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>
@@ -12,7 +14,6 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -23,6 +24,7 @@
 #include "platform/number.hpp"
 
 #include "platform/read_file.hpp"
+#include "platform/shape.hpp"
 
 namespace mtperf {
 namespace fs = std::filesystem;
@@ -282,8 +284,7 @@ std::map<std::string, LinkCounters> link_counters() {
 }
 
 void check_testbed_name(const std::string& name) {
-  static const std::regex kName("^[a-z0-9_-]{1,32}$");
-  if (!std::regex_match(name, kName))
+  if (!shape::plain_name(name, 32))
     throw std::invalid_argument("testbed name '" + name +
                                 "': use 1-32 characters from a-z, 0-9, '_' and '-'");
 }
@@ -322,13 +323,14 @@ nlohmann::json read_testbed_state(const std::string& name, const std::string& di
 }
 
 std::vector<std::string> list_testbed_states(const std::string& dir) {
-  static const std::regex kFile("^testbed-([a-z0-9_-]{1,32})\\.json$");
   std::vector<std::string> names;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::smatch m;
-    std::string file = it->path().filename().string();
-    if (std::regex_match(file, m, kFile)) names.push_back(m[1]);
+    std::string file = it->path().filename().string();  // testbed-NAME.json
+    std::string_view name(file);
+    if (!name.starts_with("testbed-") || !name.ends_with(".json")) continue;
+    name = name.substr(8, name.size() - 8 - 5);
+    if (shape::plain_name(name, 32)) names.emplace_back(name);
   }
   std::sort(names.begin(), names.end());
   return names;

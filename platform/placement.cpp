@@ -1,5 +1,7 @@
 #include "platform/placement.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "platform/affinity.hpp"
 
 #include <algorithm>

@@ -1,8 +1,11 @@
 #include "platform/topology.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "platform/affinity.hpp"
 #include "platform/rdma_devices.hpp"
 #include "platform/root_fs.hpp"
+#include "platform/shape.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -19,7 +22,6 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -80,13 +82,11 @@ std::string uevent_value(const RootFs& fs, const std::string& dir, std::string_v
 }
 
 bool is_pci_address(const std::string& name) {
-  static const std::regex kPci("^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]$");
-  return std::regex_match(name, kPci);
+  return shape::fits(name, "xxxx:xx:xx.7");
 }
 
 bool is_host_bridge(const std::string& name) {
-  static const std::regex kBridge("^pci[0-9a-f]{4}:[0-9a-f]{2}$");
-  return std::regex_match(name, kBridge);
+  return shape::fits(name, "pcixxxx:xx");
 }
 
 // /proc/interrupts: IRQ number → action names.
@@ -100,7 +100,12 @@ std::map<int, std::string> read_irq_names(const RootFs& fs) {
     for (std::string tok; header >> tok;)
       ncpu += tok.starts_with("CPU");
   }
-  static const std::regex kHwirq("^[0-9]+-[a-z]+$");
+  // "123-edge": a hwirq number and its trigger type.
+  auto hwirq = [](std::string_view w) {
+    size_t dash = w.find('-');
+    return dash != std::string_view::npos && shape::all(w.substr(0, dash), shape::digit) &&
+           shape::all(w.substr(dash + 1), shape::lower_alpha);
+  };
   while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::string label;
@@ -114,7 +119,7 @@ std::map<int, std::string> read_irq_names(const RootFs& fs) {
     size_t first = std::min(ncpu, rest.size());
     // New kernels print "chip hwirq-type name", older ones "chip-type name".
     if (first < rest.size()) ++first;
-    if (first < rest.size() && std::regex_match(rest[first], kHwirq)) ++first;
+    if (first < rest.size() && hwirq(rest[first])) ++first;
     std::string name;
     for (size_t i = first; i < rest.size(); ++i)
       name += (name.empty() ? "" : " ") + rest[i];
@@ -147,9 +152,9 @@ bool looks_like_data_queue(const std::string& irq_name, const std::string& ifnam
   for (const char* word : {"txrx", "rx", "tx", "input", "output", "comp", "queue", "fp-"})
     if (lower.find(word) != std::string::npos) return true;
   // Drivers that name queue vectors "<if>-<n>".
-  static const std::regex kNumbered(".*-[0-9]+$");
-  return !ifname.empty() && contains_word(irq_name, ifname) &&
-         std::regex_match(irq_name, kNumbered);
+  const size_t dash = irq_name.rfind('-');
+  return !ifname.empty() && contains_word(irq_name, ifname) && dash != std::string::npos &&
+         shape::all(std::string_view(irq_name).substr(dash + 1), shape::digit);
 }
 
 Irq read_irq(const RootFs& fs, int number, const std::map<int, std::string>& names,
@@ -356,11 +361,11 @@ void add_rdma_ports(const std::string& root, Topology& t) {
 }
 
 void read_nodes(const RootFs& fs, Topology& t) {
-  static const std::regex kNode("^node([0-9]+)$");
   for (const auto& entry : fs.list("sys/devices/system/node")) {
-    std::smatch m;
-    if (!std::regex_match(entry, m, kNode)) continue;
-    size_t node = std::stoul(m[1]);
+    std::string_view digits = std::string_view(entry).substr(std::min<size_t>(4, entry.size()));
+    if (!entry.starts_with("node") || !shape::all(digits, shape::digit) || digits.size() > 4)
+      continue;
+    size_t node = std::stoul(std::string(digits));
     if (node > 4096) continue;
     if (t.node_cpus.size() <= node) t.node_cpus.resize(node + 1);
     t.node_cpus[node] = cpus_or_empty(fs.read("sys/devices/system/node/" + entry + "/cpulist"));

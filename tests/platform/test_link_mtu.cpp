@@ -61,3 +61,12 @@ TEST_CASE("a failed run inside the guard still restores the MTU") {
   }
   CHECK(link_mtu(link.ns, link.ifname) == 1500);
 }
+
+TEST_CASE("parse_ip_link_mtu: the mtu field only as whole words, at most 6 digits") {
+  CHECK(parse_ip_link_mtu("3: v0@if2: <UP>\tmtu 9000\tqdisc noqueue") == 9000);
+  CHECK(parse_ip_link_mtu("mtu 1500") == 1500);
+  CHECK(parse_ip_link_mtu("xmtu 7 mtu 68 qdisc") == 68);
+  CHECK_THROWS_AS(parse_ip_link_mtu("2: eth0: <UP> mtu 1234567 qdisc"), std::runtime_error);
+  CHECK_THROWS_AS(parse_ip_link_mtu("2: eth0: <UP> mtu 1500x qdisc"), std::runtime_error);
+  CHECK_THROWS_AS(parse_ip_link_mtu("2: eth0: <UP> mtu  qdisc"), std::runtime_error);
+}

@@ -12,6 +12,8 @@
 #include <memory>
 #include <regex>
 
+#include <nlohmann/json.hpp>
+
 #include "platform/exec.hpp"
 #include "platform/netns.hpp"
 #include "platform/topology.hpp"

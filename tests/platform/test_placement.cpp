@@ -1,6 +1,7 @@
 // Placement policy on the server8 fixture (8 NICs, 4 PCI controllers, 2 NUMA nodes) and on a
 // veth-only topology.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "platform/affinity.hpp"
 #include "platform/placement.hpp"

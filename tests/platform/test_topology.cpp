@@ -1,6 +1,7 @@
 // Topology read from fixture trees: the exact adapters, controllers, IRQ → CPU and NUMA facts of
 // a copied VM and a hand-built two-socket server (tests/fixtures/topology/README.md).
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 

@@ -29,7 +29,9 @@ namespace mtperf {
 
 // The line options of a run as the user gave them, by generic key: "rate" (the line rate: a
 // name such as oc3, or cells/s) and "mtu" (bytes). Only the options given are present; the hook
-// supplies its defaults. The hook names them as the command line spells them in its errors.
+// supplies its defaults. Beside them, the transport's own -O options (TransportParams) under
+// their keys, for a line that owns some (the ATM line's capture_*). The hook names them as the
+// command line spells them in its errors.
 using LineOptions = std::map<std::string, std::string>;
 
 // One command-line option a line takes: `--flag VALUE` sets LineOptions[key] when given. The

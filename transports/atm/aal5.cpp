@@ -216,6 +216,7 @@ CellStatus Reassembler::push(std::span<const std::uint8_t, kCellBytes> cell, std
   filled_ += kCellPayloadBytes;
   if (!last) return CellStatus::kAccepted;
   const std::size_t cells = filled_ / kCellPayloadBytes;
+  last_bytes_ = filled_;
   filled_ = 0;
   return finish_pdu(cells);
 }

@@ -121,6 +121,9 @@ class Reassembler {
 
   // The PDU completed by the last push() that returned kPduComplete; valid until the next push.
   const Aal5Pdu& pdu() const { return pdu_; }
+  // The whole CPCS-PDU (pad and trailer, CRC as received) of the last push() that ended a PDU
+  // (kPduComplete, kCrcError, kLengthError); valid until the next push. For captures.
+  std::span<const std::uint8_t> last_cpcs() const { return {buffer_.data(), last_bytes_}; }
   const VcCounters& counters() const { return counters_; }
   VcAddress vc() const { return vc_; }
   bool in_pdu() const { return filled_ > 0; }
@@ -135,6 +138,7 @@ class Reassembler {
   ReassemblerConfig config_;
   std::vector<std::uint8_t> buffer_;  // max cells * 48 bytes, allocated once
   std::size_t filled_ = 0;            // bytes of the partial PDU in buffer_
+  std::size_t last_bytes_ = 0;        // bytes of the last PDU that ended
   std::uint64_t first_cell_ns_ = 0;
   bool discarding_ = false;
   Aal5Pdu pdu_;

@@ -38,6 +38,7 @@ class LaneClient final : public Station {
       : self_(self),
         side_(self == kNearHost ? Side::kNear : Side::kFar),
         own_mac_(self == kNearHost ? c.near_mac : c.far_mac),
+        proxied_(c.lane_proxy_macs[self == kNearHost ? 0 : 1]),
         own_atm_(station_atm_address(c.adapter, self)),
         max_frame_(c.lane_max_frame),
         counters_(counters) {
@@ -104,8 +105,7 @@ class LaneClient final : public Station {
     const Decapsulated d = decapsulate(EncapParams{Encap::kLane, 0, kMinLecid, max_frame_}, sdu);
     if (d.status != EncapStatus::kOk) return counters_.drop_bad_pdu.add();
     // A LEC discards its own frames coming back from the BUS, and unicast frames for others.
-    const bool mine = is_group(d.payload.data()) ||
-                      std::equal(own_mac_.begin(), own_mac_.end(), d.payload.begin());
+    const bool mine = is_group(d.payload.data()) || represents(mac_at(d.payload.data()));
     if ((lecid_ != 0 && d.lecid == lecid_) || !mine) return counters_.drop_no_route.add();
     if (from == kBus) counters_.rx_bus.add();
     counters_.to_host.add();
@@ -246,9 +246,31 @@ class LaneClient final : public Station {
         return on_le_arp_response(f, now_ns, port);
       case LaneOp::kFlushResponse:
         return on_flush_response(f, now_ns, port);
+      case LaneOp::kArpRequest:
+        return on_flooded_le_arp(f, port);
       default:
-        return;  // requests are for the LES; LE_ARP requests a LES floods are not used here
+        return;  // other requests are for the LES
     }
+  }
+
+  bool represents(const Mac& mac) const {
+    if (mac == own_mac_) return true;
+    for (const Mac& m : proxied_)
+      if (m == mac) return true;
+    return false;
+  }
+
+  // An LE_ARP request the LES could not answer and flooded: the LEC that represents the MAC
+  // answers on its control direct VC, with its own ATM address.
+  void on_flooded_le_arp(const LaneControlFrame& f, LinkPort& port) {
+    if (!ready() || f.requester_lecid == lecid_ || f.target_lan.tag != 1 ||
+        !represents(f.target_lan.mac))
+      return;
+    LaneControlFrame r = f;
+    r.op = LaneOp::kArpResponse;
+    r.status = LaneStatus::kSuccess;
+    r.target_atm = own_atm_;
+    send_lane_control(port, self_, les_, r);
   }
 
   void on_le_arp_response(const LaneControlFrame& f, std::uint64_t now_ns, LinkPort& port) {
@@ -427,6 +449,7 @@ class LaneClient final : public Station {
   int self_;
   Side side_;
   Mac own_mac_;
+  std::vector<Mac> proxied_;  // MACs this LEC represents besides its own (a proxy LEC)
   AtmAddress own_atm_;
   std::size_t max_frame_;
   Phase phase_ = Phase::kConfigure;

@@ -44,6 +44,8 @@ class LesStation final : public Station {
         return le_arp(from, request, now_ns, port);
       case LaneOp::kFlushResponse:
         return relay_flush_response(request, port);
+      case LaneOp::kArpResponse:
+        return relay_arp_response(from, request, port);
       default:
         if (auto answer = les_.handle(request, now_ns))
           send_lane_control(port, kServer, from, *answer);
@@ -97,9 +99,35 @@ class LesStation final : public Station {
     } else {
       r = les_.handle(request, now_ns);
     }
-    if (!r) return counters_.arp_unresolved.add();  // the client asks again, then gives up
-    counters_.arp_resolved.add();
-    send_lane_control(port, kServer, from, *r);
+    if (r) {
+      counters_.arp_resolved.add();
+      send_lane_control(port, kServer, from, *r);
+      return;
+    }
+    // LANE v1: a request the LES cannot answer goes to every other LEC on its control
+    // distribute VC; a LEC that represents the MAC (its own, or one behind a proxy LEC) answers,
+    // and relay_arp_response() passes the answer on. Without one the client asks again, then
+    // gives up.
+    counters_.arp_unresolved.add();
+    if (request.target_lan.tag != 1 || lecid_of_[from] == 0) return;
+    bool flooded = false;
+    for (const int host : {kNearHost, kFarHost}) {
+      if (host == from || lecid_of_[host] == 0) continue;
+      send_lane_control(port, kServer, host, request);
+      flooded = true;
+    }
+    if (flooded) counters_.arp_flooded.add();
+  }
+
+  // A LEC's answer to a flooded LE_ARP request comes in on its control direct VC; the LES
+  // passes it to the requester (named by its LECID) on the control distribute VC.
+  void relay_arp_response(int from, const LaneControlFrame& response, LinkPort& port) {
+    for (const int host : {kNearHost, kFarHost}) {
+      if (host == from || lecid_of_[host] == 0 || lecid_of_[host] != response.requester_lecid)
+        continue;
+      send_lane_control(port, kServer, host, response);
+      counters_.arp_relayed.add();
+    }
   }
 
   // A flush response comes in on the responder's control direct VC; the LES passes it to the

@@ -7,6 +7,7 @@
 
 #include "transports/atm/clip_stations.hpp"
 #include "transports/atm/lane_stations.hpp"
+#include "transports/atm/pcapng.hpp"
 
 namespace mtperf::atm {
 namespace {
@@ -76,6 +77,13 @@ void validate(const LinkConfig& c) {
         throw std::invalid_argument("a LANE host's MAC address must be a non-zero unicast address");
     if (c.near_mac == c.far_mac)
       throw std::invalid_argument("the two LANE hosts need different MAC addresses");
+    for (const auto& macs : c.lane_proxy_macs) {
+      if (macs.size() > 16) throw std::invalid_argument("a proxy LEC represents at most 16 MACs");
+      for (const Mac& m : macs)
+        if (m == zero || (m[0] & 1) != 0 || m == c.near_mac || m == c.far_mac)
+          throw std::invalid_argument(
+              "a proxied MAC address must be a non-zero unicast address that no host has");
+    }
     if (c.elan_name.size() > kElanNameMaxBytes)
       throw std::invalid_argument("ELAN name '" + c.elan_name + "' exceeds 32 bytes");
   }
@@ -227,13 +235,20 @@ int AtmLink::station_of(const AtmAddress& atm) const {
 
 void AtmLink::on_cell(int line, std::span<const std::uint8_t, kCellBytes> cell,
                       std::uint64_t now_ns) {
+  if (capture_ && capture_->format() == CaptureFormat::kErfCells) [[unlikely]]
+    capture_->cell(
+        line == 0, cell,
+        std::uint64_t(std::int64_t(wires_[line]->arriving_sent_ns()) + capture_offset_ns_));
   const VcAddress vc = header_vc(cell.first<5>(), HeaderFormat::kUni);
   const int index = int(vc.vci) - 32;
   if (vc.vpi == 0 && index >= 0 && index < kStations * kStations) {
     const int from = index / 4, to = index % 4;
     RxVc& rx = vcs_[from][to];
     if (rx.reassembler && line_of(from, to) == line) {
-      if (rx.reassembler->push(cell, now_ns) == CellStatus::kPduComplete)
+      const CellStatus status = rx.reassembler->push(cell, now_ns);
+      if (capture_) [[unlikely]]
+        capture_pdu(line, from, to, status);
+      if (status == CellStatus::kPduComplete)
         stations_[to]->on_pdu(from, rx.reassembler->pdu().sdu, now_ns, *this);
       return;
     }
@@ -246,6 +261,20 @@ void AtmLink::on_cell(int line, std::span<const std::uint8_t, kCellBytes> cell,
   } else {
     port_unknown_vc_[line].add();
   }
+}
+
+void AtmLink::capture_pdu(int line, int from, int to, CellStatus status) {
+  const bool good = status == CellStatus::kPduComplete;
+  if (!good && status != CellStatus::kCrcError && status != CellStatus::kLengthError) return;
+  std::uint8_t traffic = pcapng::kSunAtmLane;
+  if (config_.mode == LinkMode::kClip) {
+    const bool llc = from == kServer || to == kServer || config_.clip_encap == Encap::kLlcSnap;
+    traffic = llc ? pcapng::kSunAtmLlc : pcapng::kSunAtmRaw;
+  }
+  const Reassembler& r = *vcs_[from][to].reassembler;
+  const std::uint64_t ts =
+      std::uint64_t(std::int64_t(wires_[line]->arriving_sent_ns()) + capture_offset_ns_);
+  capture_->pdu(line == 0, r.vc(), traffic, r.last_cpcs(), good ? r.pdu().sdu.size() : 0, good, ts);
 }
 
 std::uint64_t AtmLink::advance(std::uint64_t now_ns, LinkSink& sink) {
@@ -328,7 +357,8 @@ LinkStats AtmLink::stats() const {
   const ElanCounters& e = elan_counters_;
   s.elan = ElanStats{e.configures.load(),    e.joins.load(),          e.join_rejects.load(),
                      e.arp_resolved.load(),  e.arp_unresolved.load(), e.flushes_relayed.load(),
-                     e.bus_forwarded.load(), e.bus_drops.load(),      e.bad_frames.load()};
+                     e.bus_forwarded.load(), e.bus_drops.load(),      e.bad_frames.load(),
+                     e.arp_flooded.load(),   e.arp_relayed.load()};
   for (int from = 0; from < kStations; ++from)
     for (int to = 0; to < kStations; ++to) {
       const RxVc& rx = vcs_[from][to];

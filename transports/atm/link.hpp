@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "transports/atm/atmarp.hpp"
+#include "transports/atm/capture.hpp"
 #include "transports/atm/encap.hpp"
 #include "transports/atm/faults.hpp"
 #include "transports/atm/lane_ctrl.hpp"
@@ -81,7 +82,11 @@ struct LinkConfig {
   // LANE
   std::size_t lane_max_frame = 1516;  // one of 1516, 4544, 9234, 18190; mtu + 16 must fit
   Mac near_mac{}, far_mac{};          // the hosts' TAP devices: unicast, distinct
-  std::string elan_name = "mtperf";   // at most 32 bytes
+  // [host station]: MACs the host's LEC represents besides its own, as a proxy LEC (a bridge)
+  // does: it answers the LE_ARP requests the LES floods for them and takes their frames. At
+  // most 16 a host, unicast, none a host's own.
+  std::array<std::vector<Mac>, 2> lane_proxy_macs{};
+  std::string elan_name = "mtperf";  // at most 32 bytes
   std::uint64_t reassembly_timeout_ns = 1'000'000'000;
 };
 
@@ -154,6 +159,7 @@ struct alignas(64) ElanCounters {
   Counter configures;                    // LE_CONFIGURE requests answered (the LECS)
   Counter joins, join_rejects;           // LE_JOIN requests granted / refused
   Counter arp_resolved, arp_unresolved;  // LE_ARP requests answered / left unanswered
+  Counter arp_flooded, arp_relayed;      // unanswered ones sent to the other LECs; their answers
   Counter flushes_relayed;               // LE_FLUSH responses passed on (control distribute)
   Counter bus_forwarded, bus_drops;      // frames the BUS sent on / could not (line full)
   Counter bad_frames;                    // control frames that did not decode
@@ -162,6 +168,7 @@ struct alignas(64) ElanCounters {
 struct ElanStats {
   std::uint64_t configures = 0, joins = 0, join_rejects = 0, arp_resolved = 0, arp_unresolved = 0,
                 flushes_relayed = 0, bus_forwarded = 0, bus_drops = 0, bad_frames = 0;
+  std::uint64_t arp_flooded = 0, arp_relayed = 0;
 };
 
 struct LinkStats {
@@ -220,6 +227,14 @@ class AtmLink final : LinkPort {
   std::uint64_t advance(std::uint64_t now_ns, LinkSink& sink);
 
   LinkStats stats() const;
+  // Records what each line's receiving end reassembled (or, erf-cells, every cell that arrived)
+  // into `tap`, stamped with the line's cell clock plus realtime_offset_ns (CLOCK_REALTIME minus
+  // the clock passed in). The tap must outlive the link's use; nullptr: no capture (the
+  // default, which costs one predictable branch per cell). Call before start().
+  void set_capture(CaptureTap* tap, std::int64_t realtime_offset_ns) {
+    capture_ = tap;
+    capture_offset_ns_ = realtime_offset_ns;
+  }
   const LinkConfig& config() const override { return config_; }
   const HostCounters& host_counters(Side side) const { return host_counters_[int(side)]; }
   const WireCounters& wire_counters(Side side) const { return wires_[int(side)]->counters(); }
@@ -236,6 +251,7 @@ class AtmLink final : LinkPort {
   static int line_of(int from, int to) { return from == kNearHost || to == kFarHost ? 0 : 1; }
   void on_cell(int line, std::span<const std::uint8_t, kCellBytes> cell, std::uint64_t now_ns);
   void add_vc(int from, int to);
+  void capture_pdu(int line, int from, int to, CellStatus status);
 
   LinkConfig config_;
   std::array<std::unique_ptr<Wire>, 2> wires_;
@@ -251,6 +267,8 @@ class AtmLink final : LinkPort {
   std::uint64_t next_timer_ns_ = 0;
   std::uint64_t sends_ = 0;  // PDUs queued so far, to see whether a round queued more
   LinkSink* sink_ = nullptr;
+  CaptureTap* capture_ = nullptr;
+  std::int64_t capture_offset_ns_ = 0;
 };
 
 }  // namespace mtperf::atm

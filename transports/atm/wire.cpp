@@ -68,7 +68,7 @@ Wire::Enqueue Wire::enqueue(const SduParts& sdu, const SegmentParams& params) {
     return Enqueue::kTooLarge;
   }
   descs_[(desc_head_ + desc_count_) % descs_.size()] =
-      Desc{first, static_cast<std::uint32_t>(cells), 0};
+      Desc{first, static_cast<std::uint32_t>(cells), 0, 0};
   ++desc_count_;
   write_ = first + static_cast<std::uint32_t>(cells);
   if (write_ == ring_cells_) write_ = 0;
@@ -79,7 +79,7 @@ void Wire::send_due(std::uint64_t now_ns) {
   while (queued() > 0) {
     Desc& d = desc(in_flight_);
     if (pacer_.ns_until_send(d.cells, now_ns) != 0) return;
-    pacer_.charge(d.cells, now_ns);
+    d.left_ns = pacer_.charge(d.cells, now_ns);
     d.due_ns = now_ns + config_.propagation_ns;
     ++in_flight_;
     counters_.pdus_sent.add();

@@ -65,6 +65,9 @@ class Wire {
   template <class OnCell>
   std::uint64_t advance(std::uint64_t now_ns, OnCell&& on_cell);
 
+  // Inside advance()'s on_cell: when the arriving PDU's last cell left the sender, by the
+  // pacer's cell clock (ns of the clock passed in).
+  std::uint64_t arriving_sent_ns() const { return desc(0).left_ns; }
   const WireCounters& counters() const { return counters_; }
   const FaultCounters& fault_counters() const { return faults_.counters(); }
   const Pacer& pacer() const { return pacer_; }
@@ -74,7 +77,8 @@ class Wire {
   struct Desc {
     std::uint32_t first = 0;  // first cell in the ring
     std::uint32_t cells = 0;
-    std::uint64_t due_ns = 0;  // in flight: when its cells arrive
+    std::uint64_t due_ns = 0;   // in flight: when its cells arrive
+    std::uint64_t left_ns = 0;  // in flight: when its last cell left, by the pacer's clock
   };
   std::uint8_t* cell_at(std::uint32_t i) { return ring_.data() + std::size_t(i) * kCellBytes; }
   Desc& desc(std::size_t i) { return descs_[(desc_head_ + i) % descs_.size()]; }

@@ -294,3 +294,48 @@ TEST_CASE("frames before the join, too short or too large are dropped and counte
   CHECK(h.bus_frames == 0);
   CHECK(sink.got[1].empty());
 }
+
+TEST_CASE(
+    "LE_ARP flooding: the LES floods what it cannot answer, the proxy LEC answers, the frames go "
+    "data-direct") {
+  LinkConfig c = lane_config();
+  const Mac behind = {0x02, 0x00, 0x00, 0x00, 0x00, 0x42};  // a station behind the far LEC
+  c.lane_proxy_macs[1] = {behind};
+  Joined j(c);
+  REQUIRE(j.link.ready());
+  for (int i = 0; i < 5; ++i)
+    j.link.from_host(Side::kNear, frame(200, behind, kNearMac, std::uint8_t(i)), j.now);
+  run_until(j.link, j.sink, j.now, j.now + 100 * kMs);
+  const LinkStats s = j.link.stats();
+  CHECK(s.elan.arp_unresolved == 1);  // the LES itself knows only the joined MACs
+  CHECK(s.elan.arp_flooded == 1);
+  CHECK(s.elan.arp_relayed == 1);
+  CHECK(s.hosts[0].bus_unknown == 1);  // the first frame, while LE_ARP ran
+  CHECK(s.hosts[0].flushes == 1);
+  CHECK(s.hosts[0].direct_frames == 4);
+  CHECK(s.hosts[0].drop_unresolved == 0);
+  // The proxy LEC takes every frame for the MAC behind it, in order.
+  REQUIRE(j.sink.got[1].size() == 5);
+  for (int i = 0; i < 5; ++i)
+    CHECK(j.sink.got[1][std::size_t(i)] == frame(200, behind, kNearMac, std::uint8_t(i)));
+  CHECK(s.hosts[1].drop_no_route == 0);
+}
+
+TEST_CASE("a flooded LE_ARP for a MAC no LEC represents stays unanswered") {
+  Joined j;
+  const Mac stranger = {0x02, 0x00, 0x00, 0x00, 0x00, 0x77};
+  j.link.from_host(Side::kNear, frame(100, stranger, kNearMac), j.now);
+  run_until(j.link, j.sink, j.now, j.now + 100 * kMs);
+  const LinkStats s = j.link.stats();
+  CHECK(s.elan.arp_flooded == 1);
+  CHECK(s.elan.arp_relayed == 0);
+  CHECK(s.hosts[0].flushes == 0);
+}
+
+TEST_CASE("proxied MACs are checked") {
+  LinkConfig c = lane_config();
+  c.lane_proxy_macs[1] = {kNearMac};
+  CHECK_THROWS_WITH(AtmLink(c), Catch::Contains("proxied MAC"));
+  c.lane_proxy_macs[1] = {Mac{0x03, 0, 0, 0, 0, 1}};
+  CHECK_THROWS_WITH(AtmLink(c), Catch::Contains("unicast"));
+}

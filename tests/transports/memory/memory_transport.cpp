@@ -8,7 +8,8 @@
 // the listener by the port READY named and proves itself with the test's cookie and the flow id
 // (a mismatch is refused and counted in rejected()); the listener's wait_fd (an eventfd) turns
 // readable when a connection waits, as a listening socket does. crr: the listener hands the
-// client a target to open connections to, and the server the listener itself.
+// client a target to open connections to, and the server the listener itself; its port answers
+// until the client has taken the target, even after the server dropped the FlowListener.
 //
 // Limits: 512 connections alive at once (pipes of 32 KiB each way), 256 crr listeners in the
 // life of the process (test::MemoryNetwork does not reuse them); no datagrams (no UDP).
@@ -41,14 +42,25 @@ MemoryNetwork& network() {
 
 class MemoryListener;
 
+// A crr listener's target that outlived its FlowListener: the server released the listener
+// itself as the flow's endpoint (a listening socket stays open the same way), so its port still
+// answers until the client has taken the target.
+struct ParkedTarget {
+  uint32_t flow;
+  uint64_t cookie;
+  std::unique_ptr<Endpoint> target;
+};
+
 // The ports of the listeners alive in this process.
 struct PortTable {
   std::mutex mu;
   std::map<uint16_t, MemoryListener*> by_port;
+  std::map<uint16_t, ParkedTarget> parked;
   uint16_t next = 1;
 };
 
 PortTable& ports() {
+  network();  // built first, so destroyed after the targets parked here
   static PortTable t;
   return t;
 }
@@ -69,7 +81,7 @@ class MemoryListener final : public FlowListener {
     for (uint32_t tries = 0; tries < 65535; ++tries) {
       uint16_t p = t.next;
       t.next = t.next == 65535 ? 1 : uint16_t(t.next + 1);
-      if (t.by_port.emplace(p, this).second) {
+      if (!t.parked.count(p) && t.by_port.emplace(p, this).second) {
         port_ = p;
         return;
       }
@@ -82,6 +94,7 @@ class MemoryListener final : public FlowListener {
       PortTable& t = ports();
       std::lock_guard lock(t.mu);
       t.by_port.erase(port_);
+      if (target_) t.parked.emplace(port_, ParkedTarget{flow_, cookie_, std::move(target_)});
     }
     ::close(efd_);
   }
@@ -146,6 +159,17 @@ class MemoryTransport final : public Transport, public EngineHost<MemoryEngine> 
     std::lock_guard lock(t.mu);
     auto it = t.by_port.find(server.port());
     if (it == t.by_port.end()) {
+      auto parked = t.parked.find(server.port());
+      if (parked != t.parked.end()) {
+        if (setup.cookie != parked->second.cookie || setup.flow != parked->second.flow) {
+          throw std::runtime_error("memory: flow " + std::to_string(setup.flow) + ": " +
+                                   server.to_string() +
+                                   " refused it (not that flow's listener, or another test's)");
+        }
+        std::unique_ptr<Endpoint> target = std::move(parked->second.target);
+        t.parked.erase(parked);
+        return target;
+      }
       throw std::runtime_error("memory: flow " + std::to_string(setup.flow) +
                                ": nothing listens on " + server.to_string() +
                                " (connection refused)");

@@ -71,6 +71,11 @@ void LinkDriver::stop() noexcept {
     auto r = ::write(stop_fd_, &one, sizeof one);
 }
 
+void LinkDriver::stop_and_join() noexcept {
+  stop();
+  if (thread_.joinable()) thread_.join();
+}
+
 bool LinkDriver::wait_ready(std::chrono::milliseconds timeout) const {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!link_->host_counters(Side::kNear).ready.load() ||

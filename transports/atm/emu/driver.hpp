@@ -44,6 +44,8 @@ class LinkDriver {
   const LinkConfig& config() const { return link_->config(); }
   int cpu() const { return cpu_; }
   void stop() noexcept;
+  // stop(), then waits for the thread to end: the link's counters no longer move.
+  void stop_and_join() noexcept;
 
  private:
   void run(std::promise<void>* started);

@@ -1,11 +1,13 @@
 #include "transports/atm/emu/testbed.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "platform/affinity.hpp"
+#include "platform/clock.hpp"
 #include "platform/netns_pair.hpp"
 #include "platform/tun.hpp"
 #include "transports/atm/emu/driver.hpp"
@@ -109,6 +111,8 @@ nlohmann::json elan_json(const ElanStats& e) {
           {"join_rejects", e.join_rejects},
           {"le_arp_resolved", e.arp_resolved},
           {"le_arp_unresolved", e.arp_unresolved},
+          {"le_arp_flooded", e.arp_flooded},
+          {"le_arp_relayed", e.arp_relayed},
           {"flushes_relayed", e.flushes_relayed},
           {"bus_forwarded", e.bus_forwarded},
           {"bus_drops", e.bus_drops},
@@ -140,8 +144,16 @@ nlohmann::json vc_json(const VcStats& v, LinkMode mode) {
 
 struct AtmTestbed::Adapter {
   TunDevice near_dev, far_dev;
+  std::unique_ptr<CaptureTap> tap;  // used by the driver's thread: goes after it
   std::unique_ptr<LinkDriver> driver;
 };
+
+static nlohmann::json proxy_json(const std::vector<Mac>& macs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Mac& m : macs)
+    out.push_back(mac_text(m));
+  return out;
+}
 
 nlohmann::json options_to_json(const AtmTestbedOptions& o) {
   return {{"mode", to_string(o.mode)},
@@ -155,6 +167,7 @@ nlohmann::json options_to_json(const AtmTestbedOptions& o) {
           {"encap", to_string(o.encap)},
           {"inatmarp_pvc", o.inatmarp_pvc},
           {"lane_max_frame", o.lane_max_frame},
+          {"lane_proxy_macs", proxy_json(o.lane_proxy_macs)},
           {"propagation_ns", o.propagation_ns},
           {"faults",
            {{"cell_loss_rate", o.faults.cell_loss_rate},
@@ -206,6 +219,13 @@ AtmTestbed::~AtmTestbed() {
 }
 
 void AtmTestbed::build() {
+  if (!options_.capture.path.empty()) {
+    try {
+      capture_ = std::make_unique<CaptureFile>(options_.capture, options_.adapters);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("ATM testbed: ") + e.what());
+    }
+  }
   hosts_ = std::make_unique<NetnsPair>(options_.tag);
   const bool lane = options_.mode == LinkMode::kLane;
   for (int i = 0; i < options_.adapters; ++i) {
@@ -229,6 +249,7 @@ void AtmTestbed::build() {
     c.elan_name = fmt::format("elan{}", i);
     c.near_mac = host_mac(i, 0);
     c.far_mac = host_mac(i, 1);
+    c.lane_proxy_macs[1] = options_.lane_proxy_macs;
     std::unique_ptr<AtmLink> link;
     try {
       link = std::make_unique<AtmLink>(c);  // validates before any device exists
@@ -262,6 +283,10 @@ void AtmTestbed::build() {
     t.address = l.far_addr + "/24";
     t.mac = lane ? mac_text(c.far_mac) : "";
     adapter->far_dev = TunDevice(t);
+    if (capture_) {
+      adapter->tap = std::make_unique<CaptureTap>(*capture_, std::uint32_t(i));
+      link->set_capture(adapter->tap.get(), realtime_ns() - now_ns());
+    }
     adapter->driver = std::make_unique<LinkDriver>(std::move(link), adapter->near_dev.fd(),
                                                    adapter->far_dev.fd(), cpu);
     adapters_.push_back(std::move(adapter));
@@ -278,8 +303,24 @@ void AtmTestbed::teardown() noexcept {
   // Threads first (they use the descriptors), then the devices, then the namespaces.
   for (auto& a : adapters_)
     a->driver.reset();
-  adapters_.clear();
+  adapters_.clear();  // the taps hand their last records to the capture file
+  if (capture_) {
+    capture_->close();
+    std::fprintf(stderr, "%s\n", capture_->summary().c_str());
+    capture_.reset();
+  }
   hosts_.reset();
+}
+
+void AtmTestbed::stop_lines() noexcept {
+  for (auto& a : adapters_) {
+    a->driver->stop_and_join();
+    if (a->tap) a->tap->flush();
+  }
+}
+
+std::string AtmTestbed::capture_summary() const {
+  return capture_ ? capture_->summary() : std::string();
 }
 
 const char* device_kind(LinkMode mode) {

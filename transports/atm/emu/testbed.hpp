@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/netns.hpp"
+#include "transports/atm/capture.hpp"
 #include "transports/atm/encap.hpp"
 #include "transports/atm/faults.hpp"
 #include "transports/atm/line.hpp"
@@ -48,10 +49,16 @@ struct AtmTestbedOptions {
   // LANE maximum frame, 1516/4544/9234/18190; 0: the smallest that carries the MTU
   // (lane_frame_for_mtu), 1516 when the MTU is not given either.
   std::size_t lane_max_frame = 0;
+  // LANE: MACs the far host's LEC represents besides its own, as a proxy LEC (a bridge) does;
+  // it answers the LE_ARP requests the LES floods for them (at most 16).
+  std::vector<Mac> lane_proxy_macs;
   FaultConfig faults;
   PduFaultConfig pdu_faults;  // after reassembly (corrupt, duplicate, reorder), seeded by faults
   std::uint64_t propagation_ns = 0;
   std::string tag;  // part of the namespace names; "" = a sequence number
+  // A pcapng file of what crossed the lines (capture.hpp), one interface per adapter; no path:
+  // none. Closed when the testbed goes, which then prints its summary line on stderr.
+  CaptureOptions capture;
 };
 
 // What the devices of a link of this mode are, as the topology names an adapter's kind: "tun"
@@ -81,6 +88,12 @@ class AtmTestbed {
   // Counters of every adapter, lines, VCs and hosts, read while running.
   nlohmann::json stats_json() const;
   const AtmTestbedOptions& options() const { return options_; }
+  // Stops every emulator thread (the lines go quiet; the hosts' packets stay in their devices)
+  // and hands the captured records to the file: stats_json() then no longer moves, so a test can
+  // compare it with the capture. The testbed can only be destroyed after this.
+  void stop_lines() noexcept;
+  // The capture's summary so far ("" without a capture): records, bytes, whether it filled.
+  std::string capture_summary() const;
 
  private:
   struct Adapter;
@@ -88,6 +101,7 @@ class AtmTestbed {
   void teardown() noexcept;
 
   AtmTestbedOptions options_;
+  std::unique_ptr<CaptureFile> capture_;  // outlives the adapters' taps
   std::unique_ptr<NetnsPair> hosts_;
   std::vector<std::unique_ptr<Adapter>> adapters_;
   std::vector<TestbedLink> links_;

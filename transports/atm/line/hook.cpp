@@ -12,6 +12,7 @@
 #include "platform/number.hpp"
 #include "platform/request_error.hpp"
 #include "transports/atm/emu/testbed.hpp"
+#include "transports/atm/line/capture_options.hpp"
 #include "transports/atm/line/cells_cmd.hpp"
 #include "transports/atm/line/testbed_cmd.hpp"
 
@@ -110,6 +111,7 @@ class AtmLineHook final : public LineHook {
     t.rate = rate_option(options);
     t.mtu = mtu_option(options);
     t.adapters = std::max(adapters, 1);
+    t.capture = capture_options_of(transport, options);
     auto bed = std::make_shared<AtmTestbed>(t);  // removed with the last owner
     const TestHosts hosts = bed->hosts();
     return {bed, hosts, line_text(hosts, options)};
@@ -127,6 +129,10 @@ class AtmLineHook final : public LineHook {
     }
     hosts.device_kind = device_kind(parse_link_mode(hosts.kind));
     check_line_rate(state, name, options);
+    if (!capture_options_of(transport, options).path.empty())
+      throw RequestError("-O capture: ATM testbed '" + name +
+                         "' is up already and its daemon holds the line; capture it from the "
+                         "start with `mtperf atm up --capture FILE`, or leave --testbed out");
     return Line{nullptr, hosts, line_text(hosts, options)};
   }
 
@@ -154,6 +160,7 @@ class AtmLineHook final : public LineHook {
   }
 
   std::string option_name(std::string_view key) const override {
+    if (key.starts_with("capture")) return "-O " + std::string(key);
     return "--atm-" + std::string(key);
   }
 
@@ -163,6 +170,15 @@ class AtmLineHook final : public LineHook {
         {"mtu", "atm-mtu", "BYTES", "0",
          "-T clip|lane: IP MTU, 68..65527 (0: 9180 CLIP, 1500 LANE); LANE's maximum frame is the "
          "smallest of 1516/4544/9234/18190 that carries it"},
+        // The capture's keys (capture_options.hpp), also taken as -O capture*=...
+        {"capture", "capture", "FILE", "",
+         "-T clip|lane: a pcapng file of what crossed each emulated line (also -O capture=FILE)"},
+        {"capture_format", "capture-format", "FORMAT", "",
+         "with --capture: sunatm (default) | erf-aal5 (pad, trailer, CRC) | erf-cells"},
+        {"capture_snap", "capture-snap", "BYTES", "",
+         "with --capture: bytes kept of each record, 64..262144 (default: all)"},
+        {"capture_max", "capture-max", "SIZE", "",
+         "with --capture: the file's size at most, K/M/G (default 100M); capturing stops there"},
     };
   }
 

@@ -5,14 +5,17 @@
 
 #include "platform/netns.hpp"
 #include "platform/tun.hpp"
+#include "transports/atm/line/capture_options.hpp"
 #include "transports/atm/line/hook.hpp"
 #include "transports/socket/register.hpp"
 
 namespace mtperf {
 namespace {
 
-std::vector<OptionInfo> no_options() {
-  return {};
+// The line's own options: the capture (capture_options.hpp). The socket transport under it
+// takes no -O keys, so none is passed on.
+std::vector<OptionInfo> atm_options() {
+  return atm::capture_option_list();
 }
 
 ProbeResult atm_probe(const std::string& root) {
@@ -44,7 +47,10 @@ ProbeResult lane_probe(const std::string& root) {
 }
 
 std::unique_ptr<Transport> atm_create(const TransportParams& params) {
-  return socket_transport_entry().create(params);
+  TransportParams socket_params;
+  for (const auto& [key, value] : params)
+    if (!key.starts_with("capture")) socket_params.emplace(key, value);
+  return socket_transport_entry().create(socket_params);
 }
 
 }  // namespace
@@ -53,7 +59,7 @@ const TransportEntry& clip_transport_entry() {
   static const TransportEntry entry{
       .line = &atm::atm_line_hook(),
       .caps = socket_transport_entry().caps,
-      .options = no_options,
+      .options = atm_options,
       .probe = clip_probe,
       .create = atm_create,
   };
@@ -64,7 +70,7 @@ const TransportEntry& lane_transport_entry() {
   static const TransportEntry entry{
       .line = &atm::atm_line_hook(),
       .caps = socket_transport_entry().caps,
-      .options = no_options,
+      .options = atm_options,
       .probe = lane_probe,
       .create = atm_create,
   };

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -78,6 +79,9 @@ CommandSpec up_spec() {
   add("max-frame", text("BYTES"),
       "--mode lane: maximum frame (LECID + 802.3 header + MTU), 1516 | 4544 | 9234 | 18190 "
       "(default: the smallest that carries --atm-mtu, 1516 without it)");
+  add("lane-proxy", text("MAC[,MAC...]"),
+      "--mode lane: the far host's LEC is a proxy LEC for these MACs (at most 16): it answers the "
+      "LE_ARP requests the LES floods for them");
   add("delay-us", text("MICROSECONDS"), "one-way propagation delay, 0..1e6 (default 0)");
   add("cell-loss", text("P"), "probability that a cell is lost, 0..1 (default 0)");
   add("hec-errors", text("P"), "probability of a header (HEC) error per cell, 0..1 (default 0)");
@@ -95,6 +99,13 @@ CommandSpec up_spec() {
   add("fault-min-payload", text("BYTES"),
       "eligible PDUs carry at least this much TCP/UDP payload, 0..65535 (default 0; always more "
       "than 16)");
+  add("capture", text("FILE"),
+      "write a pcapng file of what crossed each emulated line, until `down` (Wireshark reads it)");
+  add("capture-format", text("FORMAT"),
+      "sunatm (PDUs, default) | erf-aal5 (PDUs with pad, trailer and CRC) | erf-cells (cells)");
+  add("capture-snap", text("BYTES"), "bytes kept of each record, 64..262144 (default 0: all)");
+  add("capture-max", text("SIZE"),
+      "the capture file's size at most, K/M/G 1024-based (default 100M); capturing stops there");
   // The names `mtperf run` gives the same things; the old ones meant otherwise elsewhere.
   spec.aliases = {{"rate", "atm-rate"}, {"mtu", "atm-mtu"}, {"cpus", "irq-cpus"}};
   return spec;
@@ -135,6 +146,53 @@ void add_pdu_faults(const CommandLine& cl, atm::PduFaultConfig& p) {
   p.min_payload = std::size_t(number(cl, "fault-min-payload", 0, 65535, 0));
 }
 
+// "02:00:00:00:00:42,02:00:00:00:00:43": unicast MACs, at most 16.
+std::vector<atm::Mac> parse_macs(const std::string& text) {
+  std::vector<atm::Mac> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string word = text.substr(at, comma - at);
+    atm::Mac m{};
+    unsigned b[6];
+    char tail = 0;
+    if (std::sscanf(word.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
+                    &b[5], &tail) != 6 ||
+        word.size() != 17)
+      throw std::invalid_argument("'" + word + "' is not a MAC address (02:00:00:00:00:42)");
+    for (int i = 0; i < 6; ++i)
+      m[std::size_t(i)] = std::uint8_t(b[i]);
+    if ((m[0] & 1) != 0) throw std::invalid_argument(word + " is a group address, not a station's");
+    out.push_back(m);
+    at = comma + 1;
+  }
+  if (out.size() > 16) throw std::invalid_argument("at most 16 MACs");
+  return out;
+}
+
+// --capture and its companions; the daemon opens the file, from its own directory.
+void add_capture(const CommandLine& cl, atm::CaptureOptions& c) {
+  for (const char* o : {"capture-format", "capture-snap", "capture-max"})
+    if (cl.has(o) && !cl.has("capture"))
+      throw UsageError("option " + cl.typed(o) + " needs --capture FILE");
+  if (!cl.has("capture")) return;
+  c.path = fs::absolute(cl.get<std::string>("capture")).string();
+  parsed(cl, "capture-format",
+         [&](const std::string& v) { c.format = atm::parse_capture_format(v); });
+  c.snap = std::uint32_t(number(cl, "capture-snap", 0, atm::kMaxCaptureSnap, 0));
+  if (c.snap != 0 && c.snap < 64)
+    throw UsageError("option " + cl.typed("capture-snap") +
+                     ": below 64 bytes (0 keeps whole records)");
+  if (cl.has("capture-max")) {
+    const std::string v = cl.get<std::string>("capture-max");
+    const auto size = parse_size(v, std::uint64_t(1) << 40);
+    if (!size || *size < 4096)
+      throw UsageError("option " + cl.typed("capture-max") + ": '" + v +
+                       "' is not a size of 4096 bytes to 1T (K/M/G, 1024-based)");
+    c.max_bytes = *size;
+  }
+}
+
 atm::AtmTestbedOptions up_options(const CommandLine& cl) {
   atm::AtmTestbedOptions t;
   if (!cl.has("mode")) throw UsageError("option --mode clip|lane is required");
@@ -152,12 +210,18 @@ atm::AtmTestbedOptions up_options(const CommandLine& cl) {
     parsed(cl, "max-frame",
            [&](const std::string&) { atm::lane_max_frame_code(t.lane_max_frame); });
   }
+  if (cl.has("lane-proxy")) {
+    if (t.mode != atm::LinkMode::kLane)
+      throw UsageError("option " + cl.typed("lane-proxy") + " applies to --mode lane only");
+    parsed(cl, "lane-proxy", [&](const std::string& v) { t.lane_proxy_macs = parse_macs(v); });
+  }
   t.propagation_ns = std::uint64_t(number(cl, "delay-us", 0, 1e6, 0) * 1000);
   t.faults.cell_loss_rate = number(cl, "cell-loss", 0, 1, 0);
   t.faults.hec_error_rate = number(cl, "hec-errors", 0, 1, 0);
   t.faults.payload_ber = number(cl, "ber", 0, 1, 0);
   t.faults.seed = std::uint64_t(number(cl, "seed", 0, 1e18, 1));
   add_pdu_faults(cl, t.pdu_faults);
+  add_capture(cl, t.capture);
   return t;
 }
 
@@ -242,7 +306,9 @@ void add_rates(json& stats, const json& previous, double dt_s) {
       json stats = bed.stats_json();
       const auto now = std::chrono::steady_clock::now();
       add_rates(stats, previous, std::chrono::duration<double>(now - last).count());
-      write_json(stats_path(dir, name), {{"adapters", stats}, {"pid", ::getpid()}});
+      json file{{"adapters", stats}, {"pid", ::getpid()}};
+      if (!options.capture.path.empty()) file["capture"] = bed.capture_summary();
+      write_json(stats_path(dir, name), file);
       previous = std::move(stats);
       last = now;
       if (sigtimedwait(&stop, nullptr, &second) > 0) break;
@@ -426,7 +492,10 @@ int status(const CommandLine& cl, const std::string& dir, std::ostream& out) {
         pid, alive(pid) ? "running" : "NOT RUNNING: `mtperf atm down` removes what it left");
     out << "  hosts: " << state.value("near_ns", "") << " (near), " << state.value("far_ns", "")
         << " (far)\n";
-    print_stats(state, read_json(stats_path(dir, name)), out);
+    const json stats = read_json(stats_path(dir, name));
+    print_stats(state, stats, out);
+    if (stats.is_object() && stats.contains("capture"))
+      out << "  " << stats["capture"].get<std::string>() << "\n";
   }
   return 0;
 }
