@@ -106,11 +106,12 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
   local.set_port(0);
   std::vector<std::unique_ptr<FlowSlot>> flows;
   listeners_.clear();
-  // A local port for each listener, checked before the first one is bound. The open-file limit
-  // is the client's to check (control/client.cpp: check_flow_limits) and raised to its hard
-  // limit by both sides; a listener over it fails with EMFILE, naming the flow.
+  // A descriptor for each listener and each accepted connection (the soft limit raised as far
+  // as this process may), and a local port for each listener: both checked before the first
+  // listener is bound, so a test over either limit is refused with its name, not cut short.
   const uint32_t n = spec.flows_total();
   const std::string what = std::to_string(n) + (n == 1 ? " flow" : " flows") + " on the server";
+  ensure_open_files(2 * uint64_t(n), what);
   check_local_ports(n, what, opts_.proc_root);
   for (uint32_t i = 0; i < spec.flows_total(); ++i) {
     auto f = std::make_unique<FlowSlot>();
