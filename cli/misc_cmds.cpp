@@ -46,7 +46,9 @@ CommandSpec serve_spec() {
       "connections still in their handshake; one more drops the oldest");
   add("handshake-timeout", po::value<double>()->default_value(10, "10")->value_name("SECONDS"),
       "from connecting to a test the server accepts, however the client sends, 0.1..600");
-  add("max-flows", count(1024, "1024"), "data connections (and listeners) one test may open");
+  add("max-flows", count(0, "0"),
+      "data connections (and listeners) one test may open; 0: what the open-file limit allows "
+      "(--max-memory bounds a test apart)");
   add("max-threads", count(64, "64"), "worker threads one test may use");
   add("max-extra-threads", count(0, "0"),
       "transport threads beside the workers one test may start (io_uring sqpoll: one per worker, "

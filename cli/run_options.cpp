@@ -96,6 +96,9 @@ po::options_description run_description() {
   add("stop-on-error", po::bool_switch(),
       "end the run at the first error a flow counts, the first --verify mismatch, or (with "
       "--interval and --check) the first interval that fails a check; the report says why");
+  add("per-flow-latency", po::bool_switch(),
+      "keep a latency histogram per flow (58 KiB each) for every flow's own percentiles; "
+      "without it the histograms are per worker, with the same summary percentiles");
   add("output,o", text()->value_name("FILE"), "write the report to FILE (default: stdout)");
   add("histogram", text()->value_name("FILE"),
       "write the latency histogram's buckets to FILE (- for stdout)");
@@ -287,7 +290,13 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
     o.placement->flows_per_adapter = int(std::min<uint32_t>(s.flows, kMaxFlowsPerAdapter));
     size_t adapters = o.placement->adapters.empty() ? size_t(o.placement->auto_count)
                                                     : o.placement->adapters.size();
-    s.flows = uint32_t(std::min<uint64_t>(uint64_t(s.flows) * adapters, UINT32_MAX));
+    uint64_t total = uint64_t(s.flows) * adapters;
+    if (total > kLimits.max_flows) {
+      throw UsageError("option -P/--flows: " + std::to_string(s.flows) + " flows on each of " +
+                       std::to_string(adapters) + " adapters make " + std::to_string(total) +
+                       ", over the bound of " + std::to_string(kLimits.max_flows));
+    }
+    s.flows = uint32_t(total);
   }
   s.threads = count_option(vm, "threads", "--threads", 0, kLimits.max_threads);
   set_sizes(s, vm);
@@ -427,6 +436,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   set_hosts(o, vm);
   set_output(o, vm);
   o.spec.stop_on_error = get<bool>(vm, "stop-on-error");
+  o.spec.per_flow_latency = get<bool>(vm, "per-flow-latency");
   // The options of a line the transport brings (harness/request.hpp): those given, by key; the
   // line's hook checks them.
   for (const LineHook* hook : line_hooks()) {

@@ -1,5 +1,7 @@
 #include "control/client.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +16,8 @@
 #include "control/protocol.hpp"
 #include "control/routes.hpp"
 #include "control/side_json.hpp"
+#include "platform/clock.hpp"
+#include "platform/file_limit.hpp"
 #include "platform/host_limits.hpp"
 #include "platform/topology.hpp"
 #include "transports/api/control_socket.hpp"
@@ -53,6 +57,29 @@ void route_flows(TestSpec& spec, const ClientOptions& opts, const Message& listi
     sources.push_back(src);
     spec.flow_servers.push_back(server_address_for(find_local(src, local), server));
   }
+}
+
+// 127.0.0.0/8 or ::1: a server on this host, whose listeners share this host's port range.
+bool is_loopback(const SockAddr& a) {
+  if (a.family() == AF_INET)
+    return (ntohl(reinterpret_cast<const sockaddr_in*>(a.get())->sin_addr.s_addr) >> 24) == 127;
+  if (a.family() == AF_INET6)
+    return IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(a.get())->sin6_addr);
+  return false;
+}
+
+// The file and port limits of the flows, checked before the TEST request: after READY the
+// flows connect at once.
+void check_flow_limits(const TestSpec& spec, const SockAddr& server) {
+  const uint32_t n = spec.flows_total();
+  const std::string what = std::to_string(n) + (n == 1 ? " flow" : " flows");
+  // Each flow's connection, the runner's TCP_INFO copy of it, and the connection a server in
+  // this process accepts for it.
+  ensure_open_files(3 * uint64_t(n), what);
+  // A server on this host binds a listener to a local port for each flow while the flows
+  // connect from others of the same range; crr's connections come and go one at a time.
+  if (is_loopback(server) && !kind_of(spec.workload).per_transaction)
+    check_local_ports(2 * uint64_t(n), what + " to a server on this host");
 }
 
 std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transport& transport,
@@ -219,9 +246,12 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   }
   nlohmann::json test = {{"test", spec}};
   if (!challenge.empty()) test["mac"] = test_mac(opts.key, challenge, test["test"]);
+  check_flow_limits(spec, server);
+  const int64_t setup_start_ns = now_ns();
   send_message(ctl.fd, {MsgType::test, test}, kSetupTimeoutMs);
   Message ready = expect(ctl.fd, MsgType::ready, kMaxRequestBody, kSetupTimeoutMs);
   auto flows = open_flows(spec, *transport, server, ready.body, sources);
+  const double setup_s = double(now_ns() - setup_start_ns) / 1e9;
 
   send_message(ctl.fd, {MsgType::start, nlohmann::json::object()}, kSetupTimeoutMs);
   expect(ctl.fd, MsgType::started, kMaxRequestBody, kSetupTimeoutMs);
@@ -235,6 +265,7 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   out.client = join_listening(runner, ctl.fd, spec.stop_on_error);
   out.transport_settings = transport->effective_settings();
   out.server_address = server.to_string();
+  out.setup_s = setup_s;
   out.flow_sources = std::move(sources);
   out.flow_servers = spec.flow_servers;
   Message result;

@@ -33,6 +33,9 @@ struct TestOutcome {
   std::vector<std::string> flow_sources, flow_servers;
   // What the client's transport used after probing and fallbacks (empty for plain sockets).
   std::map<std::string, std::string> transport_settings;
+  // From the TEST request to the last flow connected: the server's listeners and the client's
+  // connections, s.
+  double setup_s = 0;
 };
 
 // Runs one test. Throws std::runtime_error (ProtocolError) with one clear line: unreachable

@@ -15,7 +15,7 @@ namespace mtperf::control {
 // server's policy, and the user's memory budget (0: the default).
 inline ServerOptions own_server_options(uint64_t max_memory = 0) {
   ServerOptions o;
-  o.max_flows = kLimits.max_flows;
+  o.max_flows = kLimits.max_flows_total;
   o.max_threads = kLimits.max_threads;
   o.max_extra_threads = kLimits.max_threads;
   o.max_memory = max_memory;

@@ -5,14 +5,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
 #include "control/session.hpp"
+#include "platform/file_limit.hpp"
 #include "platform/host_limits.hpp"
 #include "transports/api/control_socket.hpp"
+#include "workloads/memory.hpp"
 
 namespace mtperf::control {
 
@@ -22,6 +25,13 @@ struct Server::Session {
   std::atomic<bool> finished{false};
   bool dropped = false;  // aborted to make room; no longer counted as pending
 };
+
+uint32_t default_max_flows(const FileLimit& limit) {
+  // What ensure_open_files (platform/file_limit.hpp) can make room for: the hard limit, less a
+  // margin, at two descriptors a flow.
+  const uint64_t fds = limit.hard > 512 ? limit.hard - 512 : 0;
+  return uint32_t(std::clamp<uint64_t>(fds / 2, 1, kLimits.max_flows_total));
+}
 
 ServerOptions resolved(ServerOptions o) {
   if (o.max_memory == 0 || o.max_total_memory == 0) {
@@ -39,6 +49,7 @@ ServerOptions resolved(ServerOptions o) {
     throw std::invalid_argument("--max-total-memory (" + format_bytes(o.max_total_memory) +
                                 ") is below --max-memory (" + format_bytes(o.max_memory) + ")");
   }
+  if (o.max_flows == 0) o.max_flows = default_max_flows(file_limit());
   if (o.max_sessions == 0) throw std::invalid_argument("--max-sessions must be at least 1");
   if (o.max_pending == 0) throw std::invalid_argument("--max-pending must be at least 1");
   if (o.handshake_timeout_ms <= 0)

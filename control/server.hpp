@@ -19,6 +19,7 @@
 
 #include "control/admission.hpp"
 #include "control/allow.hpp"
+#include "platform/file_limit.hpp"
 
 namespace mtperf::control {
 
@@ -32,7 +33,10 @@ struct ServerOptions {
   int handshake_timeout_ms = 10000;  // from accept to an accepted TEST, whatever the client sends
 
   // What one test may make the server spend (checked before anything is set up; policy.hpp).
-  uint32_t max_flows = 1024;       // data connections, each with its own listener
+  // Data connections, each with its own listener; 0: what the file limit allows (each flow
+  // takes two descriptors here), up to kLimits.max_flows_total. The memory budget bounds a test
+  // apart (max_memory).
+  uint32_t max_flows = 0;
   uint32_t max_threads = 64;       // worker threads
   uint32_t max_extra_threads = 0;  // transport threads beside the workers (io_uring SQPOLL)
   std::vector<int> cpus;           // CPUs a test may pin workers to; empty = any online CPU
@@ -41,6 +45,9 @@ struct ServerOptions {
   std::string proc_root = "/";     // where the host's limits are read (tests: a fixture tree)
   bool verbose = false;
 };
+
+// The default of ServerOptions::max_flows under this file limit.
+uint32_t default_max_flows(const FileLimit& limit);
 
 // What the server has turned away, for tests and the log.
 struct ServerCounters {

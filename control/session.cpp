@@ -14,6 +14,7 @@
 #include "control/protocol.hpp"
 #include "control/routes.hpp"
 #include "control/side_json.hpp"
+#include "platform/file_limit.hpp"
 #include "platform/topology.hpp"
 #include "transports/api/control_socket.hpp"
 #include "workloads/engine_config.hpp"
@@ -105,6 +106,13 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
   local.set_port(0);
   std::vector<std::unique_ptr<FlowSlot>> flows;
   listeners_.clear();
+  // A descriptor for each listener and each accepted connection (the soft limit raised as far
+  // as this process may), and a local port for each listener: both checked before the first
+  // listener is bound, so a test over either limit is refused with its name, not cut short.
+  const uint32_t n = spec.flows_total();
+  const std::string what = std::to_string(n) + (n == 1 ? " flow" : " flows") + " on the server";
+  ensure_open_files(2 * uint64_t(n), what);
+  check_local_ports(n, what, opts_.proc_root);
   for (uint32_t i = 0; i < spec.flows_total(); ++i) {
     auto f = std::make_unique<FlowSlot>();
     f->id = i;

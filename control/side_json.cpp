@@ -382,7 +382,7 @@ SideResult side_from_json(const nlohmann::json& j) {
   SideResult r;
   r.side = field<std::string>(j, "side") == "server" ? Side::server : Side::client;
   r.window_s = field<double>(j, "window_s");
-  for (auto& jf : list(j, "flows", kLimits.max_flows)) {
+  for (auto& jf : list(j, "flows", kLimits.max_flows_total)) {
     FlowResult f;
     f.id = field<uint32_t>(jf, "id");
     f.role = role_from(field<std::string>(jf, "role"));

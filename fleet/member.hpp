@@ -24,7 +24,7 @@ struct MemberOptions {
   std::string bind;
   nlohmann::json test;              // the test of every pair (compared with rank 0's at JOIN)
   std::vector<std::string> usable;  // transports usable here (the registry's probes)
-  uint32_t max_flows = 1024;        // what this rank's server lets one test open
+  uint32_t max_flows = 0;           // what this rank's server lets one test open (0: sized)
   uint64_t max_memory = 0;          // its memory budget per test (0: the default)
   int join_timeout_ms = 60000;      // to reach the coordinator and hear the roster
   // Runs one pair: the client side of the test over transport index t against `server`.

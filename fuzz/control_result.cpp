@@ -45,7 +45,9 @@ SideResult client_side(const TestSpec& spec) {
     f.window.bytes_sent = f.window.bytes_recv = 1000000 * (i + 1);
     f.window.msgs_sent = f.window.msgs_recv = f.window.transactions = 1000 * (i + 1);
     f.total = f.window;
-    f.stats.latency.record(20000 + 1000 * i);
+    r.latency.record(20000 + 1000 * i);
+    f.stats.latency_count = 1;
+    f.stats.latency_sum_ns = 20000 + 1000 * i;
     r.flows.push_back(f);
   }
   CpuUtilization cpu;

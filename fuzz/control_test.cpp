@@ -53,7 +53,8 @@ void check_engines(const TestSpec& spec, const Caps& caps) {
     const uint32_t per_flow = buffers_per_flow(spec, caps);
     // Each flow rotates its sends over all but one of its buffers (the receive buffer).
     check(per_flow >= 2, "a flow with no send buffer beside its receive buffer");
-    check(uint64_t(cfg.buffers) == uint64_t(count) * per_flow, "the buffer count wrapped around");
+    const uint64_t want = shares_buffers(spec, caps) ? kSharedBuffers : uint64_t(count) * per_flow;
+    check(uint64_t(cfg.buffers) == want, "the buffer count wrapped around");
     check(cfg.max_conns >= count, "fewer connections than flows");
     check(cfg.queue_depth > spec.burst, "a queue shallower than the burst");
   }

@@ -105,37 +105,42 @@ nlohmann::json flow_json(const FlowFigures& f) {
   auto text_or_null = [](const std::string& t) {
     return t.empty() ? nlohmann::json() : nlohmann::json(t);
   };
-  return {{"id", f.id},
-          {"direction", f.direction},
-          {"adapter", text_or_null(f.adapter)},
-          {"local_address", text_or_null(f.local_address)},
-          {"remote_address", text_or_null(f.remote_address)},
-          {"bytes", f.bytes},
-          {"throughput_bps", num(f.throughput_bps)},
-          {"transactions", f.transactions},
-          {"transaction_rate", num(f.transaction_rate)},
-          {"latency_mean_us", f.latency_mean_us ? num(*f.latency_mean_us) : nlohmann::json()},
-          {"client_cpu", f.client_cpu},
-          {"udp",
-           {{"sent", opt(f.udp_sent)},
-            {"received", opt(f.udp_received)},
-            {"lost", opt(f.udp_lost)},
-            {"reordered", opt(f.udp_reordered)},
-            {"duplicates", opt(f.udp_duplicates)},
-            {"jitter_us", opt(f.udp_jitter_us)}}},
-          {"tcp_info",
-           {{"retransmits", opt(f.retransmits)},
-            {"rtt_us", opt(f.rtt_us)},
-            {"cwnd", opt(f.cwnd)},
-            {"congestion", f.congestion}}},
-          {"verify", verify_json(f.verify)},
-          {"error", f.error.empty() ? nlohmann::json() : nlohmann::json(f.error)},
-          {"client_bytes_sent", f.client_total.bytes_sent},
-          {"client_bytes_received", f.client_total.bytes_received},
-          {"client_transactions", f.client_total.transactions},
-          {"server_bytes_sent", server(&FlowTotals::bytes_sent)},
-          {"server_bytes_received", server(&FlowTotals::bytes_received)},
-          {"server_transactions", server(&FlowTotals::transactions)}};
+  nlohmann::json j = {
+      {"id", f.id},
+      {"direction", f.direction},
+      {"adapter", text_or_null(f.adapter)},
+      {"local_address", text_or_null(f.local_address)},
+      {"remote_address", text_or_null(f.remote_address)},
+      {"bytes", f.bytes},
+      {"throughput_bps", num(f.throughput_bps)},
+      {"transactions", f.transactions},
+      {"transaction_rate", num(f.transaction_rate)},
+      {"latency_mean_us", f.latency_mean_us ? num(*f.latency_mean_us) : nlohmann::json()},
+      {"client_cpu", f.client_cpu},
+      {"udp",
+       {{"sent", opt(f.udp_sent)},
+        {"received", opt(f.udp_received)},
+        {"lost", opt(f.udp_lost)},
+        {"reordered", opt(f.udp_reordered)},
+        {"duplicates", opt(f.udp_duplicates)},
+        {"jitter_us", opt(f.udp_jitter_us)}}},
+      {"tcp_info",
+       {{"retransmits", opt(f.retransmits)},
+        {"rtt_us", opt(f.rtt_us)},
+        {"cwnd", opt(f.cwnd)},
+        {"congestion", f.congestion}}},
+      {"verify", verify_json(f.verify)},
+      {"error", f.error.empty() ? nlohmann::json() : nlohmann::json(f.error)},
+      {"client_bytes_sent", f.client_total.bytes_sent},
+      {"client_bytes_received", f.client_total.bytes_received},
+      {"client_transactions", f.client_total.transactions},
+      {"server_bytes_sent", server(&FlowTotals::bytes_sent)},
+      {"server_bytes_received", server(&FlowTotals::bytes_received)},
+      {"server_transactions", server(&FlowTotals::transactions)}};
+  // Present only when the run kept per-flow histograms (--per-flow-latency).
+  if (f.latency_p50_us) j["latency_p50_us"] = num(*f.latency_p50_us);
+  if (f.latency_p99_us) j["latency_p99_us"] = num(*f.latency_p99_us);
+  return j;
 }
 
 nlohmann::json groups_json(const std::vector<GroupFigures>& groups) {
@@ -249,7 +254,8 @@ nlohmann::json summary_json(const Summary& s) {
           {"interrupted", s.interrupted},
           {"stopped_early", stopped_json(s.stopped_early)},
           {"longest_stall_s", num(s.longest_stall_s)},
-          {"longest_stall_start_s", num(s.longest_stall_start_s)}};
+          {"longest_stall_start_s", num(s.longest_stall_start_s)},
+          {"setup_s", num(s.setup_s)}};
 }
 
 // netperf omni selector names, for scripts that read netperf's output.

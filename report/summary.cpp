@@ -66,7 +66,13 @@ FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowRe
   if (rr) {
     f.transactions = c.window.transactions;
     f.transaction_rate = window_s > 0 ? double(f.transactions) / window_s : 0;
-    if (c.stats.latency.count() > 0) f.latency_mean_us = c.stats.latency.mean() / 1e3;
+    if (c.stats.latency_count > 0)
+      f.latency_mean_us =
+          double(static_cast<long double>(c.stats.latency_sum_ns) / c.stats.latency_count / 1e3L);
+    if (c.stats.latency && c.stats.latency->count() > 0) {
+      f.latency_p50_us = double(c.stats.latency->percentile(50)) / 1e3;
+      f.latency_p99_us = double(c.stats.latency->percentile(99)) / 1e3;
+    }
     // Requests as the server took them in (the client's sends without the server's result),
     // responses as the client took them in.
     f.bytes_c2s = s ? s->window.bytes_recv : c.window.bytes_sent;
@@ -255,6 +261,7 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   s.window_s = o.client.window_s;
   s.interrupted = o.client.interrupted;
   if (o.client.stopped.cause != StopCause::none) s.stopped_early = o.client.stopped;
+  s.setup_s = o.setup_s;
   s.longest_stall_s = o.client.longest_stall_s;
   s.longest_stall_start_s = o.client.longest_stall_start_s;
   std::vector<double> per_flow;
@@ -268,7 +275,6 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
       s.throughput_s2c_bps += double(f.bytes_s2c) * 8 / s.window_s;
     }
     s.transactions += f.transactions;
-    s.latency_histogram.merge(c.stats.latency);
     bool rr = f.direction == "rr" || f.direction == "crr";
     per_flow.push_back(rr ? f.transaction_rate : f.throughput_bps);
     udp_sent += f.udp_sent.value_or(0);
@@ -279,6 +285,9 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
     }
     s.flows.push_back(std::move(f));
   }
+  // The workers' histograms hold every flow's samples: the same percentiles as a merge of
+  // per-flow histograms would give.
+  s.latency_histogram.merge(o.client.latency);
   s.transaction_rate = s.window_s > 0 ? double(s.transactions) / s.window_s : 0;
   if (s.latency_histogram.count() > 0) s.latency = latency_of(s.latency_histogram);
   if (spec.proto == Proto::udp && !kind_of(spec.workload).request_response && udp_sent > 0) {
@@ -345,6 +354,7 @@ void finish_report(Report& r) {
   m.throughput_s2c_bps = mean_of(it, [](const Summary& s) { return s.throughput_s2c_bps; });
   m.transaction_rate = mean_of(it, [](const Summary& s) { return s.transaction_rate; });
   m.jain_fairness = mean_of(it, [](const Summary& s) { return s.jain_fairness; });
+  m.setup_s = mean_of(it, [](const Summary& s) { return s.setup_s; });
   // Every iteration has the same groups in the same order: average them one by one.
   for (auto groups : {&Summary::adapters, &Summary::controllers}) {
     auto& out = m.*groups;

@@ -35,6 +35,8 @@ struct FlowFigures {
   uint64_t transactions = 0;
   double transaction_rate = 0;
   std::optional<double> latency_mean_us;  // rr, crr with a round trip measured; absent otherwise
+  // The flow's own percentiles: only with --per-flow-latency (TestSpec::per_flow_latency).
+  std::optional<double> latency_p50_us, latency_p99_us;
   int client_cpu = -1;
   std::optional<uint64_t> udp_sent, udp_received, udp_lost, udp_reordered, udp_duplicates;
   std::optional<double> udp_jitter_us;
@@ -86,6 +88,8 @@ struct Summary {
   // thread's 50 ms sampling, and where it began, s since the window's start (summary: the
   // longest of any iteration). A link down shows here; 0 when progress never paused.
   double longest_stall_s = 0, longest_stall_start_s = 0;
+  // Setting the flows up: the server's listeners and every connection, s (control::TestOutcome).
+  double setup_s = 0;
   double throughput_bps = 0;  // all directions together
   // Each direction's own bytes: an rr flow's requests count client->server, its responses
   // server->client.

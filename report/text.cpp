@@ -1,5 +1,9 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "report/render.hpp"
 #include "workloads/kind.hpp"
 
@@ -8,6 +12,11 @@ namespace {
 
 // A stall shorter than two of the clock thread's 50 ms samples is left out of the text report.
 constexpr double kStallShownS = 0.1;
+// Up to this many flows the text lists each; beyond, it shows their distribution (JSON keeps
+// every flow).
+constexpr size_t kFlowsListed = 16;
+// The slowest flows named under the distribution.
+constexpr size_t kSlowestShown = 5;
 
 std::string cpu_cell(const std::optional<CpuFigures>& c) {
   if (!c) return "n/a";
@@ -119,18 +128,46 @@ std::string netdev_lines(const char* side, const std::vector<NetdevFigures>& dev
   return out;
 }
 
+// Nearest rank of `sorted` (ascending, not empty), p in [0, 100].
+double rank_of(const std::vector<double>& sorted, double p) {
+  size_t rank = size_t(std::ceil(p / 100.0 * double(sorted.size()) - 1e-9));
+  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+}
+
+// Many flows: the distribution of their figure, the slowest of them, and those with errors.
+void flows_distribution(std::string& out, bool rr, const Summary& s) {
+  std::vector<std::pair<double, uint32_t>> by;  // (figure, flow id)
+  for (auto& f : s.flows)
+    by.emplace_back(rr ? f.transaction_rate : f.throughput_bps / 1e6, f.id);
+  std::sort(by.begin(), by.end());
+  std::vector<double> v;
+  for (auto& [x, id] : by)
+    v.push_back(x);
+  out += fmt::format(
+      "  per flow {}: min {:.1f} p1 {:.1f} p10 {:.1f} median {:.1f} p90 {:.1f} p99 {:.1f} max "
+      "{:.1f}; Jain {:.4f} over {} flows\n",
+      rr ? "trans/s" : "Mbit/s", v.front(), rank_of(v, 1), rank_of(v, 10), rank_of(v, 50),
+      rank_of(v, 90), rank_of(v, 99), v.back(), s.jain_fairness, v.size());
+  std::string slow;
+  for (size_t i = 0; i < std::min(kSlowestShown, by.size()); ++i)
+    slow += fmt::format("{}flow {} {:.1f}", i ? ", " : "", by[i].second, by[i].first);
+  out += fmt::format("  slowest flows: {} (every flow: --format json)\n", slow);
+  for (auto& f : s.flows) {
+    if (!f.error.empty()) out += fmt::format("  flow {} ERROR: {}\n", f.id, f.error);
+  }
+}
+
 void flows_table(std::string& out, const TestSpec& spec, const Summary& s) {
   bool rr = kind_of(spec.workload).headline == Headline::transactions;
+  if (s.flows.size() > kFlowsListed) {
+    flows_distribution(out, rr, s);
+    return;
+  }
   out += rr ? fmt::format("  {:>5} {:>5} {:>14} {:>12} {:>10} {:>5}\n", "flow", "dir",
                           "transactions", "trans/s", "mean us", "cpu")
             : fmt::format("  {:>5} {:>5} {:>16} {:>12} {:>8} {:>5}\n", "flow", "dir", "bytes",
                           "Mbit/s", "retrans", "cpu");
-  size_t shown = 0;
   for (auto& f : s.flows) {
-    if (++shown > 16) {
-      out += fmt::format("  ... {} more flows (see --format json)\n", s.flows.size() - 16);
-      break;
-    }
     std::string cpu = f.client_cpu >= 0 ? std::to_string(f.client_cpu) : "-";
     if (rr) {
       std::string mean = f.latency_mean_us ? fmt::format("{:.2f}", *f.latency_mean_us) : "-";
@@ -243,6 +280,9 @@ void host_lines(std::string& out, const Summary& s) {
     out += fmt::format("  fairness           Jain {:.4f}, min/max {:.3f}\n", s.jain_fairness,
                        s.min_max_ratio);
   }
+  // Only where it tells something: a few connections set up in no time.
+  if (s.flows.size() > kFlowsListed && s.setup_s > 0)
+    out += fmt::format("  set-up             {} flows in {:.3f} s\n", s.flows.size(), s.setup_s);
 }
 
 // Each iteration's figure and the confidence interval over them.

@@ -30,6 +30,8 @@ class Histogram {
   // Largest (hi - lo + 1) / lo of any bucket, and the largest relative error of percentile().
   static constexpr double kMaxBucketWidth = 1.0 / kSubBuckets;
   static constexpr double kMaxRelativeError = 1.0 / (2 * kSubBuckets);
+  // What one histogram allocates beyond sizeof(Histogram), bytes.
+  static constexpr size_t kStorageBytes = kBucketCount * sizeof(uint64_t);
 
   Histogram();
 

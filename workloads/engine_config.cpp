@@ -8,6 +8,11 @@ uint32_t buffers_per_flow(const TestSpec& spec, const Caps& caps) {
   return kind_of(spec.workload).sends_in_flight(spec, caps) + 1;
 }
 
+bool shares_buffers(const TestSpec& spec, const Caps& caps) {
+  return !kind_of(spec.workload).request_response && spec.proto == Proto::tcp &&
+         spec.verify_seed == 0 && !caps.one_sided && !caps.provides_recv_buffers;
+}
+
 uint32_t buffer_size(const TestSpec& spec) {
   return std::max<uint32_t>(kind_of(spec.workload).buffer_size(spec), 64);
 }
@@ -27,7 +32,7 @@ EngineConfig engine_config(const TestSpec& spec, uint32_t flows, const Caps& cap
   uint32_t sends = kind.request_response ? std::min<uint32_t>(stream_depth(caps), kShallowStream)
                                          : stream_depth(caps);
   cfg.queue_depth = std::max<uint32_t>(spec.burst + 2, sends + 3);
-  cfg.buffers = flows * buffers_per_flow(spec, caps);
+  cfg.buffers = shares_buffers(spec, caps) ? kSharedBuffers : flows * buffers_per_flow(spec, caps);
   cfg.buffer_size = buffer_size(spec);
   cfg.wait = spec.wait;
   cfg.single_flow = flows == 1;

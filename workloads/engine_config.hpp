@@ -12,6 +12,13 @@ namespace mtperf {
 // queue depth (EngineConfig::queue_depth) is the larger of the burst + 2 and the sends in
 // flight + 3, the sends of request/response counted as a stream of at most kShallowStream.
 uint32_t buffers_per_flow(const TestSpec& spec, const Caps& caps);
+// A TCP stream (stream, maerts, bidir) without --verify never writes a send buffer after set-up
+// and never reads what it receives: every flow of a worker then sends from one shared buffer and
+// receives into another, and the pool holds kSharedBuffers, not flows x buffers_per_flow (64 KiB
+// messages: 320 KiB a flow and side otherwise). Not for one-sided transports (a peer writes into
+// a flow's buffers) nor those that provide receive buffers.
+bool shares_buffers(const TestSpec& spec, const Caps& caps);
+inline constexpr uint32_t kSharedBuffers = 2;  // one to send from, one to receive into
 // Bytes of every pool buffer: never less than one whole message, request or response (each
 // send goes out of one buffer). rr over TCP gathers up to kMaxGatherBytes of a burst at once.
 uint32_t buffer_size(const TestSpec& spec);

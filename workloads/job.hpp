@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <memory>
+#include <optional>
 
 #include "platform/clock.hpp"
 #include "stats/histogram.hpp"
@@ -69,7 +70,12 @@ struct UdpStats {
 };
 
 struct FlowStats {
-  Histogram latency;  // round trips, ns, measured window only
+  // Round trips, ns, measured window only. Every sample also goes to its worker's histogram
+  // (WorkerJob::latency), which the summary merges; a flow keeps a histogram of its own (58 KiB)
+  // only with TestSpec::per_flow_latency, so that ten thousand flows cost a few KiB each.
+  std::optional<Histogram> latency;
+  uint64_t latency_count = 0;   // samples of this flow, always counted
+  uint64_t latency_sum_ns = 0;  // their sum: the flow's exact mean latency
   UdpStats udp;
   VerifyStats verify;  // --verify: what this side received, checked
   std::string error;   // first error seen, empty when none
@@ -98,6 +104,12 @@ struct WorkerJob {
   PhaseClock* clock = nullptr;
   int cpu = -1;       // pinned by the runner before the driver runs; -1 = not pinned
   std::string error;  // set when the worker could not run
+  // buffers_per_flow() under the transport's caps (a flow's depth is this - 1), set by the
+  // runner; 0: the worker deals its pool out instead.
+  uint32_t flow_buffers = 0;
+  // Every round trip its flows measured, ns (FlowStats::latency); written by the worker only,
+  // read after it returned.
+  Histogram latency;
 };
 
 class Transport;  // transports/api/registry.hpp

@@ -26,15 +26,14 @@ struct WorkerCost {
 };
 
 WorkerCost worker_cost(const TestSpec& spec, uint32_t n, const Transport& transport) {
-  WorkerJob job;
-  job.spec = &spec;
-  job.flows.assign(n, nullptr);  // engine_config counts them; it never looks inside
   WorkerCost c;
-  c.cfg = engine_config(job, transport.caps());
+  c.cfg = engine_config(spec, n, transport.caps());
   c.buffers = uint64_t(c.cfg.buffers) * c.cfg.buffer_size;
   c.engine = transport.engine_overhead_bytes(c.cfg);
   // rr: a send timestamp and a sequence number per transaction in flight (Worker::ring_, seqs_).
   c.flow_state = uint64_t(n) * (kWorkerFlowBytes + uint64_t(spec.burst) * 16);
+  // The worker's latency histogram (WorkerJob::latency), where its flows' round trips go.
+  c.flow_state += sizeof(WorkerJob) + Histogram::kStorageBytes;
   return c;
 }
 
@@ -53,12 +52,13 @@ MemoryFigure test_memory(const TestSpec& spec, const Transport& transport) {
     m.engines += c.engine * count;
     m.flow_state += c.flow_state * count;
   }
-  // Every flow's slot with its latency histogram (allocated whole), and the runner's counter
-  // snapshots; the interim reports the clock thread keeps.
-  uint64_t per_flow = sizeof(FlowSlot) + Histogram::kBucketCount * sizeof(uint64_t) +
-                      3 * sizeof(CounterValues) + sizeof(FlowResult);
+  // Every flow's slot (with its own latency histogram, allocated whole, only under
+  // --per-flow-latency), and the runner's counter snapshots; the side's merged histogram; the
+  // interim reports the clock thread keeps.
+  uint64_t per_flow = sizeof(FlowSlot) + 3 * sizeof(CounterValues) + sizeof(FlowResult);
+  if (spec.per_flow_latency) per_flow += Histogram::kStorageBytes;
   if (spec.verify_seed != 0) per_flow += 2 * sizeof(Pattern);  // --verify: one per direction
-  m.flow_state += uint64_t(flows) * per_flow;
+  m.flow_state += uint64_t(flows) * per_flow + Histogram::kStorageBytes;  // + SideResult::latency
   if (spec.interval_s > 0) {
     m.flow_state += uint64_t(std::ceil(spec.duration_s / spec.interval_s) + 1) *
                     (sizeof(IntervalSample) + uint64_t(flows) * sizeof(CounterValues));
@@ -68,15 +68,16 @@ MemoryFigure test_memory(const TestSpec& spec, const Transport& transport) {
 }
 
 std::string MemoryFigure::describe(const TestSpec& spec, const Caps& caps) const {
-  WorkerJob job;
-  job.spec = &spec;
-  job.flows.assign(1, nullptr);
-  EngineConfig one = engine_config(job, caps);
-  return format_bytes(total()) + " (buffers " + format_bytes(buffers) + ": " +
-         std::to_string(spec.flows_total()) + (spec.flows_total() == 1 ? " flow x " : " flows x ") +
-         std::to_string(one.buffers) + " x " + format_bytes(one.buffer_size) + "; engines " +
-         format_bytes(engines) + "; flow state " + format_bytes(flow_state) + "; threads " +
-         format_bytes(threads) + ")";
+  EngineConfig one = engine_config(spec, 1, caps);
+  const uint32_t flows = spec.flows_total();
+  const std::string dealt = shares_buffers(spec, caps)
+                                ? std::to_string(worker_count(spec, flows)) + " workers x " +
+                                      std::to_string(kSharedBuffers) + " shared"
+                                : std::to_string(flows) + (flows == 1 ? " flow x " : " flows x ") +
+                                      std::to_string(one.buffers);
+  return format_bytes(total()) + " (buffers " + format_bytes(buffers) + ": " + dealt + " x " +
+         format_bytes(one.buffer_size) + "; engines " + format_bytes(engines) + "; flow state " +
+         format_bytes(flow_state) + "; threads " + format_bytes(threads) + ")";
 }
 
 void check_memory(const MemoryFigure& figure, uint64_t limit_bytes, const TestSpec& spec,

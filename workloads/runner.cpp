@@ -74,8 +74,10 @@ Runner::Runner(const TestSpec& spec, Side side, Transport& transport, WorkerDriv
     jobs_[i].spec = &spec_;
     jobs_[i].clock = &clock_;
     jobs_[i].cpu = cpus.empty() ? -1 : cpus[i % cpus.size()];
+    jobs_[i].flow_buffers = buffers_per_flow(spec_, transport_.caps());
   }
   for (size_t i = 0; i < flows_.size(); ++i) {
+    if (spec_.per_flow_latency && !flows_[i]->stats.latency) flows_[i]->stats.latency.emplace();
     jobs_[i % nthreads].flows.push_back(flows_[i].get());
     dup_fds_.push_back(flows_[i]->endpoint ? flows_[i]->endpoint->dup_stats_fd() : -1);
   }
@@ -341,6 +343,7 @@ SideResult Runner::join() {
     fd = -1;
   }
   for (size_t j = 0; j < jobs_.size(); ++j) {
+    r.latency.merge(jobs_[j].latency);
     if (!jobs_[j].error.empty())
       r.errors.push_back("worker " + std::to_string(j) + ": " + jobs_[j].error);
   }

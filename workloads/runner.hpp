@@ -58,6 +58,8 @@ struct SideResult {
   Side side = Side::client;
   double window_s = 0;  // measured, not nominal
   std::vector<FlowResult> flows;
+  // Every round trip of this side's flows, merged from its workers' histograms, ns.
+  Histogram latency;
   std::vector<IntervalSample> intervals;
   std::optional<CpuUtilization> cpu;         // host CPU over the window
   std::optional<InterruptRates> interrupts;  // host interrupts over the window

@@ -182,7 +182,7 @@ void validate_names(const TestSpec& s) {
 }  // namespace
 
 void validate(TestSpec& s) {
-  check_range("flows", s.flows, 1u, kLimits.max_flows / 2);
+  check_range("flows", s.flows, 1u, kLimits.max_flows);
   check_range("threads", s.threads, 0u, kLimits.max_threads);
   check_range("duration", s.duration_s, 0.05, kLimits.max_duration_s);
   check_range("warmup", s.warmup_s, 0.0, kLimits.max_warmup_s);
@@ -253,6 +253,7 @@ void to_json(nlohmann::json& j, const TestSpec& s) {
   if (!s.server_cpus.empty()) j["server_cpus"] = s.server_cpus;
   if (s.verify_seed != 0) j["verify_seed"] = s.verify_seed;
   if (s.stop_on_error) j["stop_on_error"] = true;
+  if (s.per_flow_latency) j["per_flow_latency"] = true;
 }
 
 namespace {
@@ -271,12 +272,12 @@ void check_keys(const nlohmann::json& j, std::initializer_list<std::string_view>
 void from_json(const nlohmann::json& j, TestSpec& s) {
   namespace jf = json_field;
   if (!j.is_object()) bad("test", "must be an object");
-  check_keys(j, {"workload",        "protocol",     "transport",     "transport_options",
-                 "duration_s",      "warmup_s",     "flows",         "threads",
-                 "message_size",    "request_size", "response_size", "burst",
-                 "rate_bps",        "wait",         "interval_s",    "udp_timeout_s",
-                 kSocketOptionsKey, "flow_servers", "measure",       "server_cpus",
-                 "verify_seed",     "stop_on_error"},
+  check_keys(j, {"workload",        "protocol",      "transport",       "transport_options",
+                 "duration_s",      "warmup_s",      "flows",           "threads",
+                 "message_size",    "request_size",  "response_size",   "burst",
+                 "rate_bps",        "wait",          "interval_s",      "udp_timeout_s",
+                 kSocketOptionsKey, "flow_servers",  "measure",         "server_cpus",
+                 "verify_seed",     "stop_on_error", "per_flow_latency"},
              "test");
   const std::string t = "test";
   std::string w = "stream", p = "tcp", wait = "block";
@@ -304,6 +305,7 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
   jf::optional(j, t, "server_cpus", s.server_cpus);
   jf::optional(j, t, "verify_seed", s.verify_seed);
   jf::optional(j, t, "stop_on_error", s.stop_on_error);
+  jf::optional(j, t, "per_flow_latency", s.per_flow_latency);
   if (auto it = j.find(kSocketOptionsKey); it != j.end()) {
     if (!it->is_object()) bad("test.socket", "must be an object");
     check_keys(*it, {"sndbuf", "rcvbuf", "nodelay", "congestion", "mptcp", "busy_poll_us"},

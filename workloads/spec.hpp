@@ -29,7 +29,11 @@ Proto parse_proto(std::string_view s);
 Wait parse_wait(std::string_view s);
 
 struct Limits {
-  uint32_t max_flows = 4096;
+  // -P: flows per direction. The memory budget (workloads/memory.hpp) and the file and port
+  // limits (platform/file_limit.hpp) bound a run well before this on most hosts.
+  uint32_t max_flows = 100000;
+  // Connections one side opens: bidir runs -P flows each way.
+  uint32_t max_flows_total = 2 * max_flows;
   uint32_t max_threads = 256;
   uint32_t max_msg_size = 16u << 20;  // bytes
   uint32_t max_burst = 1024;
@@ -83,6 +87,10 @@ struct TestSpec {
   // --stop-on-error: the server's runner also ends its window at its flows' first error or
   // --verify mismatch, and tells the client (STOP, control/protocol.hpp).
   bool stop_on_error = false;
+  // --per-flow-latency: each flow keeps its own latency histogram (58 KiB a flow) for its own
+  // percentiles; without it the latency histograms are per worker and merged, which gives the
+  // same summary figures from the same samples.
+  bool per_flow_latency = false;
 
   uint32_t flows_total() const;
   uint32_t stream_msg_size() const;

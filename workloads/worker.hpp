@@ -57,8 +57,9 @@ class Worker {
     uint32_t idx = 0;
     int conn = -1;
     int listen = -1;
-    uint32_t buf0 = 0;  // first pool buffer of this flow
-    uint32_t nbufs = 0;
+    uint32_t buf0 = 0;   // first pool buffer of this flow
+    uint32_t nbufs = 0;  // its buffers: sends in flight + 1 (shared: as many, but only two real)
+    uint32_t rbuf = 0;   // the pool buffer it receives into
     uint32_t sends_out = 0;
     uint32_t send_rot = 0;  // rotates over the flow's send buffers
     bool done = false;
@@ -142,7 +143,7 @@ class Worker {
     b.len = len;
     return b;
   }
-  Buf recv_buf(Flow& f) { return e_.pool().get(f.buf0 + f.nbufs - 1); }
+  Buf recv_buf(Flow& f) { return e_.pool().get(f.rbuf); }
   // Where a receive's bytes are: in the flow's buffer, or in one the engine provided.
   const std::byte* recv_data(Flow& f, const Completion& c) {
     return (c.flags & kCompBuffer) ? c.data : recv_buf(f).data;
@@ -197,8 +198,13 @@ class Worker {
   void fail(Flow& f, const char* what, int err);
   void finish(Flow& f);
   void record_latency(Flow& f, int64_t rtt_ns) {
-    if (measuring() && spec_.measure)
-      f.slot->stats.latency.record(uint64_t(std::max<int64_t>(rtt_ns, 0)));
+    if (!measuring() || !spec_.measure) return;
+    const uint64_t v = uint64_t(std::max<int64_t>(rtt_ns, 0));
+    job_.latency.record(v);
+    FlowStats& s = f.slot->stats;
+    ++s.latency_count;
+    s.latency_sum_ns += v;
+    if (s.latency) s.latency->record(v);
   }
 
   E& e_;

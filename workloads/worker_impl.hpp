@@ -15,12 +15,16 @@ void Worker<E>::setup() {
   ring_.assign(size_t(n) * spec_.burst, 0);
   seqs_.assign(size_t(n) * spec_.burst, 0);
   uint32_t per = n ? e_.pool().count() / n : 0;
+  // Shared buffers (engine_config.hpp): every flow sends from buffer 0 and receives into 1.
+  const bool shared = shares_buffers(spec_, e_.caps()) && e_.pool().count() == kSharedBuffers;
+  if (shared) per = job_.flow_buffers ? job_.flow_buffers : buffers_per_flow(spec_, e_.caps());
   for (uint32_t i = 0; i < n; ++i) {
     Flow& f = flows_[i];
     f.slot = job_.flows[i];
     f.idx = i;
-    f.buf0 = i * per;
+    f.buf0 = shared ? 0 : i * per;
     f.nbufs = per;
+    f.rbuf = shared ? 1 : f.buf0 + per - 1;
     ++live_;
     if (per < 2) {
       fail(f, "buffer pool too small", ENOMEM);

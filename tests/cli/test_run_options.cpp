@@ -113,7 +113,7 @@ TEST_CASE("a bad value names the option", "[options]") {
 
 TEST_CASE("a test the server would refuse is refused here first", "[options]") {
   CHECK_THROWS_WITH(parse({"-P", "0"}), Catch::Contains("flows"));
-  CHECK_THROWS_WITH(parse({"-P", "100000"}), Catch::Contains("flows"));
+  CHECK_THROWS_WITH(parse({"-P", "100001"}), Catch::Contains("flows"));
   CHECK_THROWS_WITH(parse({"-w", "crr", "-p", "udp"}), Catch::Contains("crr"));
   CHECK_THROWS_WITH(parse({"-w", "rr", "-p", "udp", "-r", "8,8"}), Catch::Contains("size"));
   CHECK_THROWS_WITH(parse({"-l", "0"}), Catch::Contains("-l/--length"));
@@ -136,7 +136,11 @@ TEST_CASE("CPU lists keep their order and must be online here", "[options]") {
 TEST_CASE("errors name the option as typed, with the value as typed", "[options]") {
   CHECK_THROWS_WITH(parse({"-l", "-1"}), "option -l/--length: -1 s is outside 0.05..3600 s");
   CHECK_THROWS_WITH(parse({"--threads", "-1"}), "option --threads: -1 is outside 0..256");
-  CHECK_THROWS_WITH(parse({"-P", "-2"}), "option -P/--flows: -2 is outside 1..4096");
+  CHECK_THROWS_WITH(parse({"-P", "-2"}), "option -P/--flows: -2 is outside 1..100000");
+  // The bound is the one validate() holds the test to, named by the option typed.
+  CHECK_THROWS_WITH(parse({"-P", "100001"}), "option -P/--flows: 100001 is outside 1..100000");
+  CHECK_NOTHROW(parse({"-P", "4000"}));
+  CHECK_NOTHROW(parse({"-P", "100000", "-w", "bidir"}));
   CHECK_THROWS_WITH(parse({"--warmup", "-1"}), Catch::Contains("option --warmup: -1 s"));
   CHECK_THROWS_WITH(parse({"-m", "0"}), Catch::Contains("option -m/--message-size: 0 bytes"));
 }

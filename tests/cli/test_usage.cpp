@@ -183,7 +183,7 @@ TEST_CASE("a bad value exits 2 naming the option and the value as typed") {
       {"sweep --message-size 64K,8K", "option --message-size: values must ascend"},
       {"sweep --message-size 32M", "option --message-size: '32M' is not a message size of 1..16M"},
       {"sweep --flows 1..16 -P 2", "option -P: the --flows axis sets it"},
-      {"sweep --flows 0", "option --flows: '0' is not a count of 1..4096"},
+      {"sweep --flows 0", "option --flows: '0' is not a count of 1..100000"},
       {"sweep --flows 1..100", "option --flows: '1..100' is 100 columns; at most 64"},
       {"sweep --mtu 1500,9000", "option --mtu: only with --testbed"},
       {"sweep --mtu 1500,90000 --testbed", "option --mtu: '90000' is not an MTU of 68..65535"},

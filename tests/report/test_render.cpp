@@ -32,8 +32,11 @@ control::TestOutcome outcome(Workload w) {
       c.window.transactions = 1000;
       c.total.transactions = 1200;
       s.total.transactions = 1200;
-      for (int k = 0; k < 1000; ++k)
-        c.stats.latency.record(25'000 + uint64_t(k));
+      for (int k = 0; k < 1000; ++k) {
+        o.client.latency.record(25'000 + uint64_t(k));
+        c.stats.latency_sum_ns += 25'000 + uint64_t(k);
+      }
+      c.stats.latency_count = 1000;
     } else {
       c.role = Role::sender;
       s.role = Role::receiver;
@@ -225,4 +228,36 @@ TEST_CASE("a run stopped early and a stall are in the text and the JSON", "[rend
   CHECK_THAT(report_text(plain), !Catch::Contains("STOPPED EARLY"));
   CHECK_THAT(report_text(plain), !Catch::Contains("longest stall"));
   CHECK(report_json(plain)["summary"]["stopped_early"].is_null());
+}
+
+TEST_CASE("many flows read as a distribution in text, every one in JSON", "[render]") {
+  Report r;
+  r.spec.workload = Workload::stream;
+  r.spec.flows = 100;
+  r.environment = environment_json("test");
+  control::TestOutcome o;
+  o.client.window_s = 1.0;
+  o.setup_s = 0.25;
+  for (uint32_t i = 0; i < 100; ++i) {
+    FlowResult c;
+    c.id = i;
+    c.role = Role::sender;
+    // Flow i sends (i + 1) Mbit in the one-second window: 1..100 Mbit/s.
+    c.window.bytes_sent = c.total.bytes_sent = (i + 1) * 125'000;
+    o.client.flows.push_back(c);
+  }
+  r.iterations.push_back(summarize(r.spec, o));
+  finish_report(r);
+  std::string text = report_text(r);
+  CAPTURE(text);
+  CHECK(text.find("per flow Mbit/s: min 1.0 p1 1.0 p10 10.0 median 50.0 p90 90.0 p99 99.0 max "
+                  "100.0") != std::string::npos);
+  CHECK(text.find("slowest flows: flow 0 1.0, flow 1 2.0, flow 2 3.0, flow 3 4.0, flow 4 5.0") !=
+        std::string::npos);
+  CHECK(text.find("set-up             100 flows in 0.250 s") != std::string::npos);
+  // No line per flow: flow 57's own row would start with its id and direction.
+  CHECK(text.find("     57   c2s") == std::string::npos);
+  nlohmann::json j = report_json(r);
+  CHECK(j.at("summary").at("flows").size() == 100);
+  CHECK(j.at("summary").at("setup_s") == 0.25);
 }

@@ -62,8 +62,12 @@ control::TestOutcome rr_outcome(const std::vector<uint64_t>& transactions, doubl
     FlowResult c = flow(i, Role::rr_client);
     c.window.transactions = transactions[i];
     c.window.bytes_sent = c.window.bytes_recv = transactions[i];
+    // As the runner reports them: the samples in the side's (workers') histogram, the flow's
+    // count and sum.
     for (uint64_t k = 0; k < transactions[i]; ++k)
-      c.stats.latency.record(rtt_ns);
+      o.client.latency.record(rtt_ns);
+    c.stats.latency_count = transactions[i];
+    c.stats.latency_sum_ns = transactions[i] * rtt_ns;
     o.client.flows.push_back(c);
     FlowResult s = flow(i, Role::rr_server);
     s.window.transactions = transactions[i];

@@ -118,8 +118,10 @@ TEST_CASE("engine_config: one stream flow", "[engine]") {
   s.wait = Wait::spin;
   EngineConfig c = engine_config(s, 1, Caps{});
   CHECK(c.max_conns == 1);
-  CHECK(c.queue_depth == 11);  // max(burst 1 + 2, depth 8 + 3)
-  CHECK(c.buffers == 9);
+  CHECK(c.queue_depth == 11);          // max(burst 1 + 2, depth 8 + 3)
+  CHECK(c.buffers == kSharedBuffers);  // a TCP stream without --verify: shared
+  s.verify_seed = 1;
+  CHECK(engine_config(s, 1, Caps{}).buffers == 9);
   CHECK(c.buffer_size == 64 * 1024);
   CHECK(c.wait == Wait::spin);
   CHECK(c.single_flow);
@@ -210,7 +212,7 @@ TEST_CASE("flow_setup: what set-up is told of a flow", "[engine]") {
   FlowSetup f4 = flow_setup(s, 4, 1, Caps{});
   CHECK(f4.worker == 0);
   CHECK(f4.engine.max_conns == 3);  // worker 0 runs flows 0, 2 and 4
-  CHECK(f4.engine.buffers == 3 * 9);
+  CHECK(f4.engine.buffers == kSharedBuffers);
 
   TestSpec x = rr(100, 2000);
   x.workload = Workload::crr;

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "stats/histogram.hpp"
 #include "transports/api/registry.hpp"
 #include "workloads/engine_config.hpp"
 #include "workloads/memory.hpp"
@@ -62,11 +63,18 @@ TEST_CASE("the memory figure follows the engine's sizing", "[memory]") {
   s.flows = 8;
   s.threads = 3;  // 8 flows dealt over 3 workers: 3, 3, 2
   validate(s);
+  // A TCP stream without --verify: each worker's flows share a send and a receive buffer.
+  REQUIRE(shares_buffers(s, t->caps()));
+  CHECK(test_memory(s, *t).buffers == 3 * kSharedBuffers * buffer_size(s));
+  s.verify_seed = 1;  // --verify writes and checks every flow's own buffers
+  REQUIRE_FALSE(shares_buffers(s, t->caps()));
   MemoryFigure m = test_memory(s, *t);
   uint64_t per_flow = uint64_t(buffers_per_flow(s, t->caps())) * buffer_size(s);
   CHECK(m.buffers == 8 * per_flow);
   CHECK(m.engines > 0);
-  CHECK(m.flow_state >= 8 * 58 * 1024);  // a latency histogram per flow
+  // A latency histogram per worker and the side's merged one, none per flow by default.
+  CHECK(m.flow_state >= 4 * Histogram::kStorageBytes);
+  CHECK(m.flow_state < 4 * Histogram::kStorageBytes + 8 * 16 * 1024);
   CHECK(m.threads > 0);
   CHECK(m.total() == m.buffers + m.engines + m.flow_state + m.threads);
   // More flows, more memory; the buffers scale with them exactly.
@@ -74,6 +82,45 @@ TEST_CASE("the memory figure follows the engine's sizing", "[memory]") {
   MemoryFigure m2 = test_memory(s, *t);
   CHECK(m2.buffers == 2 * m.buffers);
   CHECK(m2.total() > m.total());
+}
+
+TEST_CASE("ten thousand stream flows share their workers' buffers", "[memory]") {
+  auto t = sockets();
+  TestSpec s;
+  s.flows = 10000;
+  s.threads = 2;
+  validate(s);
+  MemoryFigure m = test_memory(s, *t);
+  CHECK(m.buffers == 2 * kSharedBuffers * buffer_size(s));
+  CAPTURE(m.buffers, m.engines, m.flow_state, m.threads);
+  CHECK(2 * m.total() / s.flows <= 32 * 1024);
+  CHECK_THAT(m.describe(s, t->caps()), Catch::Contains("2 workers x 2 shared x 64 KiB"));
+  s.proto = Proto::udp;  // UDP writes its header into every send: per flow again
+  CHECK_FALSE(shares_buffers(s, t->caps()));
+}
+
+TEST_CASE("a flow's own latency histogram is priced only when asked for", "[memory]") {
+  auto t = sockets();
+  TestSpec s = rr(1, 1);
+  s.flows = 100;
+  s.threads = 2;
+  validate(s);
+  MemoryFigure shared = test_memory(s, *t);
+  s.per_flow_latency = true;
+  MemoryFigure own = test_memory(s, *t);
+  CHECK(own.flow_state - shared.flow_state == 100 * Histogram::kStorageBytes);
+  CHECK(own.buffers == shared.buffers);
+}
+
+TEST_CASE("ten thousand rr flows fit in 32 KiB a flow, both sides together", "[memory]") {
+  auto t = sockets();
+  TestSpec s = rr(1, 1);
+  s.flows = 10000;
+  s.threads = 2;
+  validate(s);
+  MemoryFigure m = test_memory(s, *t);
+  CAPTURE(m.buffers, m.engines, m.flow_state, m.threads);
+  CHECK(2 * m.total() / s.flows <= 32 * 1024);
 }
 
 TEST_CASE("an rr test's memory counts every burst buffer of every flow", "[memory]") {
