@@ -9,7 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deb=${1:-$(ls dist/mtperf_*.deb 2>/dev/null | head -1)}
-[ -n "$deb" ] && [ -f "$deb" ] || { echo "ci/install-test.sh: no package; bash ci/package.sh first" >&2; exit 1; }
+if [ -z "$deb" ] || [ ! -f "$deb" ]; then
+  echo "ci/install-test.sh: no package; bash ci/package.sh first" >&2
+  exit 1
+fi
 if [ "$(id -u)" -ne 0 ]; then
   echo "SKIPPED: ci/install-test.sh needs root (chroot and mounts)"
   exit 77

@@ -362,7 +362,7 @@ def write_completion(top, path):
 COMPLETION_FUNCTION = r'''
 # The transport the words name with -T/--transport (its first when a list), else the default.
 _mtperf_transport() {
-  local i w t=
+  local i w t=''
   for ((i = 2; i < ${#COMP_WORDS[@]}; i++)); do
     w=${COMP_WORDS[i]}
     case $w in
@@ -376,7 +376,7 @@ _mtperf_transport() {
 }
 
 _mtperf() {
-  local cur=${COMP_WORDS[COMP_CWORD]} prev= key w
+  local cur=${COMP_WORDS[COMP_CWORD]} prev='' key w
   ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
   COMPREPLY=()
   if ((COMP_CWORD == 1)); then
