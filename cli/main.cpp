@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -61,7 +60,7 @@ std::string usage() {
   return text + kUsageTail;
 }
 
-// `mtperf --help` under MTPERF_HELP_FORMAT=json (platform/command_line.cpp): the commands, and
+// `mtperf --help` under MTPERF_HELP_FORMAT=json (platform/command_line.hpp): the commands, and
 // the names their options take (-T, -O KEY, -w), for the man pages and the bash completion.
 std::string usage_json() {
   nlohmann::json j = {{"version", MTPERF_VERSION},
@@ -84,11 +83,6 @@ std::string usage_json() {
   for (const mtperf::WorkloadKind* k : mtperf::workload_kinds())
     j["workloads"].push_back(std::string(k->name));
   return j.dump() + "\n";
-}
-
-bool json_help() {
-  const char* format = std::getenv("MTPERF_HELP_FORMAT");
-  return format != nullptr && std::string(format) == "json";
 }
 
 int line_command(const mtperf::LineCommands& c, const std::vector<std::string>& args) {
@@ -129,7 +123,7 @@ int main(int argc, char** argv) {
     commands.push_back(c->group);
   }
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-    std::fputs((json_help() ? usage_json() : usage()).c_str(), stdout);
+    std::fputs((mtperf::cli::help_as_json() ? usage_json() : usage()).c_str(), stdout);
     return 0;
   }
   if (cmd == "-V" || cmd == "--version" || cmd == "version") {

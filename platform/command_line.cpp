@@ -127,15 +127,6 @@ std::string option_text(const po::option_description& o) {
   return text;
 }
 
-// MTPERF_HELP_FORMAT=json: -h/--help prints the command's description as one JSON object instead
-// of the usage text, and `mtperf GROUP --help` its subcommands. The man pages and the bash
-// completion are generated from it at build time (packaging/gen_docs.py), so they say what --help
-// says. For the build, not for people: hidden, and the usage text stays the interface.
-bool json_help() {
-  const char* format = std::getenv("MTPERF_HELP_FORMAT");
-  return format != nullptr && std::string_view(format) == "json";
-}
-
 nlohmann::json option_json(const po::option_description& o) {
   const po::value_semantic& v = *o.semantic();
   const ArgText t = arg_text(v);
@@ -327,7 +318,7 @@ CommandLine parse_command_line(const CommandSpec& spec, const std::vector<std::s
 }
 
 std::string usage_text(const CommandSpec& spec) {
-  if (json_help()) {
+  if (help_as_json()) {
     nlohmann::json j = {{"name", spec.name},
                         {"synopsis", spec.synopsis},
                         {"summary", spec.summary},
@@ -376,6 +367,11 @@ std::optional<CommandLine> read_command_line(const CommandSpec& spec,
   return std::nullopt;
 }
 
+bool help_as_json() {
+  const char* format = std::getenv("MTPERF_HELP_FORMAT");
+  return format != nullptr && std::string_view(format) == "json";
+}
+
 int usage_error(const CommandSpec& spec, std::ostream& err, const std::string& what) {
   err << "mtperf " << spec.name << ": " << what << "\n"
       << usage_line(spec) << "('mtperf " << spec.name << " --help' lists the options)\n";
@@ -404,7 +400,7 @@ int run_subcommand(const std::string& group, const std::vector<Subcommand>& subs
   }
   const std::string& first = args.front();
   if (first == "-h" || first == "--help" || first == "help") {
-    if (json_help()) {
+    if (help_as_json()) {
       nlohmann::json j = {{"name", group}, {"subcommands", nlohmann::json::array()}};
       for (const Subcommand& s : subs)
         j["subcommands"].push_back({{"name", s.name}, {"summary", s.summary}});
