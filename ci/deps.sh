@@ -11,6 +11,7 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
       python3-yaml  # tests/fleet/recipes_check.py: the Kubernetes recipe as YAML
       chromium  # tests/report/html_render_check.py: the HTML report parsed and rendered headless
       tshark  # tests/integration/test_atm_capture: the ATM captures decoded as Wireshark does
+      man-db  # tests/cli/man_pages_check.sh: the generated man pages formatted without a warning
       clang libclang-rt-14-dev llvm)  # ci/fuzz.sh: libFuzzer and its sanitizers, llvm-symbolizer
 missing=()
 for p in "${pkgs[@]}"; do

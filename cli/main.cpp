@@ -5,27 +5,36 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
 #include "cli/testbed_cmd.hpp"
 #include "cli/topology_cmd.hpp"
 #include "platform/command_hints.hpp"
 #include "platform/command_line.hpp"
 #include "transports/api/registry.hpp"
+#include "workloads/kind.hpp"
 
 namespace {
 
-const char* kUsageHead =
-    "usage: mtperf COMMAND [options]\n"
-    "  run         run a test (without -H: against an in-process server on 127.0.0.1)\n"
-    "  serve       serve tests to clients\n"
-    "  suite       every workload on every usable transport, on loopback, side by side\n"
-    "  sweep       the multi-adapter scalability table: workloads over 1..N adapters\n"
-    "  compare     configurations side by side, iterated, with a verdict per workload\n"
-    "  fleet       every pair of a cluster, one process per host from srun, mpirun, k8s\n"
-    "  report      JSON documents as one self-contained HTML page with charts and tables\n"
-    "  transports  list transports: compiled in, usable here, and why not\n"
-    "  topology    adapters, PCI controllers, NUMA nodes, interrupt CPUs\n"
-    "  testbed     test hosts in network namespaces joined by veth pairs (root)\n";
+struct Command {
+  const char* name;
+  const char* summary;
+  bool group = false;  // made of subcommands: `mtperf testbed up`
+};
+
+constexpr Command kCommands[] = {
+    {"run", "run a test (without -H: against an in-process server on 127.0.0.1)"},
+    {"serve", "serve tests to clients"},
+    {"suite", "every workload on every usable transport, on loopback, side by side"},
+    {"sweep", "the multi-adapter scalability table: workloads over 1..N adapters"},
+    {"compare", "configurations side by side, iterated, with a verdict per workload"},
+    {"fleet", "every pair of a cluster, one process per host from srun, mpirun, k8s"},
+    {"report", "JSON documents as one self-contained HTML page with charts and tables"},
+    {"transports", "list transports: compiled in, usable here, and why not"},
+    {"topology", "adapters, PCI controllers, NUMA nodes, interrupt CPUs"},
+    {"testbed", "test hosts in network namespaces joined by veth pairs (root)", true},
+};
 const char* kUsageTail = "'mtperf COMMAND --help' for a command's options; 'mtperf --version'.\n";
 
 // The commands transport families bring with their lines (`mtperf atm ...`), from the registry.
@@ -36,14 +45,44 @@ std::vector<const mtperf::LineCommands*> line_commands() {
   return out;
 }
 
+std::string usage_entry(const std::string& name, const std::string& summary) {
+  std::string text = "  " + name;
+  text.resize(std::max<size_t>(text.size() + 1, 14), ' ');
+  return text + summary + "\n";
+}
+
 std::string usage() {
-  std::string text = kUsageHead;
-  for (const mtperf::LineCommands* c : line_commands()) {
-    std::string name = "  " + c->group;
-    name.resize(std::max<size_t>(name.size() + 1, 14), ' ');
-    text += name + c->summary + "\n";
-  }
+  std::string text = "usage: mtperf COMMAND [options]\n";
+  for (const Command& c : kCommands)
+    text += usage_entry(c.name, c.summary);
+  for (const mtperf::LineCommands* c : line_commands())
+    text += usage_entry(c->group, c->summary);
   return text + kUsageTail;
+}
+
+// `mtperf --help` under MTPERF_HELP_FORMAT=json (platform/command_line.hpp): the commands, and
+// the names their options take (-T, -O KEY, -w), for the man pages and the bash completion.
+std::string usage_json() {
+  nlohmann::json j = {{"version", MTPERF_VERSION},
+                      {"commands", nlohmann::json::array()},
+                      {"transports", nlohmann::json::array()},
+                      {"workloads", nlohmann::json::array()}};
+  for (const Command& c : kCommands)
+    j["commands"].push_back({{"name", c.name}, {"summary", c.summary}, {"group", c.group}});
+  for (const mtperf::LineCommands* c : line_commands())
+    j["commands"].push_back({{"name", c->group}, {"summary", c->summary}, {"group", true}});
+  for (const mtperf::TransportEntry& e : mtperf::transports()) {
+    nlohmann::json t = {{"name", std::string(e.name)},
+                        {"summary", std::string(e.summary)},
+                        {"default", e.is_default},
+                        {"options", nlohmann::json::array()}};
+    for (const auto& o : e.options())
+      t["options"].push_back({{"key", o.key}, {"default", o.default_value}, {"help", o.help}});
+    j["transports"].push_back(t);
+  }
+  for (const mtperf::WorkloadKind* k : mtperf::workload_kinds())
+    j["workloads"].push_back(std::string(k->name));
+  return j.dump() + "\n";
 }
 
 int line_command(const mtperf::LineCommands& c, const std::vector<std::string>& args) {
@@ -76,14 +115,15 @@ int main(int argc, char** argv) {
   if (cmd == "transports") return transports_command(args);
   if (cmd == "topology") return mtperf::topology_command(args, std::cout, std::cerr);
   if (cmd == "testbed") return mtperf::testbed_command(args, std::cout, std::cerr);
-  std::vector<std::string> commands = {"run",   "serve",  "suite",      "sweep",    "compare",
-                                       "fleet", "report", "transports", "topology", "testbed"};
+  std::vector<std::string> commands;
+  for (const Command& c : kCommands)
+    commands.push_back(c.name);
   for (const mtperf::LineCommands* c : line_commands()) {
     if (cmd == c->group) return line_command(*c, args);
     commands.push_back(c->group);
   }
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-    std::fputs(usage().c_str(), stdout);
+    std::fputs((mtperf::cli::help_as_json() ? usage_json() : usage()).c_str(), stdout);
     return 0;
   }
   if (cmd == "-V" || cmd == "--version" || cmd == "version") {

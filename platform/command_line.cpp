@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <ostream>
 #include <sstream>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "platform/command_hints.hpp"
 #include "platform/netns.hpp"
@@ -121,6 +125,24 @@ std::string option_text(const po::option_description& o) {
   if (!t.implicit.empty()) text += " (" + t.var + " when not given: " + t.implicit + ")";
   if (!t.def.empty()) text += " (default " + t.def + ")";
   return text;
+}
+
+nlohmann::json option_json(const po::option_description& o) {
+  const po::value_semantic& v = *o.semantic();
+  const ArgText t = arg_text(v);
+  const char c = short_name(o);
+  nlohmann::json j = {{"long", o.long_name()},
+                      {"short", c ? std::string(1, c) : std::string()},
+                      {"help", o.description()},
+                      {"takes_value", v.max_tokens() > 0}};
+  if (v.max_tokens() > 0) {
+    j["arg"] = t.var;
+    j["optional_arg"] = v.min_tokens() == 0;
+    j["repeats"] = v.max_tokens() > 1;
+    j["default"] = t.def;
+    j["implicit"] = t.implicit;
+  }
+  return j;
 }
 
 // `text` broken into lines of at most `width` characters at spaces.
@@ -296,6 +318,22 @@ CommandLine parse_command_line(const CommandSpec& spec, const std::vector<std::s
 }
 
 std::string usage_text(const CommandSpec& spec) {
+  if (help_as_json()) {
+    nlohmann::json j = {{"name", spec.name},
+                        {"synopsis", spec.synopsis},
+                        {"summary", spec.summary},
+                        {"about", spec.about},
+                        {"positional", spec.positional},
+                        {"forward_unknown", spec.forward_unknown},
+                        {"options", nlohmann::json::array()},
+                        {"aliases", nlohmann::json::array()}};
+    j["options"].push_back(option_json(*everything(spec).options().front()));
+    for (const auto& o : spec.options.options())
+      j["options"].push_back(option_json(*o));
+    for (const auto& [old_name, now] : spec.aliases)
+      j["aliases"].push_back({{"old", old_name}, {"now", now}});
+    return j.dump() + "\n";
+  }
   std::ostringstream s;
   s << usage_line(spec);
   for (const std::string& line : wrap(spec.summary, kWidth))
@@ -329,6 +367,11 @@ std::optional<CommandLine> read_command_line(const CommandSpec& spec,
   return std::nullopt;
 }
 
+bool help_as_json() {
+  const char* format = std::getenv("MTPERF_HELP_FORMAT");
+  return format != nullptr && std::string_view(format) == "json";
+}
+
 int usage_error(const CommandSpec& spec, std::ostream& err, const std::string& what) {
   err << "mtperf " << spec.name << ": " << what << "\n"
       << usage_line(spec) << "('mtperf " << spec.name << " --help' lists the options)\n";
@@ -357,6 +400,13 @@ int run_subcommand(const std::string& group, const std::vector<Subcommand>& subs
   }
   const std::string& first = args.front();
   if (first == "-h" || first == "--help" || first == "help") {
+    if (help_as_json()) {
+      nlohmann::json j = {{"name", group}, {"subcommands", nlohmann::json::array()}};
+      for (const Subcommand& s : subs)
+        j["subcommands"].push_back({{"name", s.name}, {"summary", s.summary}});
+      out << j.dump() << "\n";
+      return 0;
+    }
     list(out);
     return 0;
   }

@@ -84,6 +84,15 @@ CommandLine parse_command_line(const CommandSpec& spec, const std::vector<std::s
 // description and default.
 std::string usage_text(const CommandSpec& spec);
 
+// MTPERF_HELP_FORMAT=json in the environment: usage_text() (so every --help) returns the command's
+// description as one JSON object instead of the text: {"name", "synopsis", "summary", "about",
+// "positional", "forward_unknown", "options": [{"long", "short", "help", "takes_value", and for an
+// option that takes a value "arg", "optional_arg", "repeats", "default", "implicit"}], "aliases":
+// [{"old", "now"}]}; run_subcommand's list is {"name", "subcommands": [{"name", "summary"}]}. The
+// man pages and the bash completion are generated from it at build time (packaging/gen_docs.py),
+// so they say what --help says. For the build, not for people: the usage text is the interface.
+bool help_as_json();
+
 // parse_command_line at a command's entry. On --help prints the usage to `out` and sets
 // exit_code 0; on a usage error prints it to `err` (usage_error) and sets exit_code 2; returns
 // nullopt in both cases.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -232,4 +233,45 @@ TEST_CASE("a bad value exits 2 naming the option and the value as typed") {
     CHECK(r.rc == 2);
     CHECK(r.err.find(c.message) != std::string::npos);
   }
+}
+
+// MTPERF_HELP_FORMAT=json: the descriptions the man pages and the bash completion are generated
+// from (packaging/gen_docs.py) are those --help prints.
+TEST_CASE("MTPERF_HELP_FORMAT=json prints the options --help lists, as JSON") {
+  ::setenv("MTPERF_HELP_FORMAT", "json", 1);
+  const Result top = mtperf("--help");
+  const Result run = mtperf("run --help");
+  const Result testbed = mtperf("testbed --help");
+  const Result up = mtperf("testbed up -h");
+  ::unsetenv("MTPERF_HELP_FORMAT");
+  REQUIRE(top.rc == 0);
+  const auto t = nlohmann::json::parse(top.out);
+  CHECK(t["commands"][0]["name"] == "run");
+  CHECK(t["transports"].size() >= 1);
+  CHECK(t["workloads"].size() == 5);
+  REQUIRE(run.rc == 0);
+  const auto r = nlohmann::json::parse(run.out);
+  CHECK(r["name"] == "run");
+  size_t listed = 0;
+  for (const auto& o : r["options"]) {
+    ++listed;
+    if (o["long"] == "length") {
+      CHECK(o["short"] == "l");
+      CHECK(o["arg"] == "SECONDS");
+      CHECK(o["default"] == "10");
+      CHECK(o["help"] == "measured window");
+    }
+    if (o["long"] == "testbed") {
+      CHECK(o["optional_arg"] == true);
+      CHECK(o["implicit"] == "default");
+    }
+    if (o["long"] == "quiet") CHECK(o["takes_value"] == false);
+  }
+  // as many as the usage text lists, -h/--help among them
+  const std::string text = mtperf("run --help").out;
+  CHECK(listed == count(text, "\n  -") + count(text, "\n      --"));
+  REQUIRE(testbed.rc == 0);
+  CHECK(nlohmann::json::parse(testbed.out)["subcommands"][0]["name"] == "up");
+  REQUIRE(up.rc == 0);
+  CHECK(nlohmann::json::parse(up.out)["name"] == "testbed up");
 }
