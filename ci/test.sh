@@ -20,6 +20,12 @@ if [[ $stages == *" suite "* ]]; then
   bash ci/format.sh
   bash ci/layers.sh
   ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2 --timeout 300
+  # The Debian package from the same build, installed, used and purged in a minimal Debian 12
+  # root (exit 77: skipped, with the reason it printed).
+  bash ci/package.sh
+  rc=0
+  bash ci/install-test.sh || rc=$?
+  [ $rc -eq 0 ] || [ $rc -eq 77 ] || exit $rc
   stage_done suite
 fi
 if [[ $stages == *" sanitize "* ]]; then
