@@ -4,7 +4,11 @@
 # is client + server) with two worker threads a side:
 #
 #   bench/scale.sh [-l SECONDS] [-b MTPERF] [-t THREADS] [-f "100 1000 10000"]
-#                  [-w "stream rr"] [-x TRANSPORT]
+#                  [-w "stream rr"] [-x TRANSPORT] [-s]
+#
+# -s: the server in a process of its own (`mtperf serve` on a loopback port, started for each
+# run), so that each side has the whole open-file limit; the peak RSS is then the client's plus
+# the server's.
 #
 # Columns: the aggregate (Mbit/s for streams, trans/s for rr), Jain's index over the flows, the
 # set-up time (TEST request to the last connection, from the report), the peak RSS, and the RSS
@@ -18,7 +22,8 @@ threads=2
 counts="100 1000 10000"
 workloads="stream rr"
 transport=socket
-while getopts "l:b:t:f:w:x:h" opt; do
+separate=0
+while getopts "l:b:t:f:w:x:sh" opt; do
   case $opt in
     l) len=$OPTARG ;;
     b) bin=$OPTARG ;;
@@ -26,25 +31,55 @@ while getopts "l:b:t:f:w:x:h" opt; do
     f) counts=$OPTARG ;;
     w) workloads=$OPTARG ;;
     x) transport=$OPTARG ;;
-    *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    s) separate=1 ;;
+    *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
 [ -x "$bin" ] || { echo "bench/scale.sh: no mtperf binary at $bin (-b)" >&2; exit 2; }
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # One run: prints "aggregate jain setup_s max_rss_kib", or "FAIL" with mtperf's error on stderr
 # (a run over this host's file or port limit fails before any traffic, naming it).
+# -s: a server of its own for one run; its peak RSS (KiB) is in $tmp/srss once it has stopped.
+port=$((20000 + RANDOM % 10000))
+server_pid=
+start_server() {
+  /usr/bin/time -f '%M' -o "$tmp/srss" "$bin" serve --bind 127.0.0.1 --port "$port" >/dev/null \
+    2>"$tmp/serr" &
+  server_pid=$!
+  for _ in $(seq 50); do
+    "$bin" run -H "127.0.0.1:$port" -l 0.05 --warmup 0 -q >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "bench/scale.sh: mtperf serve did not start: $(cat "$tmp/serr")" >&2
+  exit 1
+}
+stop_server() {
+  kill -TERM "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+}
+trap 'stop_server 2>/dev/null; rm -rf "$tmp"' EXIT
+
 one() {
-  local w=$1 n=$2
-  if ! /usr/bin/time -f '%M' -o "$tmp/rss" \
-    "$bin" run -w "$w" -P "$n" --threads "$threads" -T "$transport" -l "$len" --warmup 0.5 \
-    -q --format json >"$tmp/out.json" 2>"$tmp/err"; then
+  local w=$1 n=$2 where=() srss=0
+  if [ "$separate" = 1 ]; then
+    start_server
+    where=(-H "127.0.0.1:$port")
+  fi
+  local ok=1
+  /usr/bin/time -f '%M' -o "$tmp/rss" \
+    "$bin" run "${where[@]}" -w "$w" -P "$n" --threads "$threads" \
+    -T "$transport" -l "$len" --warmup 0.5 -q --format json >"$tmp/out.json" 2>"$tmp/err" || ok=0
+  if [ "$separate" = 1 ]; then
+    stop_server
+    srss=$(cat "$tmp/srss" 2>/dev/null | tail -1)
+  fi
+  if [ $ok = 0 ]; then
     grep -v '^Command exited' "$tmp/err" | sed "s/^/$w -P $n: /" >&2 || true
     echo FAIL
     return 0
   fi
-  python3 - "$tmp/out.json" "$(cat "$tmp/rss")" <<'PY'
+  python3 - "$tmp/out.json" "$(($(cat "$tmp/rss") + srss))" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
 agg = s["transaction_rate"] if s.get("transaction_rate") else s["throughput_bps"] / 1e6

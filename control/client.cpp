@@ -70,12 +70,13 @@ bool is_loopback(const SockAddr& a) {
 
 // The file and port limits of the flows, checked before the TEST request: after READY the
 // flows connect at once.
-void check_flow_limits(const TestSpec& spec, const SockAddr& server) {
+void check_flow_limits(const TestSpec& spec, const SockAddr& server, bool server_in_process) {
   const uint32_t n = spec.flows_total();
   const std::string what = std::to_string(n) + (n == 1 ? " flow" : " flows");
-  // Each flow's connection, the runner's TCP_INFO copy of it, and the connection a server in
-  // this process accepts for it.
-  ensure_open_files(3 * uint64_t(n), what);
+  // Each flow's connection, and the one a server in this process accepts for it (its listeners
+  // close as their flows are accepted). The runners' TCP_INFO copies come on top where they fit
+  // (Runner: read_tcp_info).
+  ensure_open_files((server_in_process ? 2 : 1) * uint64_t(n), what);
   // A server on this host binds a listener to a local port for each flow while the flows
   // connect from others of the same range; crr's connections come and go one at a time.
   if (is_loopback(server) && !kind_of(spec.workload).per_transaction)
@@ -246,7 +247,7 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   }
   nlohmann::json test = {{"test", spec}};
   if (!challenge.empty()) test["mac"] = test_mac(opts.key, challenge, test["test"]);
-  check_flow_limits(spec, server);
+  check_flow_limits(spec, server, opts.server_in_process);
   const int64_t setup_start_ns = now_ns();
   send_message(ctl.fd, {MsgType::test, test}, kSetupTimeoutMs);
   Message ready = expect(ctl.fd, MsgType::ready, kMaxRequestBody, kSetupTimeoutMs);

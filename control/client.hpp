@@ -23,6 +23,9 @@ struct ClientOptions {
   // Memory this side's share of a test may take (workloads/memory.hpp), bytes; 0 = the default
   // (1 GiB, or a quarter of this host's memory when that is less).
   uint64_t max_memory = 0;
+  // The server runs in this process (mtperf run without -H): its connections count against
+  // this process's file limit too.
+  bool server_in_process = false;
 };
 
 struct TestOutcome {

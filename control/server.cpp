@@ -28,9 +28,10 @@ struct Server::Session {
 
 uint32_t default_max_flows(const FileLimit& limit) {
   // What ensure_open_files (platform/file_limit.hpp) can make room for: the hard limit, less a
-  // margin, at two descriptors a flow.
+  // margin, at one descriptor a flow (a listener, then the connection in its place; crr, which
+  // keeps its listeners, is checked for two by the session).
   const uint64_t fds = limit.hard > 512 ? limit.hard - 512 : 0;
-  return uint32_t(std::clamp<uint64_t>(fds / 2, 1, kLimits.max_flows_total));
+  return uint32_t(std::clamp<uint64_t>(fds, 1, kLimits.max_flows_total));
 }
 
 ServerOptions resolved(ServerOptions o) {

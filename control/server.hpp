@@ -33,9 +33,9 @@ struct ServerOptions {
   int handshake_timeout_ms = 10000;  // from accept to an accepted TEST, whatever the client sends
 
   // What one test may make the server spend (checked before anything is set up; policy.hpp).
-  // Data connections, each with its own listener; 0: what the file limit allows (each flow
-  // takes two descriptors here), up to kLimits.max_flows_total. The memory budget bounds a test
-  // apart (max_memory).
+  // Data connections, each with its own listener; 0: what the file limit allows (a descriptor
+  // a flow: its listener closes when the connection is accepted), up to kLimits.max_flows_total.
+  // The memory budget bounds a test apart (max_memory).
   uint32_t max_flows = 0;
   uint32_t max_threads = 64;       // worker threads
   uint32_t max_extra_threads = 0;  // transport threads beside the workers (io_uring SQPOLL)

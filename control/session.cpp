@@ -18,6 +18,7 @@
 #include "platform/topology.hpp"
 #include "transports/api/control_socket.hpp"
 #include "workloads/engine_config.hpp"
+#include "workloads/kind.hpp"
 #include "workloads/memory.hpp"
 
 namespace mtperf::control {
@@ -106,12 +107,14 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
   local.set_port(0);
   std::vector<std::unique_ptr<FlowSlot>> flows;
   listeners_.clear();
-  // A descriptor for each listener and each accepted connection (the soft limit raised as far
-  // as this process may), and a local port for each listener: both checked before the first
-  // listener is bound, so a test over either limit is refused with its name, not cut short.
+  // A descriptor for each listener (each closes as its flow is accepted, so a connection takes
+  // its listener's place; crr keeps its listeners and opens connections beside them), the soft
+  // limit raised as far as this process may; and a local port for each listener. Both are checked
+  // before the first listener is bound, so a test over either limit is refused with its name,
+  // not cut short.
   const uint32_t n = spec.flows_total();
   const std::string what = std::to_string(n) + (n == 1 ? " flow" : " flows") + " on the server";
-  ensure_open_files(2 * uint64_t(n), what);
+  ensure_open_files((kind_of(spec.workload).per_transaction ? 2 : 1) * uint64_t(n), what);
   check_local_ports(n, what, opts_.proc_root);
   for (uint32_t i = 0; i < spec.flows_total(); ++i) {
     auto f = std::make_unique<FlowSlot>();
@@ -150,6 +153,7 @@ void ServerSession::accept_flows(std::vector<std::unique_ptr<FlowSlot>>& flows) 
       flows[i]->endpoint = l.accept(deadline);
     }
     rejected_ += l.rejected();
+    listeners_[i].reset();  // its descriptor and port, free for the next flow's connection
   }
   listeners_.clear();
 }

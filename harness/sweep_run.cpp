@@ -152,6 +152,7 @@ Sweep sweep_here(const SweepRequest& q) {
             control::own_server_options(o.client.max_memory));
       }
       client.server = local->address();
+      client.server_in_process = true;
     }
     where = client.server;
     return run_placed(o, client);

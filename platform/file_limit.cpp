@@ -53,18 +53,23 @@ uint64_t file_limit_to_set(uint64_t needed, const FileLimit& now, bool may_raise
   return 0;
 }
 
-void ensure_open_files(uint64_t more, const std::string& what) {
+bool make_room_for_files(uint64_t more) {
   const FileLimit now = file_limit();
   const uint64_t needed = open_files() + more + kFileMargin;
-  if (needed <= now.soft) return;
+  if (needed <= now.soft) return true;
+  uint64_t to = file_limit_to_set(needed, now, true, nr_open());
+  if (to == 0) return false;
+  rlimit r{};
+  r.rlim_cur = rlim_t(to);
+  r.rlim_max = now.hard == UINT64_MAX ? RLIM_INFINITY : rlim_t(to > now.hard ? to : now.hard);
+  return ::setrlimit(RLIMIT_NOFILE, &r) == 0;
+}
+
+void ensure_open_files(uint64_t more, const std::string& what) {
+  if (make_room_for_files(more)) return;
+  const FileLimit now = file_limit();
+  const uint64_t needed = open_files() + more + kFileMargin;
   const uint64_t max_open = nr_open();
-  uint64_t to = file_limit_to_set(needed, now, true, max_open);
-  if (to != 0) {
-    rlimit r{};
-    r.rlim_cur = rlim_t(to);
-    r.rlim_max = now.hard == UINT64_MAX ? RLIM_INFINITY : rlim_t(to > now.hard ? to : now.hard);
-    if (::setrlimit(RLIMIT_NOFILE, &r) == 0) return;
-  }
   std::ostringstream m;
   m << what << " need about " << needed << " open files, over this process's limit (RLIMIT_NOFILE "
     << "soft " << now.soft << ", hard " << now.hard << (needed > max_open ? ", fs.nr_open " : "")

@@ -28,6 +28,9 @@ uint64_t file_limit_to_set(uint64_t needed, const FileLimit& now, bool may_raise
 // too where this process may (CAP_SYS_RESOURCE, up to fs.nr_open). Throws std::runtime_error
 // naming `what` ("10000 flows"), the limit and the fix when it cannot.
 void ensure_open_files(uint64_t more, const std::string& what);
+// The same without the error: true when `more` descriptors fit (the limits raised as far as this
+// process may), false when they do not (nothing changed).
+bool make_room_for_files(uint64_t more);
 
 // The number of ports in <root>/proc/sys/net/ipv4/ip_local_port_range ("32768 60999" has 28232);
 // 0 when unreadable.

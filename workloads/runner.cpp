@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "platform/affinity.hpp"
+#include "platform/file_limit.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/tcp_socket.hpp"
 #include "workloads/engine_config.hpp"
@@ -76,10 +77,14 @@ Runner::Runner(const TestSpec& spec, Side side, Transport& transport, WorkerDriv
     jobs_[i].cpu = cpus.empty() ? -1 : cpus[i % cpus.size()];
     jobs_[i].flow_buffers = buffers_per_flow(spec_, transport_.caps());
   }
+  // TCP_INFO and the unsent bytes are read from a copy of each connection's descriptor, which
+  // outlives the engine's; where the file limit has no room for a copy a flow, they are not read
+  // (the flows' retransmits, RTT and cwnd show as not measured).
+  const bool copies = make_room_for_files(flows_.size());
   for (size_t i = 0; i < flows_.size(); ++i) {
     if (spec_.per_flow_latency && !flows_[i]->stats.latency) flows_[i]->stats.latency.emplace();
     jobs_[i % nthreads].flows.push_back(flows_[i].get());
-    dup_fds_.push_back(flows_[i]->endpoint ? flows_[i]->endpoint->dup_stats_fd() : -1);
+    dup_fds_.push_back(copies && flows_[i]->endpoint ? flows_[i]->endpoint->dup_stats_fd() : -1);
   }
 }
 
