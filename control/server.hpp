@@ -10,6 +10,7 @@
 // everything its test had at once.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -23,10 +24,15 @@
 
 namespace mtperf::control {
 
+// Writes one log line and a newline to stderr (which systemd sends to the journal).
+void log_to_stderr(const std::string& line);
+
 struct ServerOptions {
   std::string bind = "0.0.0.0";
-  uint16_t port = 12865;             // 0: the kernel picks (read it back with port())
-  std::string key;                   // pre-shared key; empty = no authentication
+  uint16_t port = 12865;  // 0: the kernel picks (read it back with port())
+  std::string key;        // pre-shared key; empty = no authentication
+  // A file holding the key instead (read_key_file); read again by Server::reload_key().
+  std::string key_file;
   std::vector<Cidr> allow;           // networks clients may connect from; empty = any
   uint32_t max_sessions = 16;        // tests running at once
   uint32_t max_pending = 32;         // connections still in their handshake
@@ -44,6 +50,31 @@ struct ServerOptions {
   uint64_t max_total_memory = 0;   // bytes for all running tests together; 0 = the default
   std::string proc_root = "/";     // where the host's limits are read (tests: a fixture tree)
   bool verbose = false;
+  // Where the server's log lines go, one call a line (no newline): a line per connection when
+  // it ends (control/test_log.hpp) and one per key reload. Called from the sessions' threads at
+  // once; it must be thread-safe.
+  std::function<void(const std::string&)> log = log_to_stderr;
+};
+
+// The key in `path`, leading and trailing whitespace trimmed. Throws std::runtime_error when the
+// file cannot be read, is group or world readable (or writable), is over 4 KiB or holds no key.
+std::string read_key_file(const std::string& path);
+
+// The pre-shared key, replaced whole by a reload while sessions read it. Thread-safe.
+class SharedKey {
+ public:
+  std::string get() const {
+    std::lock_guard lock(mu_);
+    return key_;
+  }
+  void set(std::string key) {
+    std::lock_guard lock(mu_);
+    key_ = std::move(key);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::string key_;
 };
 
 // The default of ServerOptions::max_flows under this file limit.
@@ -70,6 +101,13 @@ class Server {
   void run();
   void stop();
   ServerCounters counters() const;
+  // Reads options().key_file again and swaps the key in: connections that start their handshake
+  // from now on need the new key; running tests and handshakes under way are not touched. Throws
+  // std::runtime_error (the old key stays) when the file cannot be used or there is none.
+  void reload_key();
+  // Async-signal-safe (only stores an atomic flag): run() calls reload_key() within 200 ms and
+  // logs what came of it.
+  void request_reload() { reload_.store(true); }
 
  private:
   struct Session;
@@ -82,13 +120,16 @@ class Server {
   int wake_fd_ = -1;  // eventfd: a session ended, free it now
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> reload_{false};
+  SharedKey key_;
   mutable std::mutex mu_;
   std::list<std::unique_ptr<Session>> sessions_;  // in accept order
   std::atomic<uint64_t> refused_{0}, pending_dropped_{0};
 };
 
 // The options with their defaults filled in from the host (max_memory, max_total_memory from
-// <proc_root>/proc/meminfo). Throws std::invalid_argument naming a bad combination.
+// <proc_root>/proc/meminfo). Throws std::invalid_argument naming a bad combination (a key and
+// a key file both).
 ServerOptions resolved(ServerOptions o);
 
 }  // namespace mtperf::control

@@ -40,6 +40,8 @@ EXAMPLES = {
     "serve": [("Serve on the default control port 12865", "mtperf serve"),
               ("Keyed, one network, a tighter memory budget",
                "mtperf serve --key K --allow 10.0.0.0/8 --max-memory 512M"),
+              ("The key from a file (mode 600), read again on SIGHUP",
+               "mtperf serve --key-file /etc/mtperf/key"),
               ("As a systemd service, its options in /etc/default/mtperf",
                "systemctl enable --now mtperf-serve.service")],
     "suite": [("Every workload on every usable transport for 2 s each", "mtperf suite -l 2")],
