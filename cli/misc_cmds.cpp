@@ -70,6 +70,8 @@ CommandSpec serve_spec() {
       "memory)");
   add("max-total-memory", po::value<std::string>()->value_name("SIZE"),
       "memory all running tests may take together (default 2G, or half the host's memory)");
+  add("metrics", po::value<std::string>()->value_name("ADDRESS:PORT"),
+      "serve the server's counters in the Prometheus text format on http://ADDRESS:PORT/metrics");
   add("verbose,v", po::bool_switch(), "log each client's errors");
   return spec;
 }
@@ -117,6 +119,7 @@ control::ServerOptions server_options(const po::variables_map& vm) {
     if (bytes == 0) throw std::invalid_argument(std::string("option --") + name + ": must be > 0");
     (std::string(name) == "max-memory" ? o.max_memory : o.max_total_memory) = bytes;
   }
+  if (vm.count("metrics")) o.metrics = vm["metrics"].as<std::string>();
   o.verbose = vm["verbose"].as<bool>();
   return control::resolved(o);
 }
@@ -144,6 +147,9 @@ int serve_command(const std::vector<std::string>& args) {
         "mtperf serve: listening on %s port %u (at most %u tests at once, %s each, %s in all)\n",
         o.bind.c_str(), server.port(), o.max_sessions, format_bytes(o.max_memory).c_str(),
         format_bytes(o.max_total_memory).c_str());
+    if (server.metrics_port() != 0)
+      std::printf("mtperf serve: metrics on %s (port %u) at /metrics\n", o.metrics.c_str(),
+                  server.metrics_port());
     std::fflush(stdout);
     server.run();
     std::signal(SIGHUP, SIG_IGN);

@@ -124,9 +124,33 @@ Server::Server(ServerOptions opts)
     ::close(listen_fd_);
     throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
   }
+  if (!opts_.metrics.empty()) {
+    try {
+      metrics_ = std::make_unique<MetricsEndpoint>(opts_.metrics, [this] {
+        ServerCounters c = counters();
+        ServerMetrics m;
+        m.tests_ok = c.tests_ok;
+        m.tests_error = c.tests_error;
+        m.tests_refused = c.tests_refused;
+        m.bytes_sent = c.bytes_sent;
+        m.bytes_recv = c.bytes_recv;
+        m.transactions = c.transactions;
+        m.refused_allow = c.refused;
+        m.pending_dropped = c.pending_dropped;
+        m.running = c.running;
+        m.pending = c.pending;
+        return m;
+      });
+    } catch (...) {
+      ::close(listen_fd_);
+      ::close(wake_fd_);
+      throw;
+    }
+  }
 }
 
 Server::~Server() {
+  metrics_.reset();
   stop();
   reap(true);
   if (listen_fd_ >= 0) ::close(listen_fd_);
@@ -148,6 +172,12 @@ ServerCounters Server::counters() const {
   c.refused = refused_.load();
   c.pending_dropped = pending_dropped_.load();
   c.running = admission_.running();
+  c.tests_ok = tests_ok_.load();
+  c.tests_error = tests_error_.load();
+  c.tests_refused = tests_refused_.load();
+  c.bytes_sent = bytes_sent_.load();
+  c.bytes_recv = bytes_recv_.load();
+  c.transactions = transactions_.load();
   std::lock_guard lock(mu_);
   for (const auto& s : sessions_) {
     if (!s->finished.load() && !s->dropped && !s->session->admitted()) ++c.pending;
@@ -174,6 +204,23 @@ void Server::reap(bool all) {
   }
 }
 
+void Server::record(const TestLog& log) {
+  switch (log.result) {
+    case TestLog::Result::ok:
+      tests_ok_.fetch_add(1);
+      break;
+    case TestLog::Result::error:
+      tests_error_.fetch_add(1);
+      break;
+    case TestLog::Result::refused:
+      tests_refused_.fetch_add(1);
+      break;
+  }
+  bytes_sent_.fetch_add(log.bytes_sent);
+  bytes_recv_.fetch_add(log.bytes_recv);
+  transactions_.fetch_add(log.transactions);
+}
+
 void Server::start_session(int fd) {
   auto s = std::make_unique<Session>();
   s->session = std::make_unique<ServerSession>(fd, opts_, admission_, key_);
@@ -195,6 +242,7 @@ void Server::start_session(int fd) {
   }
   s->thread = std::thread([this, raw] {
     raw->session->run();
+    record(raw->session->log());
     raw->finished.store(true);
     uint64_t one = 1;  // wake the accept loop: it frees the session at once
     [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
@@ -242,6 +290,7 @@ void Server::run() {
         refused_.fetch_add(1);
         log.result = TestLog::Result::refused;
         log.why = "not from a network in --allow";
+        record(log);
         opts_.log(format_test_log(log));
         continue;
       }

@@ -20,6 +20,8 @@
 
 #include "control/admission.hpp"
 #include "control/allow.hpp"
+#include "control/metrics.hpp"
+#include "control/test_log.hpp"
 #include "platform/file_limit.hpp"
 
 namespace mtperf::control {
@@ -50,6 +52,8 @@ struct ServerOptions {
   uint64_t max_total_memory = 0;   // bytes for all running tests together; 0 = the default
   std::string proc_root = "/";     // where the host's limits are read (tests: a fixture tree)
   bool verbose = false;
+  // "ADDRESS:PORT" of the Prometheus endpoint (control/metrics.hpp); empty = none.
+  std::string metrics;
   // Where the server's log lines go, one call a line (no newline): a line per connection when
   // it ends (control/test_log.hpp) and one per key reload. Called from the sessions' threads at
   // once; it must be thread-safe.
@@ -82,6 +86,8 @@ uint32_t default_max_flows(const FileLimit& limit);
 
 // What the server has turned away, for tests and the log.
 struct ServerCounters {
+  uint64_t tests_ok = 0, tests_error = 0, tests_refused = 0;  // connections ended, by result
+  uint64_t bytes_sent = 0, bytes_recv = 0, transactions = 0;  // by the server's flows
   uint64_t refused = 0;          // connections from outside --allow, closed at once
   uint64_t pending_dropped = 0;  // pending connections dropped to make room for a newer one
   uint32_t pending = 0;          // connections in their handshake now
@@ -96,6 +102,8 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   uint16_t port() const { return port_; }
+  // The --metrics endpoint's port; 0 without one.
+  uint16_t metrics_port() const { return metrics_ ? metrics_->port() : 0; }
   const ServerOptions& options() const { return opts_; }
   // Serves until stop() (from any thread or a signal handler flag).
   void run();
@@ -113,6 +121,7 @@ class Server {
   struct Session;
   void reap(bool all);
   void start_session(int fd);
+  void record(const TestLog& log);  // a connection's end into the counters
 
   ServerOptions opts_;
   Admission admission_;
@@ -125,6 +134,9 @@ class Server {
   mutable std::mutex mu_;
   std::list<std::unique_ptr<Session>> sessions_;  // in accept order
   std::atomic<uint64_t> refused_{0}, pending_dropped_{0};
+  std::atomic<uint64_t> tests_ok_{0}, tests_error_{0}, tests_refused_{0};
+  std::atomic<uint64_t> bytes_sent_{0}, bytes_recv_{0}, transactions_{0};
+  std::unique_ptr<MetricsEndpoint> metrics_;  // last: it reads the counters above
 };
 
 // The options with their defaults filled in from the host (max_memory, max_total_memory from

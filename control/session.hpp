@@ -25,6 +25,8 @@ class ServerSession {
   // From the server's thread: drops the connection if it is still pending (true), so that it
   // can no longer be admitted; false when it was admitted already.
   bool drop_if_pending();
+  // What the session logged; read after run() returned.
+  const TestLog& log() const { return log_; }
 
  private:
   enum class State { pending, admitted, dropped };

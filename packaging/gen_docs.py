@@ -42,6 +42,8 @@ EXAMPLES = {
                "mtperf serve --key K --allow 10.0.0.0/8 --max-memory 512M"),
               ("The key from a file (mode 600), read again on SIGHUP",
                "mtperf serve --key-file /etc/mtperf/key"),
+              ("Counters for Prometheus on a management address",
+               "mtperf serve --metrics 192.0.2.1:9112"),
               ("As a systemd service, its options in /etc/default/mtperf",
                "systemctl enable --now mtperf-serve.service")],
     "suite": [("Every workload on every usable transport for 2 s each", "mtperf suite -l 2")],
