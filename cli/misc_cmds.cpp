@@ -23,12 +23,19 @@ void on_signal(int) {
   if (g_server) g_server->stop();  // only stores an atomic flag
 }
 
+void on_hangup(int) {
+  if (g_server) g_server->request_reload();  // only stores an atomic flag
+}
+
 }  // namespace
 
 namespace {
 
 CommandSpec serve_spec() {
-  CommandSpec spec("serve", "[options]", "Serves tests to mtperf clients until SIGINT or SIGTERM.");
+  CommandSpec spec(
+      "serve", "[options]",
+      "Serves tests to mtperf clients until SIGINT or SIGTERM; SIGHUP reads --key-file "
+      "again. Logs a line per test on stderr.");
   auto add = spec.options.add_options();
   auto count = [](uint32_t v, const char* text) {
     return po::value<uint32_t>()->default_value(v, text)->value_name("N");
@@ -39,6 +46,9 @@ CommandSpec serve_spec() {
       "address to listen on");
   add("key", po::value<std::string>()->value_name("KEY"),
       "pre-shared key clients must prove (HMAC challenge)");
+  add("key-file", po::value<std::string>()->value_name("FILE"),
+      "the key from a file (whitespace trimmed; mode 600 or stricter), read again on SIGHUP: "
+      "new clients need the new key, running tests go on");
   add("allow", po::value<std::vector<std::string>>()->multitoken()->value_name("CIDR"),
       "networks clients may connect from, v4 or v6 (default: any); others are closed at once");
   add("max-sessions", count(16, "16"), "tests running at once");
@@ -60,6 +70,8 @@ CommandSpec serve_spec() {
       "memory)");
   add("max-total-memory", po::value<std::string>()->value_name("SIZE"),
       "memory all running tests may take together (default 2G, or half the host's memory)");
+  add("metrics", po::value<std::string>()->value_name("ADDRESS:PORT"),
+      "serve the server's counters in the Prometheus text format on http://ADDRESS:PORT/metrics");
   add("verbose,v", po::bool_switch(), "log each client's errors");
   return spec;
 }
@@ -70,6 +82,9 @@ control::ServerOptions server_options(const po::variables_map& vm) {
   o.port = vm["port"].as<uint16_t>();
   o.bind = vm["bind"].as<std::string>();
   if (vm.count("key")) o.key = vm["key"].as<std::string>();
+  if (vm.count("key-file")) o.key_file = vm["key-file"].as<std::string>();
+  if (!o.key.empty() && !o.key_file.empty())
+    throw std::invalid_argument("options --key and --key-file: give one of them");
   if (vm.count("allow")) {
     for (const auto& text : vm["allow"].as<std::vector<std::string>>()) {
       try {
@@ -104,6 +119,7 @@ control::ServerOptions server_options(const po::variables_map& vm) {
     if (bytes == 0) throw std::invalid_argument(std::string("option --") + name + ": must be > 0");
     (std::string(name) == "max-memory" ? o.max_memory : o.max_total_memory) = bytes;
   }
+  if (vm.count("metrics")) o.metrics = vm["metrics"].as<std::string>();
   o.verbose = vm["verbose"].as<bool>();
   return control::resolved(o);
 }
@@ -126,12 +142,17 @@ int serve_command(const std::vector<std::string>& args) {
     g_server = &server;
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
+    std::signal(SIGHUP, on_hangup);
     std::printf(
         "mtperf serve: listening on %s port %u (at most %u tests at once, %s each, %s in all)\n",
         o.bind.c_str(), server.port(), o.max_sessions, format_bytes(o.max_memory).c_str(),
         format_bytes(o.max_total_memory).c_str());
+    if (server.metrics_port() != 0)
+      std::printf("mtperf serve: metrics on %s (port %u) at /metrics\n", o.metrics.c_str(),
+                  server.metrics_port());
     std::fflush(stdout);
     server.run();
+    std::signal(SIGHUP, SIG_IGN);
     g_server = nullptr;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mtperf serve: %s\n", e.what());

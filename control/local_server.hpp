@@ -35,6 +35,7 @@ class LocalServer {
   LocalServer& operator=(const LocalServer&) = delete;
 
   std::string address() const { return "127.0.0.1:" + std::to_string(server_.port()); }
+  Server& server() { return server_; }
 
  private:
   static ServerOptions on_loopback(ServerOptions o) {

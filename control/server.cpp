@@ -1,8 +1,10 @@
 #include "control/server.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include <stdexcept>
 
 #include "control/session.hpp"
+#include "control/test_log.hpp"
 #include "platform/file_limit.hpp"
 #include "platform/host_limits.hpp"
 #include "transports/api/control_socket.hpp"
@@ -25,6 +28,55 @@ struct Server::Session {
   std::atomic<bool> finished{false};
   bool dropped = false;  // aborted to make room; no longer counted as pending
 };
+
+void log_to_stderr(const std::string& line) {
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+std::string read_key_file(const std::string& path) {
+  constexpr size_t kMaxBytes = 4096;
+  const std::string what = "key file " + path;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(what + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    throw std::runtime_error(what + ": " + std::strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error(what + ": not a regular file");
+  }
+  if ((st.st_mode & 077) != 0) {
+    ::close(fd);
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+    throw std::runtime_error(what + " is open to group or others (mode " + mode +
+                             "); make it the server's own: chmod 600 " + path);
+  }
+  std::string text(kMaxBytes + 1, '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      throw std::runtime_error(what + ": " + std::strerror(e));
+    }
+    if (n == 0) break;
+    got += size_t(n);
+  }
+  ::close(fd);
+  if (got > kMaxBytes) throw std::runtime_error(what + ": over 4 KiB; a key is one line");
+  text.resize(got);
+  const char* space = " \t\r\n\v\f";
+  size_t first = text.find_first_not_of(space);
+  if (first == std::string::npos) throw std::runtime_error(what + " holds no key");
+  size_t last = text.find_last_not_of(space);
+  return text.substr(first, last - first + 1);
+}
 
 uint32_t default_max_flows(const FileLimit& limit) {
   // What ensure_open_files (platform/file_limit.hpp) can make room for: the hard limit, less a
@@ -55,11 +107,15 @@ ServerOptions resolved(ServerOptions o) {
   if (o.max_pending == 0) throw std::invalid_argument("--max-pending must be at least 1");
   if (o.handshake_timeout_ms <= 0)
     throw std::invalid_argument("the handshake timeout must be positive");
+  if (!o.key.empty() && !o.key_file.empty())
+    throw std::invalid_argument("--key and --key-file: give one of them");
+  if (!o.log) o.log = log_to_stderr;
   return o;
 }
 
 Server::Server(ServerOptions opts)
     : opts_(resolved(std::move(opts))), admission_(opts_.max_sessions, opts_.max_total_memory) {
+  key_.set(opts_.key_file.empty() ? opts_.key : read_key_file(opts_.key_file));
   control_socket::raise_fd_limit();
   SockAddr where = control_socket::resolve(opts_.bind, opts_.port);
   listen_fd_ = control_socket::listen(where, 128);
@@ -69,9 +125,33 @@ Server::Server(ServerOptions opts)
     ::close(listen_fd_);
     throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
   }
+  if (!opts_.metrics.empty()) {
+    try {
+      metrics_ = std::make_unique<MetricsEndpoint>(opts_.metrics, [this] {
+        ServerCounters c = counters();
+        ServerMetrics m;
+        m.tests_ok = c.tests_ok;
+        m.tests_error = c.tests_error;
+        m.tests_refused = c.tests_refused;
+        m.bytes_sent = c.bytes_sent;
+        m.bytes_recv = c.bytes_recv;
+        m.transactions = c.transactions;
+        m.refused_allow = c.refused;
+        m.pending_dropped = c.pending_dropped;
+        m.running = c.running;
+        m.pending = c.pending;
+        return m;
+      });
+    } catch (...) {
+      ::close(listen_fd_);
+      ::close(wake_fd_);
+      throw;
+    }
+  }
 }
 
 Server::~Server() {
+  metrics_.reset();
   stop();
   reap(true);
   if (listen_fd_ >= 0) ::close(listen_fd_);
@@ -82,11 +162,23 @@ void Server::stop() {
   stop_.store(true);
 }
 
+void Server::reload_key() {
+  if (opts_.key_file.empty())
+    throw std::runtime_error("no key file to reload: the server was started without --key-file");
+  key_.set(read_key_file(opts_.key_file));
+}
+
 ServerCounters Server::counters() const {
   ServerCounters c;
   c.refused = refused_.load();
   c.pending_dropped = pending_dropped_.load();
   c.running = admission_.running();
+  c.tests_ok = tests_ok_.load();
+  c.tests_error = tests_error_.load();
+  c.tests_refused = tests_refused_.load();
+  c.bytes_sent = bytes_sent_.load();
+  c.bytes_recv = bytes_recv_.load();
+  c.transactions = transactions_.load();
   std::lock_guard lock(mu_);
   for (const auto& s : sessions_) {
     if (!s->finished.load() && !s->dropped && !s->session->admitted()) ++c.pending;
@@ -113,9 +205,26 @@ void Server::reap(bool all) {
   }
 }
 
+void Server::record(const TestLog& log) {
+  switch (log.result) {
+    case TestLog::Result::ok:
+      tests_ok_.fetch_add(1);
+      break;
+    case TestLog::Result::error:
+      tests_error_.fetch_add(1);
+      break;
+    case TestLog::Result::refused:
+      tests_refused_.fetch_add(1);
+      break;
+  }
+  bytes_sent_.fetch_add(log.bytes_sent);
+  bytes_recv_.fetch_add(log.bytes_recv);
+  transactions_.fetch_add(log.transactions);
+}
+
 void Server::start_session(int fd) {
   auto s = std::make_unique<Session>();
-  s->session = std::make_unique<ServerSession>(fd, opts_, admission_);
+  s->session = std::make_unique<ServerSession>(fd, opts_, admission_, key_);
   Session* raw = s.get();
   std::lock_guard lock(mu_);
   // Room for one more pending connection: the oldest pending ones go first. A dropped session
@@ -134,6 +243,7 @@ void Server::start_session(int fd) {
   }
   s->thread = std::thread([this, raw] {
     raw->session->run();
+    record(raw->session->log());
     raw->finished.store(true);
     uint64_t one = 1;  // wake the accept loop: it frees the session at once
     [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
@@ -144,6 +254,16 @@ void Server::start_session(int fd) {
 void Server::run() {
   while (!stop_.load()) {
     reap(false);
+    if (reload_.exchange(false)) {
+      std::string line = "event=reload key_file=" + log_value(opts_.key_file);
+      try {
+        reload_key();
+        line += " result=ok";
+      } catch (const std::exception& e) {
+        line += " result=error error=" + log_value(e.what());
+      }
+      opts_.log(line);
+    }
     pollfd p[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
     if (::poll(p, 2, 200) <= 0) continue;
     if (p[1].revents != 0) {
@@ -161,8 +281,18 @@ void Server::run() {
         ok = false;  // no peer address: it went away already
       }
       if (!ok) {
+        TestLog log;
+        try {
+          log.client = control_socket::peer_address(fd).to_string();
+        } catch (const std::exception&) {
+          log.client = "(unknown peer)";
+        }
         ::close(fd);
         refused_.fetch_add(1);
+        log.result = TestLog::Result::refused;
+        log.why = "not from a network in --allow";
+        record(log);
+        opts_.log(format_test_log(log));
         continue;
       }
     }

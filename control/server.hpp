@@ -10,6 +10,7 @@
 // everything its test had at once.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -19,14 +20,21 @@
 
 #include "control/admission.hpp"
 #include "control/allow.hpp"
+#include "control/metrics.hpp"
+#include "control/test_log.hpp"
 #include "platform/file_limit.hpp"
 
 namespace mtperf::control {
 
+// Writes one log line and a newline to stderr (which systemd sends to the journal).
+void log_to_stderr(const std::string& line);
+
 struct ServerOptions {
   std::string bind = "0.0.0.0";
-  uint16_t port = 12865;             // 0: the kernel picks (read it back with port())
-  std::string key;                   // pre-shared key; empty = no authentication
+  uint16_t port = 12865;  // 0: the kernel picks (read it back with port())
+  std::string key;        // pre-shared key; empty = no authentication
+  // A file holding the key instead (read_key_file); read again by Server::reload_key().
+  std::string key_file;
   std::vector<Cidr> allow;           // networks clients may connect from; empty = any
   uint32_t max_sessions = 16;        // tests running at once
   uint32_t max_pending = 32;         // connections still in their handshake
@@ -44,6 +52,33 @@ struct ServerOptions {
   uint64_t max_total_memory = 0;   // bytes for all running tests together; 0 = the default
   std::string proc_root = "/";     // where the host's limits are read (tests: a fixture tree)
   bool verbose = false;
+  // "ADDRESS:PORT" of the Prometheus endpoint (control/metrics.hpp); empty = none.
+  std::string metrics;
+  // Where the server's log lines go, one call a line (no newline): a line per connection when
+  // it ends (control/test_log.hpp) and one per key reload. Called from the sessions' threads at
+  // once; it must be thread-safe.
+  std::function<void(const std::string&)> log = log_to_stderr;
+};
+
+// The key in `path`, leading and trailing whitespace trimmed. Throws std::runtime_error when the
+// file cannot be read, is group or world readable (or writable), is over 4 KiB or holds no key.
+std::string read_key_file(const std::string& path);
+
+// The pre-shared key, replaced whole by a reload while sessions read it. Thread-safe.
+class SharedKey {
+ public:
+  std::string get() const {
+    std::lock_guard lock(mu_);
+    return key_;
+  }
+  void set(std::string key) {
+    std::lock_guard lock(mu_);
+    key_ = std::move(key);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::string key_;
 };
 
 // The default of ServerOptions::max_flows under this file limit.
@@ -51,6 +86,8 @@ uint32_t default_max_flows(const FileLimit& limit);
 
 // What the server has turned away, for tests and the log.
 struct ServerCounters {
+  uint64_t tests_ok = 0, tests_error = 0, tests_refused = 0;  // connections ended, by result
+  uint64_t bytes_sent = 0, bytes_recv = 0, transactions = 0;  // by the server's flows
   uint64_t refused = 0;          // connections from outside --allow, closed at once
   uint64_t pending_dropped = 0;  // pending connections dropped to make room for a newer one
   uint32_t pending = 0;          // connections in their handshake now
@@ -65,16 +102,26 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   uint16_t port() const { return port_; }
+  // The --metrics endpoint's port; 0 without one.
+  uint16_t metrics_port() const { return metrics_ ? metrics_->port() : 0; }
   const ServerOptions& options() const { return opts_; }
   // Serves until stop() (from any thread or a signal handler flag).
   void run();
   void stop();
   ServerCounters counters() const;
+  // Reads options().key_file again and swaps the key in: connections that start their handshake
+  // from now on need the new key; running tests and handshakes under way are not touched. Throws
+  // std::runtime_error (the old key stays) when the file cannot be used or there is none.
+  void reload_key();
+  // Async-signal-safe (only stores an atomic flag): run() calls reload_key() within 200 ms and
+  // logs what came of it.
+  void request_reload() { reload_.store(true); }
 
  private:
   struct Session;
   void reap(bool all);
   void start_session(int fd);
+  void record(const TestLog& log);  // a connection's end into the counters
 
   ServerOptions opts_;
   Admission admission_;
@@ -82,13 +129,19 @@ class Server {
   int wake_fd_ = -1;  // eventfd: a session ended, free it now
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> reload_{false};
+  SharedKey key_;
   mutable std::mutex mu_;
   std::list<std::unique_ptr<Session>> sessions_;  // in accept order
   std::atomic<uint64_t> refused_{0}, pending_dropped_{0};
+  std::atomic<uint64_t> tests_ok_{0}, tests_error_{0}, tests_refused_{0};
+  std::atomic<uint64_t> bytes_sent_{0}, bytes_recv_{0}, transactions_{0};
+  std::unique_ptr<MetricsEndpoint> metrics_;  // last: it reads the counters above
 };
 
 // The options with their defaults filled in from the host (max_memory, max_total_memory from
-// <proc_root>/proc/meminfo). Throws std::invalid_argument naming a bad combination.
+// <proc_root>/proc/meminfo). Throws std::invalid_argument naming a bad combination (a key and
+// a key file both).
 ServerOptions resolved(ServerOptions o);
 
 }  // namespace mtperf::control

@@ -58,8 +58,9 @@ bool wait_for_flow(int fd, int control_fd, int64_t deadline_ns, bool& control_ha
 
 }  // namespace
 
-ServerSession::ServerSession(int control_fd, const ServerOptions& opts, Admission& admission)
-    : fd_(control_fd), opts_(opts), admission_(admission) {
+ServerSession::ServerSession(int control_fd, const ServerOptions& opts, Admission& admission,
+                             const SharedKey& key)
+    : fd_(control_fd), opts_(opts), admission_(admission), key_(key) {
   try {
     peer_ = control_socket::peer_address(fd_).to_string();
   } catch (const std::exception&) {
@@ -85,9 +86,20 @@ bool ServerSession::drop_if_pending() {
 }
 
 void ServerSession::run() noexcept {
+  log_.client = peer_;
   try {
     exchange();
   } catch (const std::exception& e) {
+    if (state_.load() == State::dropped) {
+      log_.result = TestLog::Result::refused;
+      log_.why = "dropped: --max-pending connections were in their handshake when one more came";
+    } else if (state_.load() == State::admitted) {
+      log_.result = TestLog::Result::error;
+      log_.why = aborted_ ? std::string("the server stopped: ") + e.what() : e.what();
+    } else {
+      log_.result = TestLog::Result::refused;
+      log_.why = e.what();
+    }
     if (opts_.verbose) std::fprintf(stderr, "mtperf serve: %s: %s\n", peer_.c_str(), e.what());
     if (!aborted_) {
       try {
@@ -97,6 +109,21 @@ void ServerSession::run() noexcept {
       }
     }
   }
+  try {
+    opts_.log(format_test_log(log_));
+  } catch (const std::exception&) {
+    // A log that cannot be written loses its line; the server goes on.
+  }
+}
+
+void ServerSession::count(const SideResult& result) {
+  log_.counted = true;
+  for (const FlowResult& f : result.flows) {
+    log_.bytes_sent += f.total.bytes_sent;
+    log_.bytes_recv += f.total.bytes_recv;
+    log_.transactions += f.total.transactions;
+  }
+  log_.flow_errors = result.errors.size();
 }
 
 std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec& spec,
@@ -174,7 +201,8 @@ TestSpec ServerSession::handshake(int64_t deadline_ns) {
   nlohmann::json addresses = addresses_to_json(interface_addresses());
   nlohmann::json welcome = {{"version", kVersion}};
   std::string challenge;
-  bool keyed = !opts_.key.empty();
+  const std::string key = key_.get();  // a reload from now on is for the next connection
+  bool keyed = !key.empty();
   if (keyed) {
     challenge = random_hex(16);
     welcome["challenge"] = challenge;
@@ -188,7 +216,7 @@ TestSpec ServerSession::handshake(int64_t deadline_ns) {
   };
   if (keyed) {
     Message auth = receive(MsgType::auth, deadline_ns);
-    if (!mac_matches(mac_of(auth), auth_mac(opts_.key, challenge))) {
+    if (!mac_matches(mac_of(auth), auth_mac(key, challenge))) {
       throw ProtocolError("authentication failed: the client's key does not match the server's");
     }
     send_message_until(fd_, {MsgType::authorized, {{"addresses", addresses}}}, deadline_ns);
@@ -196,12 +224,13 @@ TestSpec ServerSession::handshake(int64_t deadline_ns) {
   Message req = receive(MsgType::test, deadline_ns);
   auto it = req.body.find("test");
   if (it == req.body.end()) throw ProtocolError("TEST without a test description");
-  if (keyed && !mac_matches(mac_of(req), test_mac(opts_.key, challenge, *it))) {
+  if (keyed && !mac_matches(mac_of(req), test_mac(key, challenge, *it))) {
     throw ProtocolError(
         "authentication failed: the TEST's MAC does not match its body (altered on the way?)");
   }
   TestSpec spec;
   from_json(*it, spec);
+  log_.spec = spec;
   validate(spec);
   return spec;
 }
@@ -272,12 +301,13 @@ void ServerSession::exchange() {
     runner.clock().finish.store(true);
   } catch (...) {
     runner.abort();  // the client vanished or misbehaved: stop and free everything now
-    runner.join();
+    count(runner.join());
     runner_ = nullptr;
     throw;
   }
   SideResult result = runner.join();
   runner_ = nullptr;
+  count(result);
   result.side = Side::server;
   send_message(fd_, {MsgType::result, side_to_json(result)}, kSetupTimeoutMs);
 }

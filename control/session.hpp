@@ -5,6 +5,7 @@
 #include <string>
 
 #include "control/server.hpp"
+#include "control/test_log.hpp"
 #include "workloads/runner.hpp"
 
 namespace mtperf::control {
@@ -12,8 +13,10 @@ namespace mtperf::control {
 class ServerSession {
  public:
   // `admission`: the server's count of running tests, which this session joins once its TEST is
-  // accepted (and leaves when it ends).
-  ServerSession(int control_fd, const ServerOptions& opts, Admission& admission);
+  // accepted (and leaves when it ends). `key`: read once, when the handshake starts. When the
+  // session ends it logs one line through opts.log (control/test_log.hpp).
+  ServerSession(int control_fd, const ServerOptions& opts, Admission& admission,
+                const SharedKey& key);
   ~ServerSession();
   void run() noexcept;  // the whole exchange; never throws
   void abort();         // from another thread: unblock and free everything
@@ -22,10 +25,13 @@ class ServerSession {
   // From the server's thread: drops the connection if it is still pending (true), so that it
   // can no longer be admitted; false when it was admitted already.
   bool drop_if_pending();
+  // What the session logged; read after run() returned.
+  const TestLog& log() const { return log_; }
 
  private:
   enum class State { pending, admitted, dropped };
   void exchange();
+  void count(const SideResult& result);  // the server's figures into log_
   // HELLO .. TEST, all by deadline_ns: the test, authenticated (with a key) and validated.
   TestSpec handshake(int64_t deadline_ns);
   Message receive(MsgType want, int64_t deadline_ns);
@@ -38,6 +44,8 @@ class ServerSession {
   int fd_;
   const ServerOptions& opts_;
   Admission& admission_;
+  const SharedKey& key_;
+  TestLog log_;
   std::atomic<State> state_{State::pending};
   std::atomic<Runner*> runner_{nullptr};
   std::atomic<bool> aborted_{false};

@@ -1,0 +1,48 @@
+#pragma once
+// `mtperf serve --metrics ADDR:PORT`: the server's counters in the Prometheus text format
+// (version 0.0.4) on GET /metrics, over plain HTTP/1.0, one request a connection.
+//
+// One thread answers the requests one after another; each has a deadline of 2 s for its request
+// (at most 8 KiB) and 2 s for the answer, so a slow scraper holds the endpoint no longer than that
+// and never touches the tests.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+
+namespace mtperf::control {
+
+// What a server has counted since it started (bytes as its flows counted them).
+struct ServerMetrics {
+  uint64_t tests_ok = 0, tests_error = 0, tests_refused = 0;
+  uint64_t bytes_sent = 0, bytes_recv = 0, transactions = 0;
+  uint64_t refused_allow = 0, pending_dropped = 0;
+  uint32_t running = 0, pending = 0;
+};
+
+// The exposition text, HELP and TYPE lines included.
+std::string format_metrics(const ServerMetrics& m);
+
+class MetricsEndpoint {
+ public:
+  // Listens on `host_port` ("ADDR:PORT"; port 0: the kernel picks); `read` is called on the
+  // endpoint's thread for each request. Throws std::runtime_error when it cannot listen.
+  MetricsEndpoint(const std::string& host_port, std::function<ServerMetrics()> read);
+  ~MetricsEndpoint();  // stops within 200 ms and joins
+  MetricsEndpoint(const MetricsEndpoint&) = delete;
+  MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
+  uint16_t port() const { return port_; }
+
+ private:
+  void serve();
+  void answer(int fd);
+
+  std::function<ServerMetrics()> read_;
+  int listen_fd_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace mtperf::control
