@@ -12,13 +12,15 @@ namespace mtperf::control {
 
 // The options of a server that serves only its user's own tests (the in-process server of
 // `mtperf run` without -H, a testbed's far host): the protocol's own bounds instead of a shared
-// server's policy, and the user's memory budget (0: the default).
+// server's policy, the user's memory budget (0: the default), and no log.
 inline ServerOptions own_server_options(uint64_t max_memory = 0) {
   ServerOptions o;
   o.max_flows = kLimits.max_flows_total;
   o.max_threads = kLimits.max_threads;
   o.max_extra_threads = kLimits.max_threads;
   o.max_memory = max_memory;
+  // Its user reads the test's own report: no log line a test on stderr.
+  o.log = [](const std::string&) {};
   return o;
 }
 

@@ -1,5 +1,7 @@
 // The open-file and local-port limits a many-flow run is checked against before any connection:
 // the soft limit rises as far as it may, and what cannot fit fails naming the limit and the fix.
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -34,6 +36,26 @@ TEST_CASE("more files than any limit allows fail naming the limit and the fix", 
                     Catch::Contains("a trillion flows need about") &&
                         Catch::Contains("RLIMIT_NOFILE") && Catch::Contains("ulimit -n") &&
                         Catch::Contains("-P"));
+}
+
+// In a child, whose limits it lowers for good: a hard limit just above what is open.
+TEST_CASE("room for files is made up to the hard limit, and refused beyond it", "[file_limit]") {
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const rlimit low{rlim_t(open_files() + 300), rlim_t(open_files() + 400)};
+    if (::setrlimit(RLIMIT_NOFILE, &low) != 0) ::_exit(10);
+    if (!make_room_for_files(16)) ::_exit(11);  // within the soft limit and its margin
+    if (make_room_for_files(uint64_t(1) << 40)) ::_exit(12);  // over any limit: refused...
+    if (file_limit().soft != low.rlim_cur) ::_exit(13);       // ...and nothing changed
+    if (!make_room_for_files(100)) ::_exit(14);               // the soft limit rises to make room
+    if (file_limit().soft <= low.rlim_cur) ::_exit(15);
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("the local port range is read and checked", "[file_limit]") {
