@@ -1,7 +1,5 @@
 #include "control/client.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -59,15 +57,6 @@ void route_flows(TestSpec& spec, const ClientOptions& opts, const Message& listi
   }
 }
 
-// 127.0.0.0/8 or ::1: a server on this host, whose listeners share this host's port range.
-bool is_loopback(const SockAddr& a) {
-  if (a.family() == AF_INET)
-    return (ntohl(reinterpret_cast<const sockaddr_in*>(a.get())->sin_addr.s_addr) >> 24) == 127;
-  if (a.family() == AF_INET6)
-    return IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(a.get())->sin6_addr);
-  return false;
-}
-
 // The file and port limits of the flows, checked before the TEST request: after READY the
 // flows connect at once.
 void check_flow_limits(const TestSpec& spec, const SockAddr& server, bool server_in_process) {
@@ -79,7 +68,7 @@ void check_flow_limits(const TestSpec& spec, const SockAddr& server, bool server
   ensure_open_files((server_in_process ? 2 : 1) * uint64_t(n), what);
   // A server on this host binds a listener to a local port for each flow while the flows
   // connect from others of the same range; crr's connections come and go one at a time.
-  if (is_loopback(server) && !kind_of(spec.workload).per_transaction)
+  if (server.is_loopback() && !kind_of(spec.workload).per_transaction)
     check_local_ports(2 * uint64_t(n), what + " to a server on this host");
 }
 

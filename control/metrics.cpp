@@ -40,7 +40,7 @@ bool wait_for(int fd, short events, int64_t deadline_ns) {
 
 }  // namespace
 
-std::string format_metrics(const ServerMetrics& m) {
+std::string format_metrics(const ServerCounters& m) {
   std::string out;
   const char* tests = "connections that ended, by result (ok, error: admitted and failed, refused)";
   add(out, "mtperf_serve_tests_total", "counter", tests, m.tests_ok, "{result=\"ok\"}");
@@ -53,7 +53,7 @@ std::string format_metrics(const ServerMetrics& m) {
   add(out, "mtperf_serve_transactions_total", "counter",
       "request/response transactions the server's flows completed", m.transactions);
   add(out, "mtperf_serve_refused_allow_total", "counter",
-      "connections from outside --allow, closed at once", m.refused_allow);
+      "connections from outside --allow, closed at once", m.refused);
   add(out, "mtperf_serve_pending_dropped_total", "counter",
       "connections dropped to make room under --max-pending", m.pending_dropped);
   add(out, "mtperf_serve_tests_running", "gauge", "tests running now", m.running);
@@ -62,7 +62,7 @@ std::string format_metrics(const ServerMetrics& m) {
   return out;
 }
 
-MetricsEndpoint::MetricsEndpoint(const std::string& host_port, std::function<ServerMetrics()> read)
+MetricsEndpoint::MetricsEndpoint(const std::string& host_port, std::function<ServerCounters()> read)
     : read_(std::move(read)) {
   // A port is required: "ADDRESS:PORT" or "[V6]:PORT" (0: the kernel picks).
   const size_t colon = host_port.rfind(':'), bracket = host_port.rfind(']');

@@ -14,21 +14,25 @@
 namespace mtperf::control {
 
 // What a server has counted since it started (bytes as its flows counted them).
-struct ServerMetrics {
-  uint64_t tests_ok = 0, tests_error = 0, tests_refused = 0;
-  uint64_t bytes_sent = 0, bytes_recv = 0, transactions = 0;
-  uint64_t refused_allow = 0, pending_dropped = 0;
-  uint32_t running = 0, pending = 0;
+// What the server has turned away and served (Server::counters()), for tests, the log and the
+// metrics.
+struct ServerCounters {
+  uint64_t tests_ok = 0, tests_error = 0, tests_refused = 0;  // connections ended, by result
+  uint64_t bytes_sent = 0, bytes_recv = 0, transactions = 0;  // by the server's flows
+  uint64_t refused = 0;          // connections from outside --allow, closed at once
+  uint64_t pending_dropped = 0;  // pending connections dropped to make room for a newer one
+  uint32_t pending = 0;          // connections in their handshake now
+  uint32_t running = 0;          // tests running now
 };
 
 // The exposition text, HELP and TYPE lines included.
-std::string format_metrics(const ServerMetrics& m);
+std::string format_metrics(const ServerCounters& m);
 
 class MetricsEndpoint {
  public:
   // Listens on `host_port` ("ADDR:PORT"; port 0: the kernel picks); `read` is called on the
   // endpoint's thread for each request. Throws std::runtime_error when it cannot listen.
-  MetricsEndpoint(const std::string& host_port, std::function<ServerMetrics()> read);
+  MetricsEndpoint(const std::string& host_port, std::function<ServerCounters()> read);
   ~MetricsEndpoint();  // stops within 200 ms and joins
   MetricsEndpoint(const MetricsEndpoint&) = delete;
   MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
@@ -38,7 +42,7 @@ class MetricsEndpoint {
   void serve();
   void answer(int fd);
 
-  std::function<ServerMetrics()> read_;
+  std::function<ServerCounters()> read_;
   int listen_fd_ = -1;
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};

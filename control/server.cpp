@@ -127,21 +127,7 @@ Server::Server(ServerOptions opts)
   }
   if (!opts_.metrics.empty()) {
     try {
-      metrics_ = std::make_unique<MetricsEndpoint>(opts_.metrics, [this] {
-        ServerCounters c = counters();
-        ServerMetrics m;
-        m.tests_ok = c.tests_ok;
-        m.tests_error = c.tests_error;
-        m.tests_refused = c.tests_refused;
-        m.bytes_sent = c.bytes_sent;
-        m.bytes_recv = c.bytes_recv;
-        m.transactions = c.transactions;
-        m.refused_allow = c.refused;
-        m.pending_dropped = c.pending_dropped;
-        m.running = c.running;
-        m.pending = c.pending;
-        return m;
-      });
+      metrics_ = std::make_unique<MetricsEndpoint>(opts_.metrics, [this] { return counters(); });
     } catch (...) {
       ::close(listen_fd_);
       ::close(wake_fd_);

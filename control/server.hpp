@@ -84,16 +84,6 @@ class SharedKey {
 // The default of ServerOptions::max_flows under this file limit.
 uint32_t default_max_flows(const FileLimit& limit);
 
-// What the server has turned away, for tests and the log.
-struct ServerCounters {
-  uint64_t tests_ok = 0, tests_error = 0, tests_refused = 0;  // connections ended, by result
-  uint64_t bytes_sent = 0, bytes_recv = 0, transactions = 0;  // by the server's flows
-  uint64_t refused = 0;          // connections from outside --allow, closed at once
-  uint64_t pending_dropped = 0;  // pending connections dropped to make room for a newer one
-  uint32_t pending = 0;          // connections in their handshake now
-  uint32_t running = 0;          // tests running now
-};
-
 class Server {
  public:
   explicit Server(ServerOptions opts);  // binds and listens; throws when it cannot

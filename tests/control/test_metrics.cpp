@@ -50,7 +50,7 @@ std::string scrape(uint16_t port) {
 }  // namespace
 
 TEST_CASE("the metrics text names each counter once, with HELP and TYPE", "[server][metrics]") {
-  ServerMetrics m;
+  ServerCounters m;
   m.tests_ok = 3;
   m.tests_refused = 1;
   m.bytes_recv = 12345;

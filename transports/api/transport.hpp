@@ -132,6 +132,7 @@ struct SockAddr {
   uint16_t port() const;
   void set_port(uint16_t port);
   std::string to_string() const;  // "127.0.0.1:5001", "[::1]:5001"
+  bool is_loopback() const;       // 127.0.0.0/8 or ::1: this host
 };
 
 // A numeric IPv4 or IPv6 address (no brackets, no port) and a port; throws

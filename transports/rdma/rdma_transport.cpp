@@ -34,25 +34,13 @@ uint64_t rnr_count(const std::vector<RdmaPortCounters>& ports) {
   return n;
 }
 
-bool is_loopback(const SockAddr& a) {
-  if (a.family() == AF_INET) {
-    auto* in = reinterpret_cast<const sockaddr_in*>(a.get());
-    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
-  }
-  if (a.family() == AF_INET6) {
-    auto* in6 = reinterpret_cast<const sockaddr_in6*>(a.get());
-    return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
-  }
-  return false;
-}
-
 // rdma_cm cannot route a loopback address over a RoCE device (nor can soft-RoCE on an Ethernet
 // interface reach it). A loopback address means this host, and so does an address of one of its
 // RDMA ports: both ends of a run on one host (no -H, or -H 127.0.0.1) use the first ACTIVE port
 // with an address, of the same family where it has one. Unchanged when there is none: rdma_cm
 // then says why.
 SockAddr over_rdma(const SockAddr& a) {
-  if (!is_loopback(a)) return a;
+  if (!a.is_loopback()) return a;
   RdmaDevices devs = read_rdma_devices("/");
   std::vector<InterfaceAddress> addrs = interface_addresses();
   SockAddr other;
