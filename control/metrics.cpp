@@ -28,6 +28,20 @@ void add(std::string& out, std::string_view name, std::string_view type, std::st
   out += n + std::string(labels) + " " + std::to_string(value) + "\n";
 }
 
+// A label's value as the text format wants it: backslash, quote and newline escaped.
+std::string label_value(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 // Waits for `events` on fd until the deadline; false when it passed or the wait failed.
 bool wait_for(int fd, short events, int64_t deadline_ns) {
   for (;;) {
@@ -46,12 +60,29 @@ std::string format_metrics(const ServerCounters& m) {
   add(out, "mtperf_serve_tests_total", "counter", tests, m.tests_ok, "{result=\"ok\"}");
   add(out, "mtperf_serve_tests_total", "counter", tests, m.tests_error, "{result=\"error\"}");
   add(out, "mtperf_serve_tests_total", "counter", tests, m.tests_refused, "{result=\"refused\"}");
-  add(out, "mtperf_serve_bytes_sent_total", "counter",
-      "bytes the server's flows sent, warm-up included", m.bytes_sent);
-  add(out, "mtperf_serve_bytes_received_total", "counter",
-      "bytes the server's flows received, warm-up included", m.bytes_recv);
-  add(out, "mtperf_serve_transactions_total", "counter",
-      "request/response transactions the server's flows completed", m.transactions);
+  struct Series {
+    const char* name;
+    const char* help;
+    uint64_t TrafficCounters::*value;
+  };
+  static constexpr Series kTraffic[] = {
+      {"mtperf_serve_bytes_sent_total",
+       "bytes the server's flows sent, warm-up included, running tests so far",
+       &TrafficCounters::bytes_sent},
+      {"mtperf_serve_bytes_received_total",
+       "bytes the server's flows received, warm-up included, running tests so far",
+       &TrafficCounters::bytes_recv},
+      {"mtperf_serve_transactions_total",
+       "request/response transactions the server's flows completed, running tests so far",
+       &TrafficCounters::transactions},
+  };
+  for (const Series& s : kTraffic) {
+    for (const TrafficCounters& t : m.traffic) {
+      std::string labels = "{transport=\"" + label_value(t.transport) + "\",workload=\"" +
+                           label_value(t.workload) + "\",proto=\"" + label_value(t.proto) + "\"}";
+      add(out, s.name, "counter", s.help, t.*s.value, labels);
+    }
+  }
   add(out, "mtperf_serve_refused_allow_total", "counter",
       "connections from outside --allow, closed at once", m.refused);
   add(out, "mtperf_serve_pending_dropped_total", "counter",
@@ -59,6 +90,10 @@ std::string format_metrics(const ServerCounters& m) {
   add(out, "mtperf_serve_tests_running", "gauge", "tests running now", m.running);
   add(out, "mtperf_serve_connections_pending", "gauge", "connections in their handshake now",
       m.pending);
+  add(out, "mtperf_serve_memory_in_use_bytes", "gauge",
+      "memory the running tests hold of the server's budget", m.memory_in_use);
+  add(out, "mtperf_serve_memory_budget_bytes", "gauge",
+      "memory the server gives all tests at once (--max-total-memory)", m.memory_budget);
   return out;
 }
 

@@ -10,19 +10,28 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace mtperf::control {
 
-// What a server has counted since it started (bytes as its flows counted them).
+// The traffic of one kind of test (transport, workload, protocol) as the server's flows counted
+// it, warm-up included: the tests that ended and, as far as they have got, those running now.
+struct TrafficCounters {
+  std::string transport, workload, proto;
+  uint64_t bytes_sent = 0, bytes_recv = 0, transactions = 0;
+};
+
 // What the server has turned away and served (Server::counters()), for tests, the log and the
 // metrics.
 struct ServerCounters {
   uint64_t tests_ok = 0, tests_error = 0, tests_refused = 0;  // connections ended, by result
-  uint64_t bytes_sent = 0, bytes_recv = 0, transactions = 0;  // by the server's flows
-  uint64_t refused = 0;          // connections from outside --allow, closed at once
-  uint64_t pending_dropped = 0;  // pending connections dropped to make room for a newer one
-  uint32_t pending = 0;          // connections in their handshake now
-  uint32_t running = 0;          // tests running now
+  uint64_t refused = 0;                  // connections from outside --allow, closed at once
+  uint64_t pending_dropped = 0;          // pending connections dropped to make room for a newer one
+  uint32_t pending = 0;                  // connections in their handshake now
+  uint32_t running = 0;                  // tests running now
+  uint64_t memory_in_use = 0;            // bytes the running tests hold of the budget below
+  uint64_t memory_budget = 0;            // --max-total-memory
+  std::vector<TrafficCounters> traffic;  // by kind, in the order first seen
 };
 
 // The exposition text, HELP and TYPE lines included.

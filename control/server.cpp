@@ -29,6 +29,23 @@ struct Server::Session {
   bool dropped = false;  // aborted to make room; no longer counted as pending
 };
 
+namespace {
+
+// `t` added into the entry of its kind in `all` (a new entry for a new kind).
+void add_traffic(std::vector<TrafficCounters>& all, const TrafficCounters& t) {
+  for (TrafficCounters& a : all) {
+    if (a.transport == t.transport && a.workload == t.workload && a.proto == t.proto) {
+      a.bytes_sent += t.bytes_sent;
+      a.bytes_recv += t.bytes_recv;
+      a.transactions += t.transactions;
+      return;
+    }
+  }
+  all.push_back(t);
+}
+
+}  // namespace
+
 void log_to_stderr(const std::string& line) {
   std::fprintf(stderr, "%s\n", line.c_str());
 }
@@ -162,12 +179,14 @@ ServerCounters Server::counters() const {
   c.tests_ok = tests_ok_.load();
   c.tests_error = tests_error_.load();
   c.tests_refused = tests_refused_.load();
-  c.bytes_sent = bytes_sent_.load();
-  c.bytes_recv = bytes_recv_.load();
-  c.transactions = transactions_.load();
+  c.memory_in_use = admission_.memory_in_use();
+  c.memory_budget = opts_.max_total_memory;
   std::lock_guard lock(mu_);
+  c.traffic = traffic_;
   for (const auto& s : sessions_) {
-    if (!s->finished.load() && !s->dropped && !s->session->admitted()) ++c.pending;
+    if (s->finished.load()) continue;  // its traffic is in traffic_
+    if (!s->dropped && !s->session->admitted()) ++c.pending;
+    if (std::optional<TrafficCounters> t = s->session->live()) add_traffic(c.traffic, *t);
   }
   return c;
 }
@@ -191,7 +210,14 @@ void Server::reap(bool all) {
   }
 }
 
-void Server::record(const TestLog& log) {
+void Server::record(const TestLog& log, Session* ended) {
+  std::lock_guard lock(mu_);
+  if (ended) ended->finished.store(true);
+  if (log.spec && log.counted) {
+    add_traffic(traffic_, {log.spec->transport, std::string(to_string(log.spec->workload)),
+                           std::string(to_string(log.spec->proto)), log.bytes_sent, log.bytes_recv,
+                           log.transactions});
+  }
   switch (log.result) {
     case TestLog::Result::ok:
       tests_ok_.fetch_add(1);
@@ -203,9 +229,6 @@ void Server::record(const TestLog& log) {
       tests_refused_.fetch_add(1);
       break;
   }
-  bytes_sent_.fetch_add(log.bytes_sent);
-  bytes_recv_.fetch_add(log.bytes_recv);
-  transactions_.fetch_add(log.transactions);
 }
 
 void Server::start_session(int fd) {
@@ -229,8 +252,7 @@ void Server::start_session(int fd) {
   }
   s->thread = std::thread([this, raw] {
     raw->session->run();
-    record(raw->session->log());
-    raw->finished.store(true);
+    record(raw->session->log(), raw);
     uint64_t one = 1;  // wake the accept loop: it frees the session at once
     [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
   });

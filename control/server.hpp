@@ -111,7 +111,9 @@ class Server {
   struct Session;
   void reap(bool all);
   void start_session(int fd);
-  void record(const TestLog& log);  // a connection's end into the counters
+  // A connection's end into the counters; `ended`, its session, is marked finished under the
+  // same lock, so that counters() counts its traffic once.
+  void record(const TestLog& log, Session* ended = nullptr);
 
   ServerOptions opts_;
   Admission admission_;
@@ -125,7 +127,7 @@ class Server {
   std::list<std::unique_ptr<Session>> sessions_;  // in accept order
   std::atomic<uint64_t> refused_{0}, pending_dropped_{0};
   std::atomic<uint64_t> tests_ok_{0}, tests_error_{0}, tests_refused_{0};
-  std::atomic<uint64_t> bytes_sent_{0}, bytes_recv_{0}, transactions_{0};
+  std::vector<TrafficCounters> traffic_;      // under mu_: the tests that ended, by kind
   std::unique_ptr<MetricsEndpoint> metrics_;  // last: it reads the counters above
 };
 

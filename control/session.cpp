@@ -116,6 +116,29 @@ void ServerSession::run() noexcept {
   }
 }
 
+std::optional<TrafficCounters> ServerSession::live() const {
+  std::lock_guard lock(live_mu_);
+  if (!live_) return std::nullopt;
+  TrafficCounters t = *live_;
+  if (const Runner* r = runner_.load()) {
+    CounterValues v = r->totals();
+    t.bytes_sent = v.bytes_sent;
+    t.bytes_recv = v.bytes_recv;
+    t.transactions = v.transactions;
+  }
+  return t;
+}
+
+void ServerSession::let_go_of_runner() {
+  std::lock_guard lock(live_mu_);
+  runner_ = nullptr;
+  if (live_) {
+    live_->bytes_sent = log_.bytes_sent;
+    live_->bytes_recv = log_.bytes_recv;
+    live_->transactions = log_.transactions;
+  }
+}
+
 void ServerSession::count(const SideResult& result) {
   log_.counted = true;
   for (const FlowResult& f : result.flows) {
@@ -288,7 +311,12 @@ void ServerSession::exchange() {
   runner.set_adapters(adapter_irqs("/"));
   runner.set_stop_on_error(spec.stop_on_error);
   if (spec.stop_on_error) runner.set_stop_callback(stop_teller(fd_, send_mu));
-  runner_ = &runner;
+  {
+    std::lock_guard lock(live_mu_);
+    live_ = TrafficCounters{spec.transport, std::string(to_string(spec.workload)),
+                            std::string(to_string(spec.proto))};
+    runner_ = &runner;
+  }
   if (aborted_) runner.abort();
   runner.start();
   try {
@@ -302,12 +330,12 @@ void ServerSession::exchange() {
   } catch (...) {
     runner.abort();  // the client vanished or misbehaved: stop and free everything now
     count(runner.join());
-    runner_ = nullptr;
+    let_go_of_runner();
     throw;
   }
   SideResult result = runner.join();
-  runner_ = nullptr;
   count(result);
+  let_go_of_runner();
   result.side = Side::server;
   send_message(fd_, {MsgType::result, side_to_json(result)}, kSetupTimeoutMs);
 }

@@ -2,8 +2,11 @@
 // The server side of one control connection (see protocol.hpp for the message sequence).
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
+#include "control/metrics.hpp"
 #include "control/server.hpp"
 #include "control/test_log.hpp"
 #include "workloads/runner.hpp"
@@ -27,11 +30,15 @@ class ServerSession {
   bool drop_if_pending();
   // What the session logged; read after run() returned.
   const TestLog& log() const { return log_; }
+  // From any thread: the test's kind and its traffic so far, as its flows count it (the figures
+  // the log ends with, once the test has ended); nothing before the test runs.
+  std::optional<TrafficCounters> live() const;
 
  private:
   enum class State { pending, admitted, dropped };
   void exchange();
   void count(const SideResult& result);  // the server's figures into log_
+  void let_go_of_runner();               // after count(): live() reports log_'s figures
   // HELLO .. TEST, all by deadline_ns: the test, authenticated (with a key) and validated.
   TestSpec handshake(int64_t deadline_ns);
   Message receive(MsgType want, int64_t deadline_ns);
@@ -48,6 +55,10 @@ class ServerSession {
   TestLog log_;
   std::atomic<State> state_{State::pending};
   std::atomic<Runner*> runner_{nullptr};
+  // live(): the running test's kind, then its final counts; runner_ changes under it too, so
+  // that live() never reads a runner that has gone.
+  mutable std::mutex live_mu_;
+  std::optional<TrafficCounters> live_;
   std::atomic<bool> aborted_{false};
   std::string peer_;
   std::vector<std::unique_ptr<FlowListener>> listeners_;  // during set-up only

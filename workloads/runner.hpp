@@ -124,6 +124,9 @@ class Runner {
   SideResult join();
   PhaseClock& clock() { return clock_; }
   void abort();  // from any thread
+  // The counts of every flow so far, summed (warm-up included); from any thread while the runner
+  // exists. Each flow's figures are read as its worker last wrote them.
+  CounterValues totals() const;
 
   // How long after the measured window the responders keep going before finishing on their own.
   static constexpr double kLingerS = 2.0;

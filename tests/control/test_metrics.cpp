@@ -53,13 +53,20 @@ TEST_CASE("the metrics text names each counter once, with HELP and TYPE", "[serv
   ServerCounters m;
   m.tests_ok = 3;
   m.tests_refused = 1;
-  m.bytes_recv = 12345;
+  m.traffic.push_back({"socket", "stream", "tcp", 1, 12345, 0});
+  m.traffic.push_back({"uring", "rr", "tcp", 7, 7, 7});
+  m.memory_in_use = 4096;
   std::string text = format_metrics(m);
   CHECK_THAT(text, Catch::Contains("# TYPE mtperf_serve_tests_total counter\n"
                                    "mtperf_serve_tests_total{result=\"ok\"} 3\n"
                                    "mtperf_serve_tests_total{result=\"error\"} 0\n"
                                    "mtperf_serve_tests_total{result=\"refused\"} 1\n"));
-  CHECK_THAT(text, Catch::Contains("\nmtperf_serve_bytes_received_total 12345\n"));
+  CHECK_THAT(text, Catch::Contains("# TYPE mtperf_serve_bytes_received_total counter\n"
+                                   "mtperf_serve_bytes_received_total{transport=\"socket\","
+                                   "workload=\"stream\",proto=\"tcp\"} 12345\n"
+                                   "mtperf_serve_bytes_received_total{transport=\"uring\","
+                                   "workload=\"rr\",proto=\"tcp\"} 7\n"));
+  CHECK_THAT(text, Catch::Contains("\nmtperf_serve_memory_in_use_bytes 4096\n"));
   CHECK(text.find("# TYPE mtperf_serve_tests_total") ==
         text.rfind("# TYPE mtperf_serve_tests_total"));
 }
@@ -93,12 +100,74 @@ TEST_CASE("a server with --metrics counts a finished test on /metrics", "[server
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   CHECK_THAT(after, Catch::Contains("\nmtperf_serve_tests_total{result=\"ok\"} 1\n"));
-  CHECK_THAT(after,
-             Catch::Contains("\nmtperf_serve_bytes_received_total " + std::to_string(recv) + "\n"));
+  CHECK_THAT(after, Catch::Contains("\nmtperf_serve_bytes_received_total{transport=\"socket\","
+                                    "workload=\"stream\",proto=\"tcp\"} " +
+                                    std::to_string(recv) + "\n"));
   CHECK_THAT(after, Catch::Contains("\nmtperf_serve_tests_running 0\n"));
 
   CHECK_THAT(http(port, "GET / HTTP/1.0\r\n\r\n"), Catch::StartsWith("HTTP/1.0 404"));
   CHECK_THAT(http(port, "POST /metrics HTTP/1.0\r\n\r\n"), Catch::StartsWith("HTTP/1.0 405"));
+}
+
+namespace {
+
+// The value of the series that starts with `series` ("name{labels}") in a scrape; -1 if absent.
+int64_t value_of(const std::string& text, const std::string& series) {
+  size_t at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stoll(text.substr(at + series.size() + 2));
+}
+
+}  // namespace
+
+TEST_CASE("/metrics shows a running test and its bytes so far; at its end, the client's bytes",
+          "[server][metrics]") {
+  ServerOptions o;
+  o.metrics = "127.0.0.1:0";
+  o.log = [](const std::string&) {};
+  LocalServer server(o);
+  const uint16_t port = server.server().metrics_port();
+  ClientOptions c;
+  c.server = server.address();
+  TestSpec spec;
+  spec.duration_s = 3;
+  spec.warmup_s = 0;
+  TestOutcome out;
+  std::thread client([&] { out = run_test(spec, c); });
+  const std::string recv_series =
+      "mtperf_serve_bytes_received_total{transport=\"socket\",workload=\"stream\",proto=\"tcp\"}";
+  // While the test runs its bytes grow, scrape after scrape.
+  int64_t first = -1, later = -1;
+  std::string during;
+  for (int i = 0; i < 40 && later <= first; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    during = scrape(port);
+    if (value_of(during, "mtperf_serve_tests_running") != 1) continue;
+    int64_t v = value_of(during, recv_series);
+    if (v <= 0) continue;
+    if (first < 0) {
+      first = v;
+    } else {
+      later = v;
+    }
+  }
+  INFO(during);
+  CHECK(first > 0);
+  CHECK(later > first);
+  CHECK(value_of(during, "mtperf_serve_memory_in_use_bytes") > 0);
+  client.join();
+  REQUIRE(out.server);
+  // The report's bytes, exactly, once the session has ended (a moment after the client's end).
+  std::string after;
+  for (int i = 0; i < 50; ++i) {
+    after = scrape(port);
+    if (value_of(after, "mtperf_serve_tests_running") == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const int64_t server_recv = int64_t(out.server->flows.at(0).total.bytes_recv);
+  CHECK(value_of(after, recv_series) == server_recv);
+  CHECK(server_recv == int64_t(out.client.flows.at(0).total.bytes_sent));
+  CHECK(value_of(after, "mtperf_serve_memory_in_use_bytes") == 0);
 }
 
 TEST_CASE("--metrics without a port is refused", "[server][metrics]") {
