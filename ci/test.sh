@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# The whole test suite: dependencies, a warning-free build, formatting, the layering check, every
-# ctest test; then the suite again under ASan+UBSan and its threaded parts under TSan
-# (ci/sanitize.sh), and every fuzz target for ${FUZZ_SECONDS} s (ci/fuzz.sh, in the ASan build).
+# The whole test suite. Each test executable is compiled once, in the sanitized build:
+#   suite     the release build (gcc, warnings are errors) of what ships and what benchmarks:
+#             mtperf, its man pages and completion, bench/; formatting; the layering check; the
+#             tests that run that binary alone through programs of others (ctest -L release: the
+#             JSON Schema checks, the HTML render, the fleet under Slurm and mpirun, the soft-RoCE
+#             guest), at full speed; the Debian package, installed, used and purged;
+#   sanitize  ci/sanitize.sh: every other test in one clang build under ASan+UBSan (warnings are
+#             errors there too), and the threaded parts under TSan;
+#   fuzz      every fuzz target for ${FUZZ_SECONDS} s (ci/fuzz.sh, in the ASan build).
+#   all       not in the default: the gcc build of everything and every ctest test in it, the
+#             quick loop (TEST_STAGES=all) for a change that needs no sanitizer.
 # Tests that need root or a device they lack are reported as skipped, with the reason.
-#
-# TEST_STAGES picks stages (default "suite sanitize fuzz"); e.g. TEST_STAGES=suite for the
-# quick loop. Time of each stage on a fresh clone of a 2-core machine: README.md, Testing.
+# Time of each stage on a fresh clone of a 2-core machine: README.md, Testing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stages=" ${TEST_STAGES:-suite sanitize fuzz} "
@@ -15,11 +21,18 @@ start=$(date +%s)
 free_disk() { echo "$(df -Ph . | awk 'NR == 2 { print $4 }') free on disk"; }
 stage_done() { echo "ci/test.sh: $1 done at $(($(date +%s) - start)) s; $(free_disk)"; }
 echo "ci/test.sh: $(free_disk)"
-if [[ $stages == *" suite "* ]]; then
+if [[ $stages == *" all "* ]]; then
   bash ci/build.sh
+  ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2 --timeout 300
+  stage_done all
+fi
+if [[ $stages == *" suite "* ]]; then
+  # The targets of everything that ships or is measured (bench/: its micro-benchmarks and the
+  # floor), not the test executables: ci/sanitize.sh compiles those.
+  bash ci/build.sh mtperf mtperf_docs floor $(cd bench && ls bench_*.cpp | sed 's/\.cpp$//')
   bash ci/format.sh
   bash ci/layers.sh
-  ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2 --timeout 300
+  ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2 --timeout 300 -L release
   # The Debian package from the same build, installed, used and purged in a minimal Debian 12
   # root (exit 77: skipped, with the reason it printed).
   bash ci/package.sh

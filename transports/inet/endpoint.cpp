@@ -1,12 +1,15 @@
 #include "transports/inet/endpoint.hpp"
 
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -25,22 +28,100 @@ std::string flow_name(const FlowSetup& s) {
   return "flow " + std::to_string(s.flow);
 }
 
+}  // namespace
+
+// The TCP flows of one test to one server address share a listening socket. A listener per flow
+// binds a port each, and the kernel's search for a free port grows with the ports in use: at
+// 10,000 flows most of the set-up went to bind(). Each connection proves its flow in its hello;
+// one that comes before its flow's turn waits in `early` until that flow's listener takes it, so
+// the flows connect in any order. Used from the server session's one thread.
+struct SharedTcpListen {
+  int fd = -1;        // the listening socket, non-blocking
+  int ready_fd = -1;  // eventfd, readable while `early` holds a connection
+  uint16_t port = 0;
+  std::map<uint32_t, int> early;  // flow -> its proven connection, not yet taken
+  std::set<uint32_t> open;        // flows whose listener exists and has not taken a connection
+
+  SharedTcpListen(const SockAddr& where, const SocketOptions& opts) {
+    // The backlog holds every flow that connects before the session accepts it (capped by
+    // net.core.somaxconn); the kernel's SYN cookies cover a burst beyond it.
+    fd = listen_on(where, Proto::tcp, opts, kBacklog);
+    set_nonblocking(fd, true);
+    port = local_address(fd).port();
+    ready_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (ready_fd < 0) {
+      int err = errno;
+      ::close(fd);
+      throw std::runtime_error(std::string("eventfd: ") + std::strerror(err));
+    }
+  }
+  ~SharedTcpListen() {
+    for (auto& [flow, c] : early)
+      ::close(c);
+    ::close(ready_fd);
+    ::close(fd);
+  }
+  SharedTcpListen(const SharedTcpListen&) = delete;
+  SharedTcpListen& operator=(const SharedTcpListen&) = delete;
+
+  void keep_early(uint32_t flow, int c) {
+    if (early.empty()) {
+      uint64_t one = 1;
+      [[maybe_unused]] ssize_t n = ::write(ready_fd, &one, sizeof one);
+    }
+    early.emplace(flow, c);
+  }
+  int take_early(uint32_t flow) {
+    auto it = early.find(flow);
+    if (it == early.end()) return -1;
+    int c = it->second;
+    early.erase(it);
+    if (early.empty()) {
+      uint64_t n;
+      [[maybe_unused]] ssize_t r = ::read(ready_fd, &n, sizeof n);
+    }
+    return c;
+  }
+
+  static constexpr int kBacklog = 4096;
+};
+
+namespace {
+
 class SocketListener final : public FlowListener {
  public:
+  // A flow's own socket: UDP, and crr's listener, which the flow keeps as its endpoint.
   SocketListener(const SockAddr& where, const FlowSetup& setup) : setup_(setup) {
-    // The server's data sockets listen on the address the client reached it by (or the one the
-    // flow names); the client's device and source-address choices are its own.
-    SocketOptions opts = *setup.sock;
-    opts.bind_device.clear();
-    opts.source.clear();
-    fd_ = listen_on(where, setup.proto, opts, setup.per_transaction ? 1024 : 4);
+    fd_ = listen_on(where, setup.proto, listening_options(setup), setup.per_transaction ? 1024 : 4);
+  }
+  // A TCP flow on its test's shared listening socket.
+  SocketListener(std::shared_ptr<SharedTcpListen> shared, const FlowSetup& setup)
+      : setup_(setup), shared_(std::move(shared)) {
+    shared_->open.insert(setup_.flow);
   }
   ~SocketListener() override {
     if (fd_ >= 0) ::close(fd_);
+    if (shared_) {
+      shared_->open.erase(setup_.flow);
+      int c = shared_->take_early(setup_.flow);
+      if (c >= 0) ::close(c);
+    }
   }
-  uint16_t port() const override { return local_address(fd_).port(); }
-  int wait_fd() const override { return fd_; }
+  // The server's data sockets listen on the address the client reached it by (or the one the
+  // flow names); the client's device and source-address choices are its own.
+  static SocketOptions listening_options(const FlowSetup& setup) {
+    SocketOptions opts = *setup.sock;
+    opts.bind_device.clear();
+    opts.source.clear();
+    return opts;
+  }
+  uint16_t port() const override { return shared_ ? shared_->port : local_address(fd_).port(); }
+  int wait_fd() const override {
+    if (!shared_) return fd_;
+    return shared_->early.count(setup_.flow) ? shared_->ready_fd : shared_->fd;
+  }
   std::unique_ptr<Endpoint> accept(int64_t deadline_ns) override {
+    if (shared_) return accept_shared(deadline_ns);
     return setup_.proto == Proto::udp ? accept_udp() : accept_tcp(deadline_ns);
   }
   std::unique_ptr<Endpoint> release() override {
@@ -58,32 +139,75 @@ class SocketListener final : public FlowListener {
     ep->opts = *setup_.sock;
     return ep;
   }
-  bool proves(const uint8_t* hello) const {
-    FlowHello h;
-    return decode_hello(hello, h) && h.cookie == setup_.cookie && h.flow == setup_.flow;
-  }
-  std::unique_ptr<Endpoint> accept_tcp(int64_t deadline_ns) {
-    int fd = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  // A connection just accepted on `from`, its hello read by the deadline (or the hello wait);
+  // -1 when the accept queue is empty. The hello, decoded, in `h`; false in `proven` when the
+  // connection did not show one of this test (it is closed and counted).
+  int accept_one(int from, int64_t deadline_ns, FlowHello& h, bool& proven) {
+    proven = false;
+    int fd = accept4(from, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
-        return nullptr;
+        return -1;
       throw std::runtime_error(flow_name(setup_) + ": accept: " + std::strerror(errno));
     }
     uint8_t hello[kHelloBytes];
     int64_t until = std::min(deadline_ns, now_ns() + kHelloWaitNs);
-    if (!read_exact(fd, hello, sizeof hello, ms_until(until)) || !proves(hello)) {
+    if (!read_exact(fd, hello, sizeof hello, ms_until(until)) || !decode_hello(hello, h) ||
+        h.cookie != setup_.cookie) {
+      ::close(fd);
+      ++rejected_;
+      return fd;
+    }
+    proven = true;
+    return fd;
+  }
+  bool proves(const uint8_t* hello) const {
+    FlowHello h;
+    return decode_hello(hello, h) && h.cookie == setup_.cookie && h.flow == setup_.flow;
+  }
+  std::unique_ptr<Endpoint> adopt(int fd) {
+    set_nonblocking(fd, false);
+    apply_accepted_options(fd, Proto::tcp, *setup_.sock);
+    auto ep = endpoint();
+    ep->fd = fd;
+    return ep;
+  }
+  std::unique_ptr<Endpoint> accept_tcp(int64_t deadline_ns) {
+    FlowHello h;
+    bool proven = false;
+    int fd = accept_one(fd_, deadline_ns, h, proven);
+    if (fd < 0 || !proven) return nullptr;
+    if (h.flow != setup_.flow) {
       ::close(fd);
       ++rejected_;
       return nullptr;
     }
-    set_nonblocking(fd, false);
-    apply_accepted_options(fd, Proto::tcp, *setup_.sock);
     // One connection per flow: the listener has served its purpose.
     ::close(fd_);
     fd_ = -1;
-    auto ep = endpoint();
-    ep->fd = fd;
-    return ep;
+    return adopt(fd);
+  }
+  // This flow's connection if it came early; otherwise every connection waiting now, each kept
+  // for its flow, until this flow's own comes or the queue is empty.
+  std::unique_ptr<Endpoint> accept_shared(int64_t deadline_ns) {
+    int mine = shared_->take_early(setup_.flow);
+    while (mine < 0) {
+      FlowHello h;
+      bool proven = false;
+      int fd = accept_one(shared_->fd, deadline_ns, h, proven);
+      if (fd < 0) return nullptr;
+      if (!proven) continue;
+      if (h.flow == setup_.flow) {
+        mine = fd;
+      } else if (shared_->open.count(h.flow) && !shared_->early.count(h.flow)) {
+        shared_->keep_early(h.flow, fd);
+      } else {  // no such flow here, or its connection came already
+        ::close(fd);
+        ++rejected_;
+      }
+    }
+    shared_->open.erase(setup_.flow);
+    return adopt(mine);
   }
   std::unique_ptr<Endpoint> accept_udp() {
     uint8_t hello[kHelloBytes];
@@ -112,6 +236,7 @@ class SocketListener final : public FlowListener {
 
   FlowSetup setup_;
   int fd_ = -1;
+  std::shared_ptr<SharedTcpListen> shared_;
 };
 
 // UDP: the hello goes out until the server echoes it (a datagram may be lost).
@@ -141,7 +266,17 @@ int SocketEndpoint::dup_stats_fd() const {
 }
 
 std::unique_ptr<FlowListener> SocketSetup::listen(const SockAddr& where, const FlowSetup& setup) {
-  return std::make_unique<SocketListener>(where, setup);
+  if (setup.proto != Proto::tcp || setup.per_transaction)
+    return std::make_unique<SocketListener>(where, setup);
+  std::lock_guard lock(shared_mu_);
+  const std::string key = std::to_string(setup.cookie) + " " + where.to_string();
+  std::shared_ptr<SharedTcpListen> shared = shared_[key].lock();
+  if (!shared) {
+    std::erase_if(shared_, [](const auto& e) { return e.second.expired(); });
+    shared = std::make_shared<SharedTcpListen>(where, SocketListener::listening_options(setup));
+    shared_[key] = shared;
+  }
+  return std::make_unique<SocketListener>(std::move(shared), setup);
 }
 
 std::unique_ptr<Endpoint> SocketSetup::connect(const SockAddr& server, const SockAddr& source,

@@ -2,7 +2,10 @@
 // Connection set-up for every transport that rides on kernel sockets (socket, uring, clip,
 // lane): the endpoint their engines adopt, and the listen/connect half of Transport with the
 // flow hello (flow_hello.hpp) as proof of the test's cookie and the flow id.
+#include <map>
 #include <memory>
+#include <mutex>
+#include <string>
 
 #include "transports/api/registry.hpp"
 #include "transports/inet/inet.hpp"
@@ -61,11 +64,20 @@ int open_endpoint(E& engine, const Endpoint& ep) {
 
 // The set-up half of Transport for socket-based transports; the engine half (caps, and
 // make_engine of EngineHost<E>) is each transport's own.
+struct SharedTcpListen;  // endpoint.cpp
+
+// TCP flows of one test (one cookie) to one address share a listening socket and connect in
+// any order; UDP flows and crr's listeners have a socket each.
 class SocketSetup : public Transport {
  public:
   std::unique_ptr<FlowListener> listen(const SockAddr& where, const FlowSetup& setup) override;
   std::unique_ptr<Endpoint> connect(const SockAddr& server, const SockAddr& source,
                                     const FlowSetup& setup, int64_t deadline_ns) override;
+
+ private:
+  std::mutex shared_mu_;
+  // "cookie address" -> the listening socket its flows share, while one of their listeners lives.
+  std::map<std::string, std::weak_ptr<SharedTcpListen>> shared_;
 };
 
 }  // namespace mtperf::inet
