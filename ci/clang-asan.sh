@@ -23,7 +23,8 @@ configure_build() {
 
 # configure_clang_asan build-dir [opt [sanitizers]]: the shared ASan + UBSan + fuzzer build
 # (sanitizers: address,undefined by default; a long fuzz run may take undefined alone, for speed).
+# Warnings are errors here: this is the one build of the test executables in ci/test.sh.
 configure_clang_asan() {
   configure_build "$1" clang++ "${3:-address,undefined}" -DMTPERF_FUZZ=ON -DMTPERF_TESTS=ON \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=${2:--O0} -gline-tables-only"
+    -DMTPERF_WERROR=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=${2:--O0} -gline-tables-only"
 }

@@ -51,7 +51,8 @@ readonly kTsanTests='^(workloads/|control/|integration/test_loopback$|fuzz/contr
 asan_stage() {
   local build=${ASAN_BUILD_DIR:-build-asan} t0=$(date +%s)
   # clang: with GCC, UBSan beside ASan writes its reports to stderr only, never to log_path, so
-  # a child's report could pass unseen. Warnings are the GCC build's business (-Werror there).
+  # a child's report could pass unseen. Warnings are errors (-Wall -Wextra), as in the GCC build
+  # of what ships: this is where ci/test.sh compiles the test executables.
   # The fuzz targets are built here too (ci/fuzz.sh runs them from this folder).
   configure_clang_asan "$build" || return 1
   cmake --build "$build" -j"$(nproc)" || return 1
