@@ -10,7 +10,7 @@ uint32_t buffers_per_flow(const TestSpec& spec, const Caps& caps) {
 
 bool shares_buffers(const TestSpec& spec, const Caps& caps) {
   return !kind_of(spec.workload).request_response && spec.proto == Proto::tcp &&
-         spec.verify_seed == 0 && !caps.one_sided && !caps.provides_recv_buffers;
+         spec.verify_seed == 0 && !caps.one_sided;
 }
 
 uint32_t buffer_size(const TestSpec& spec) {

@@ -15,8 +15,10 @@ uint32_t buffers_per_flow(const TestSpec& spec, const Caps& caps);
 // A TCP stream (stream, maerts, bidir) without --verify never writes a send buffer after set-up
 // and never reads what it receives: every flow of a worker then sends from one shared buffer and
 // receives into another, and the pool holds kSharedBuffers, not flows x buffers_per_flow (64 KiB
-// messages: 320 KiB a flow and side otherwise). Not for one-sided transports (a peer writes into
-// a flow's buffers) nor those that provide receive buffers.
+// messages: 320 KiB a flow and side otherwise). Sends in flight at once from one buffer only
+// read it. Not for one-sided transports (a peer writes into a flow's buffers). Where the engine
+// provides the receive buffers (io_uring's buffer ring, RDMA's posted receives), the shared
+// receive buffer goes unused and the flows share their send buffer.
 bool shares_buffers(const TestSpec& spec, const Caps& caps);
 inline constexpr uint32_t kSharedBuffers = 2;  // one to send from, one to receive into
 // Bytes of every pool buffer: never less than one whole message, request or response (each

@@ -99,6 +99,27 @@ TEST_CASE("ten thousand stream flows share their workers' buffers", "[memory]") 
   CHECK_FALSE(shares_buffers(s, t->caps()));
 }
 
+TEST_CASE("where the engine provides the receive buffers, stream flows share the send buffer",
+          "[memory]") {
+  // io_uring with its buffer ring (multishot, the default): 10,000 flows fit in 32 KiB each.
+  bool built = false;
+  for (const TransportEntry& e : transports())
+    built |= e.name == "uring";
+  if (!built) return;  // a build without the io_uring transport
+  auto t = find_transport("uring").create({});
+  REQUIRE(t->caps().provides_recv_buffers);
+  TestSpec s;
+  s.transport = "uring";
+  s.flows = 10000;
+  s.threads = 2;
+  validate(s);
+  REQUIRE(shares_buffers(s, t->caps()));
+  MemoryFigure m = test_memory(s, *t);
+  CAPTURE(m.buffers, m.engines, m.flow_state, m.threads);
+  CHECK(m.buffers == 2 * kSharedBuffers * buffer_size(s));
+  CHECK(2 * m.total() / s.flows <= 32 * 1024);
+}
+
 TEST_CASE("a flow's own latency histogram is priced only when asked for", "[memory]") {
   auto t = sockets();
   TestSpec s = rr(1, 1);
