@@ -217,10 +217,20 @@ int write_sweep(const SweepOptions& so, const Sweep& sweep) {
     std::fprintf(stderr, "mtperf sweep: interrupted; the table holds the cells measured so far\n");
     return kExitInterrupted;
   }
-  for (const auto& row : sweep.rows)
-    for (const auto& c : row.cells)
-      if (!c.errors.empty()) return 1;
-  return 0;
+  // Whatever the format, a cell that failed is named on stderr too: a JSON or CSV reader may not
+  // look for errors inside the document.
+  int failed = 0;
+  for (const auto& row : sweep.rows) {
+    for (const auto& c : row.cells) {
+      if (c.errors.empty()) continue;
+      if (++failed <= 5) {
+        std::fprintf(stderr, "mtperf sweep: %s at %lld: %s\n", row.label.c_str(),
+                     static_cast<long long>(c.at), c.errors.front().c_str());
+      }
+    }
+  }
+  if (failed > 5) std::fprintf(stderr, "mtperf sweep: %d cells failed in all\n", failed);
+  return failed > 0 ? 1 : 0;
 }
 
 }  // namespace

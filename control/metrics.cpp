@@ -83,10 +83,12 @@ std::string format_metrics(const ServerCounters& m) {
       add(out, s.name, "counter", s.help, t.*s.value, labels);
     }
   }
-  add(out, "mtperf_serve_refused_allow_total", "counter",
-      "connections from outside --allow, closed at once", m.refused);
-  add(out, "mtperf_serve_pending_dropped_total", "counter",
-      "connections dropped to make room under --max-pending", m.pending_dropped);
+  for (const auto& [step, count] : m.refusals) {
+    add(out, "mtperf_serve_refusals_total", "counter",
+        "refused connections by the step that refused them (allow, pending, handshake, auth, test, "
+        "transport, limits, busy)",
+        count, "{reason=\"" + label_value(step) + "\"}");
+  }
   add(out, "mtperf_serve_tests_running", "gauge", "tests running now", m.running);
   add(out, "mtperf_serve_connections_pending", "gauge", "connections in their handshake now",
       m.pending);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace mtperf::control {
@@ -32,6 +33,9 @@ struct ServerCounters {
   uint64_t memory_in_use = 0;            // bytes the running tests hold of the budget below
   uint64_t memory_budget = 0;            // --max-total-memory
   std::vector<TrafficCounters> traffic;  // by kind, in the order first seen
+  // Refused connections by the step that refused them (TestLog::refused_at), in the order first
+  // seen; they add up to tests_refused.
+  std::vector<std::pair<std::string, uint64_t>> refusals;
 };
 
 // The exposition text, HELP and TYPE lines included.

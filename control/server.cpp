@@ -183,6 +183,7 @@ ServerCounters Server::counters() const {
   c.memory_budget = opts_.max_total_memory;
   std::lock_guard lock(mu_);
   c.traffic = traffic_;
+  c.refusals = refusals_;
   for (const auto& s : sessions_) {
     if (s->finished.load()) continue;  // its traffic is in traffic_
     if (!s->dropped && !s->session->admitted()) ++c.pending;
@@ -225,9 +226,18 @@ void Server::record(const TestLog& log, Session* ended) {
     case TestLog::Result::error:
       tests_error_.fetch_add(1);
       break;
-    case TestLog::Result::refused:
+    case TestLog::Result::refused: {
       tests_refused_.fetch_add(1);
+      const std::string_view at = log.refused_at.empty() ? "handshake" : log.refused_at;
+      auto it = std::find_if(refusals_.begin(), refusals_.end(),
+                             [at](const auto& r) { return r.first == at; });
+      if (it == refusals_.end()) {
+        refusals_.emplace_back(std::string(at), 1);
+      } else {
+        ++it->second;
+      }
       break;
+    }
   }
 }
 
@@ -298,6 +308,7 @@ void Server::run() {
         ::close(fd);
         refused_.fetch_add(1);
         log.result = TestLog::Result::refused;
+        log.refused_at = "allow";
         log.why = "not from a network in --allow";
         record(log);
         opts_.log(format_test_log(log));

@@ -127,8 +127,9 @@ class Server {
   std::list<std::unique_ptr<Session>> sessions_;  // in accept order
   std::atomic<uint64_t> refused_{0}, pending_dropped_{0};
   std::atomic<uint64_t> tests_ok_{0}, tests_error_{0}, tests_refused_{0};
-  std::vector<TrafficCounters> traffic_;      // under mu_: the tests that ended, by kind
-  std::unique_ptr<MetricsEndpoint> metrics_;  // last: it reads the counters above
+  std::vector<TrafficCounters> traffic_;  // under mu_: the tests that ended, by kind
+  std::vector<std::pair<std::string, uint64_t>> refusals_;  // under mu_: by TestLog::refused_at
+  std::unique_ptr<MetricsEndpoint> metrics_;                // last: it reads the counters above
 };
 
 // The options with their defaults filled in from the host (max_memory, max_total_memory from

@@ -92,12 +92,14 @@ void ServerSession::run() noexcept {
   } catch (const std::exception& e) {
     if (state_.load() == State::dropped) {
       log_.result = TestLog::Result::refused;
+      log_.refused_at = "pending";
       log_.why = "dropped: --max-pending connections were in their handshake when one more came";
     } else if (state_.load() == State::admitted) {
       log_.result = TestLog::Result::error;
       log_.why = aborted_ ? std::string("the server stopped: ") + e.what() : e.what();
     } else {
       log_.result = TestLog::Result::refused;
+      log_.refused_at = step_;
       log_.why = e.what();
     }
     if (opts_.verbose) std::fprintf(stderr, "mtperf serve: %s: %s\n", peer_.c_str(), e.what());
@@ -240,6 +242,7 @@ TestSpec ServerSession::handshake(int64_t deadline_ns) {
   if (keyed) {
     Message auth = receive(MsgType::auth, deadline_ns);
     if (!mac_matches(mac_of(auth), auth_mac(key, challenge))) {
+      step_ = "auth";
       throw ProtocolError("authentication failed: the client's key does not match the server's");
     }
     send_message_until(fd_, {MsgType::authorized, {{"addresses", addresses}}}, deadline_ns);
@@ -248,13 +251,16 @@ TestSpec ServerSession::handshake(int64_t deadline_ns) {
   auto it = req.body.find("test");
   if (it == req.body.end()) throw ProtocolError("TEST without a test description");
   if (keyed && !mac_matches(mac_of(req), test_mac(key, challenge, *it))) {
+    step_ = "auth";
     throw ProtocolError(
         "authentication failed: the TEST's MAC does not match its body (altered on the way?)");
   }
+  step_ = "test";
   TestSpec spec;
   from_json(*it, spec);
   log_.spec = spec;
   validate(spec);
+  step_ = "handshake";
   return spec;
 }
 
@@ -279,6 +285,7 @@ std::function<void(const EarlyStop&)> stop_teller(int fd, std::mutex& send_mu) {
 void ServerSession::exchange() {
   int64_t deadline = deadline_in(opts_.handshake_timeout_ms);
   TestSpec spec = handshake(deadline);
+  step_ = "transport";
   const TransportEntry& entry = find_transport(spec.transport);
   check_params(entry, spec.transport_params);
   ProbeResult probe = entry.probe("/");
@@ -288,11 +295,14 @@ void ServerSession::exchange() {
   }
   auto transport = entry.create(spec.transport_params);
   // What the test would cost, checked before anything is set up.
+  step_ = "limits";
   check_policy(spec, opts_, read_host_facts(opts_), transport->extra_threads_per_worker());
   MemoryFigure memory = test_memory(spec, *transport);
   check_memory(memory, opts_.max_memory, spec, transport->caps(), "on the server",
                "mtperf serve --max-memory");
+  step_ = "busy";
   Admission::Ticket ticket = admission_.admit(memory.total());
+  step_ = "handshake";
   State want = State::pending;
   if (!state_.compare_exchange_strong(want, State::admitted) || now_ns() > deadline) {
     throw ProtocolError("the handshake took too long or the server dropped it");

@@ -54,6 +54,7 @@ class ServerSession {
   const SharedKey& key_;
   TestLog log_;
   std::atomic<State> state_{State::pending};
+  std::string_view step_ = "handshake";  // TestLog::refused_at, should the exchange fail now
   std::atomic<Runner*> runner_{nullptr};
   // live(): the running test's kind, then its final counts; runner_ changes under it too, so
   // that live() never reads a runner that has gone.

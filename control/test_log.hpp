@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "workloads/spec.hpp"
 
@@ -27,6 +28,11 @@ struct TestLog {
   uint64_t flow_errors = 0;   // errors the server's side of a finished test reported
   Result result = Result::ok;
   std::string why;  // the error, or why the test was refused
+  // A refusal's step, for counting (metrics): allow (not from --allow), pending (dropped under
+  // --max-pending), handshake (the exchange itself: a malformed frame, the deadline), auth (the
+  // key), test (an invalid test description), transport (unknown or not usable here), limits
+  // (over the server's policy or memory for one test), busy (no room beside the running tests).
+  std::string_view refused_at;
 };
 
 std::string_view to_string(TestLog::Result r);

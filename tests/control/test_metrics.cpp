@@ -170,6 +170,40 @@ TEST_CASE("/metrics shows a running test and its bytes so far; at its end, the c
   CHECK(value_of(after, "mtperf_serve_memory_in_use_bytes") == 0);
 }
 
+TEST_CASE("/metrics counts refusals by the step that refused them", "[server][metrics]") {
+  ServerOptions o;
+  o.metrics = "127.0.0.1:0";
+  o.key = "right";
+  o.max_memory = 64 << 20;
+  o.log = [](const std::string&) {};
+  LocalServer server(o);
+  const uint16_t port = server.server().metrics_port();
+  auto run = [&](const std::string& key, uint32_t flows) {
+    ClientOptions c;
+    c.server = server.address();
+    c.key = key;
+    TestSpec spec;
+    spec.duration_s = 0.2;
+    spec.warmup_s = 0;
+    spec.flows = flows;
+    spec.verify_seed = 1;  // every flow's own buffers: 64 MiB is too little for 500 flows
+    return run_test(spec, c);
+  };
+  CHECK_THROWS(run("wrong", 1));
+  CHECK_THROWS(run("wrong", 1));
+  CHECK_THROWS_WITH(run("right", 500), Catch::Contains("--max-memory"));
+  std::string text;
+  for (int i = 0; i < 50; ++i) {
+    text = scrape(port);
+    if (value_of(text, "mtperf_serve_tests_total{result=\"refused\"}") == 3) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(value_of(text, "mtperf_serve_tests_total{result=\"refused\"}") == 3);
+  CHECK(value_of(text, "mtperf_serve_refusals_total{reason=\"auth\"}") == 2);
+  CHECK(value_of(text, "mtperf_serve_refusals_total{reason=\"limits\"}") == 1);
+  CHECK(value_of(text, "mtperf_serve_refusals_total{reason=\"busy\"}") == -1);
+}
+
 TEST_CASE("--metrics without a port is refused", "[server][metrics]") {
   ServerOptions o;
   o.metrics = "127.0.0.1";
