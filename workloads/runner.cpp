@@ -207,18 +207,7 @@ std::vector<CounterValues> Runner::snapshot() const {
 }
 
 CounterValues Runner::totals() const {
-  CounterValues sum;
-  for (auto& f : flows_) {
-    CounterValues v = CounterValues::read(f->counters);
-    sum.bytes_sent += v.bytes_sent;
-    sum.bytes_recv += v.bytes_recv;
-    sum.msgs_sent += v.msgs_sent;
-    sum.msgs_recv += v.msgs_recv;
-    sum.transactions += v.transactions;
-    sum.errors += v.errors;
-    sum.bad_receives += v.bad_receives;
-  }
-  return sum;
+  return sum_of(snapshot());
 }
 
 std::vector<int64_t> Runner::unsent() const {
