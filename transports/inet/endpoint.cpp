@@ -121,8 +121,9 @@ class SocketListener final : public FlowListener {
     return shared_->early.count(setup_.flow) ? shared_->ready_fd : shared_->fd;
   }
   std::unique_ptr<Endpoint> accept(int64_t deadline_ns) override {
+    // A TCP flow's own listener is crr's, which the flow takes whole (release()).
     if (shared_) return accept_shared(deadline_ns);
-    return setup_.proto == Proto::udp ? accept_udp() : accept_tcp(deadline_ns);
+    return setup_.proto == Proto::udp ? accept_udp() : nullptr;
   }
   std::unique_ptr<Endpoint> release() override {
     auto ep = endpoint();
@@ -139,28 +140,6 @@ class SocketListener final : public FlowListener {
     ep->opts = *setup_.sock;
     return ep;
   }
-  // A connection just accepted on `from`, its hello read by the deadline (or the hello wait);
-  // -1 when the accept queue is empty. The hello, decoded, in `h`; false in `proven` when the
-  // connection did not show one of this test (it is closed and counted).
-  int accept_one(int from, int64_t deadline_ns, FlowHello& h, bool& proven) {
-    proven = false;
-    int fd = accept4(from, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
-        return -1;
-      throw std::runtime_error(flow_name(setup_) + ": accept: " + std::strerror(errno));
-    }
-    uint8_t hello[kHelloBytes];
-    int64_t until = std::min(deadline_ns, now_ns() + kHelloWaitNs);
-    if (!read_exact(fd, hello, sizeof hello, ms_until(until)) || !decode_hello(hello, h) ||
-        h.cookie != setup_.cookie) {
-      ::close(fd);
-      ++rejected_;
-      return fd;
-    }
-    proven = true;
-    return fd;
-  }
   bool proves(const uint8_t* hello) const {
     FlowHello h;
     return decode_hello(hello, h) && h.cookie == setup_.cookie && h.flow == setup_.flow;
@@ -172,36 +151,27 @@ class SocketListener final : public FlowListener {
     ep->fd = fd;
     return ep;
   }
-  std::unique_ptr<Endpoint> accept_tcp(int64_t deadline_ns) {
-    FlowHello h;
-    bool proven = false;
-    int fd = accept_one(fd_, deadline_ns, h, proven);
-    if (fd < 0 || !proven) return nullptr;
-    if (h.flow != setup_.flow) {
-      ::close(fd);
-      ++rejected_;
-      return nullptr;
-    }
-    // One connection per flow: the listener has served its purpose.
-    ::close(fd_);
-    fd_ = -1;
-    return adopt(fd);
-  }
   // This flow's connection if it came early; otherwise every connection waiting now, each kept
   // for its flow, until this flow's own comes or the queue is empty.
   std::unique_ptr<Endpoint> accept_shared(int64_t deadline_ns) {
     int mine = shared_->take_early(setup_.flow);
     while (mine < 0) {
+      int fd = accept4(shared_->fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
+          return nullptr;
+        throw std::runtime_error(flow_name(setup_) + ": accept: " + std::strerror(errno));
+      }
+      uint8_t hello[kHelloBytes];
       FlowHello h;
-      bool proven = false;
-      int fd = accept_one(shared_->fd, deadline_ns, h, proven);
-      if (fd < 0) return nullptr;
-      if (!proven) continue;
-      if (h.flow == setup_.flow) {
+      int64_t until = std::min(deadline_ns, now_ns() + kHelloWaitNs);
+      const bool proven = read_exact(fd, hello, sizeof hello, ms_until(until)) &&
+                          decode_hello(hello, h) && h.cookie == setup_.cookie;
+      if (proven && h.flow == setup_.flow) {
         mine = fd;
-      } else if (shared_->open.count(h.flow) && !shared_->early.count(h.flow)) {
+      } else if (proven && shared_->open.count(h.flow) && !shared_->early.count(h.flow)) {
         shared_->keep_early(h.flow, fd);
-      } else {  // no such flow here, or its connection came already
+      } else {  // not this test's, no such flow here, or its connection came already
         ::close(fd);
         ++rejected_;
       }
