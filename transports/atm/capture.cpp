@@ -144,7 +144,8 @@ void CaptureTap::pdu(bool near_line, VcAddress vc, std::uint8_t traffic,
     const auto sdu = cpcs.first(sdu_bytes);
     record(near_line, ts_ns, h, sdu, sizeof h + sdu.size());
   } else if (format_ == CaptureFormat::kErfAal5) {
-    // ERF lengths are 16 bits: a PDU of more than 65,515 bytes is cut to fit.
+    // ERF lengths are 16 bits: a PDU of more than 65,515 bytes would be cut to fit (the
+    // testbed refuses an MTU that allows one: check_erf_fits).
     const std::size_t whole = pcapng::kErfHeaderBytes + pcapng::kErfCellHeaderBytes + cpcs.size();
     const std::size_t original = std::min<std::size_t>(whole, 65535);
     const std::size_t captured = snap_ == 0 ? original : std::min<std::size_t>(snap_, original);

@@ -39,6 +39,8 @@ inline constexpr std::uint16_t kLinkTypeErf = 197;
 inline constexpr std::size_t kSunAtmHeaderBytes = 4;
 inline constexpr std::size_t kErfHeaderBytes = 16;
 inline constexpr std::size_t kErfCellHeaderBytes = 4;
+// ERF's lengths are 16 bits: the most CPCS-PDU an AAL5 record can hold (65,515 bytes).
+inline constexpr std::size_t kErfMaxAal5PduBytes = 65535 - kErfHeaderBytes - kErfCellHeaderBytes;
 inline constexpr std::uint8_t kErfTypeAtmCell = 3;
 inline constexpr std::uint8_t kErfTypeAal5 = 4;
 inline constexpr std::uint8_t kErfFlagVarLen = 0x04;

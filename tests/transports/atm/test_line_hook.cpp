@@ -69,3 +69,15 @@ TEST_CASE("the ATM line hook refuses line options that do not parse, naming them
                        Catch::Message("option --atm-mtu: 20 is outside 68..65527"));
   CHECK_THROWS_AS(hook.build("token-ring", 1, {}), std::invalid_argument);
 }
+
+TEST_CASE("an erf-aal5 capture is refused where the MTU allows PDUs ERF cannot hold") {
+  const LineHook& hook = atm::atm_line_hook();
+  const std::string file = std::filesystem::temp_directory_path() /
+                           ("mtperf-test-erf-" + std::to_string(::getpid()) + ".pcapng");
+  // LLC/SNAP's 8 bytes and the trailer's 8 on 1,364 cells: an MTU of 65,456 is the most.
+  CHECK_THROWS_WITH(
+      hook.build("clip", 1, {{"mtu", "65457"}, {"capture", file}, {"capture_format", "erf-aal5"}}),
+      Catch::Contains("at most 65515 bytes") && Catch::Contains("MTU 65457 makes PDUs of 65520") &&
+          Catch::Contains("give --mtu 65456 or less"));
+  CHECK_FALSE(std::filesystem::exists(file));  // refused before the file was made
+}

@@ -10,7 +10,9 @@
 #include "platform/clock.hpp"
 #include "platform/netns_pair.hpp"
 #include "platform/tun.hpp"
+#include "transports/atm/aal5.hpp"
 #include "transports/atm/emu/driver.hpp"
+#include "transports/atm/pcapng.hpp"
 
 namespace mtperf::atm {
 namespace {
@@ -31,6 +33,24 @@ std::string dotted(Ipv4 ip) {
 std::string mac_text(const Mac& m) {
   return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4],
                      m[5]);
+}
+
+// An erf-aal5 record holds a CPCS-PDU of at most 65,515 bytes (ERF's lengths are 16 bits): the
+// largest PDU the line's MTU allows must fit, or its trailer and CRC would be cut away.
+void check_erf_fits(const AtmTestbedOptions& o) {
+  if (o.capture.path.empty() || o.capture.format != CaptureFormat::kErfAal5) return;
+  const std::size_t header = o.mode == LinkMode::kLane    ? kLaneFrameOverheadBytes
+                             : o.encap == Encap::kLlcSnap ? kLlcSnapHeaderBytes
+                                                          : 0;
+  const std::size_t pdu = aal5_cell_count(std::size_t(o.mtu) + header) * kCellPayloadBytes;
+  if (pdu <= pcapng::kErfMaxAal5PduBytes) return;
+  const std::size_t max_mtu = pcapng::kErfMaxAal5PduBytes / kCellPayloadBytes * kCellPayloadBytes -
+                              kAal5TrailerBytes - header;
+  throw std::runtime_error(fmt::format(
+      "ATM testbed: an erf-aal5 capture holds AAL5 PDUs of at most {} bytes (ERF's lengths are "
+      "16 bits), and MTU {} makes PDUs of {}: give --mtu {} or less, or --capture-format sunatm "
+      "or erf-cells",
+      pcapng::kErfMaxAal5PduBytes, o.mtu, pdu, max_mtu));
 }
 
 Mac host_mac(int adapter, int host) {
@@ -203,6 +223,7 @@ AtmTestbed::AtmTestbed(const AtmTestbedOptions& options) : options_(options) {
     }
   }
   if (options_.mtu == 0) options_.mtu = int(kDefaultClipMtu);
+  check_erf_fits(options_);
   if (options_.cpus.empty()) options_.cpus = online_cpus();
   std::string why;
   if (!can_create_tun(&why)) throw std::runtime_error("ATM testbed: " + why);
