@@ -39,6 +39,8 @@ std::string render(const Report& r, Format f, const std::vector<CheckResult>& ch
     }
     case Format::csv:
       return report_csv(r, true);
+    case Format::csv_flows:
+      return report_flows_csv(r);
     case Format::junit:
       return checks_junit(r, checks);
   }

@@ -52,8 +52,9 @@ po::options_description run_description() {
       "request and response sizes, bytes, K/M/G = 1024-based (RESP defaults to REQ)");
   add("burst", po::value<int64_t>()->default_value(1, "1")->value_name("N"),
       "rr transactions in flight per flow");
-  add("rate", text()->value_name("BITS/S"),
-      "stream pacing over all flows, bits/s, k/M/G = 1000-based (default: unpaced; UDP 1G)");
+  add("rate", text()->value_name("RATE"),
+      "pacing over all flows, k/M/G = 1000-based: streams in bits/s (default: unpaced; UDP 1G), "
+      "crr in new connections/s (default: as fast as they go)");
   add("wait", text()->default_value("block", "block")->value_name("HOW"), "block | spin");
   add("sndbuf", text()->value_name("BYTES"), "socket send buffer (K/M/G; default: the kernel's)");
   add("rcvbuf", text()->value_name("BYTES"),
@@ -89,7 +90,8 @@ po::options_description run_description() {
   add("confidence,I", text()->default_value("95,5", "95,5")->value_name("LEVEL,WIDTH"),
       "with -i: stop when the LEVEL% interval is within +/-WIDTH/2 % of the mean");
   add("format", text()->default_value("text", "text")->value_name("FORMAT"),
-      "text | json | csv | junit (JUnit XML of the --check verdicts)");
+      "text | json | csv | csv-flows (a line per flow) | junit (JUnit XML of the --check "
+      "verdicts)");
   add("check", text()->value_name("CHECKS"),
       "pass/fail thresholds, e.g. 'throughput>=9G,loss<=0,errors==0,verify==0': exit 3 when one "
       "fails (docs/validation.md)");
@@ -261,7 +263,10 @@ void set_sizes(TestSpec& s, const po::variables_map& vm) {
                     ? s.req_size
                     : uint32_t(std::min<uint64_t>(parse_size("rr-size", resp), UINT32_MAX));
   s.burst = count_option(vm, "burst", "--burst", 1, kLimits.max_burst);
-  if (vm.count("rate")) s.rate_bps = parse_rate("rate", get<std::string>(vm, "rate"));
+  if (vm.count("rate")) {
+    const double rate = parse_rate("rate", get<std::string>(vm, "rate"));
+    (s.workload == Workload::crr ? s.conn_rate : s.rate_bps) = rate;
+  }
   if (vm.count("sndbuf"))
     s.sock.sndbuf =
         int(std::min<uint64_t>(parse_size("sndbuf", get<std::string>(vm, "sndbuf")), INT32_MAX));
@@ -369,10 +374,12 @@ void set_output(RunOptions& o, const po::variables_map& vm) {
     o.format = Format::json;
   else if (f == "csv")
     o.format = Format::csv;
+  else if (f == "csv-flows")
+    o.format = Format::csv_flows;
   else if (f == "junit")
     o.format = Format::junit;
   else
-    throw UsageError("option --format: '" + f + "' is not text, json, csv or junit");
+    throw UsageError("option --format: '" + f + "' is not text, json, csv, csv-flows or junit");
   if (vm.count("check")) {
     try {
       o.checks = parse_checks(get<std::string>(vm, "check"));

@@ -11,7 +11,7 @@
 
 namespace mtperf::cli {
 
-enum class Format { text, json, csv, junit };
+enum class Format { text, json, csv, csv_flows, junit };
 
 // The run's request (harness/request.hpp) and what the command line does with its result.
 struct RunOptions : RunRequest {

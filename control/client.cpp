@@ -90,6 +90,7 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transpor
     f->role = role_of(spec, i, Side::client);
     f->proto = spec.proto;
     if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
+    if (f->role == Role::crr_client) f->conn_rate = spec.conn_rate / spec.flows;
     SockAddr remote = spec.flow_servers.empty() ? server : numeric_address(spec.flow_servers[i], 0);
     remote.set_port(ports[i]);
     SockAddr source;

@@ -354,6 +354,7 @@ nlohmann::json side_to_json(const SideResult& r) {
                  {"jitter_us", u.jitter_ns / 1e3}};
     if (f.stats.verify.enabled) jf["verify"] = verify_json(f.stats.verify);
     if (f.unsent_change != 0) jf["unsent_change"] = f.unsent_change;
+    if (f.unread_change != 0) jf["unread_change"] = f.unread_change;
     if (f.stats.tcp_info_valid) {
       jf["tcp_info"] = {{"retransmits", f.stats.tcp_retransmits},
                         {"rtt_us", f.stats.tcp_rtt_us},
@@ -402,6 +403,11 @@ SideResult side_from_json(const nlohmann::json& j) {
       f.unsent_change = field<int64_t>(jf, "unsent_change");
       if (f.unsent_change < -(int64_t(1) << 40) || f.unsent_change > (int64_t(1) << 40))
         throw std::invalid_argument("result.flows[].unsent_change: out of range");
+    }
+    if (jf.contains("unread_change")) {  // bounded by a receive buffer, as above
+      f.unread_change = field<int64_t>(jf, "unread_change");
+      if (f.unread_change < -(int64_t(1) << 40) || f.unread_change > (int64_t(1) << 40))
+        throw std::invalid_argument("result.flows[].unread_change: out of range");
     }
     if (jf.contains("tcp_info")) {
       const auto& t = object(jf, "tcp_info");

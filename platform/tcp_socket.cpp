@@ -23,6 +23,12 @@ int64_t unsent_bytes(int fd) noexcept {
   return n;
 }
 
+int64_t unread_bytes(int fd) noexcept {
+  int n = 0;
+  if (fd < 0 || ::ioctl(fd, SIOCINQ, &n) != 0 || n < 0) return -1;
+  return n;
+}
+
 TcpStats tcp_stats(int fd) noexcept {
   TcpStats s;
   tcp_info ti{};

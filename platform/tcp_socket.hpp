@@ -23,5 +23,7 @@ TcpStats tcp_stats(int fd) noexcept;
 // Bytes written to a TCP socket that the kernel has not yet handed to the device (SIOCOUTQNSD);
 // -1 when it cannot say. Cheap: one ioctl, for the window's edges.
 int64_t unsent_bytes(int fd) noexcept;
+// Bytes that arrived on a socket and wait to be read (SIOCINQ); -1 when it cannot say.
+int64_t unread_bytes(int fd) noexcept;
 
 }  // namespace mtperf

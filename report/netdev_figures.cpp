@@ -12,7 +12,7 @@ uint64_t get(const std::map<std::string, uint64_t>& m, const char* name) {
 }  // namespace
 
 std::vector<NetdevFigures> netdev_figures(const NetWitness& witness,
-                                          const std::map<std::string, uint64_t>& app_sent) {
+                                          const std::map<std::string, AppBytes>& app) {
   std::vector<NetdevFigures> out;
   for (const auto& d : witness.devices) {
     NetdevFigures f;
@@ -29,11 +29,14 @@ std::vector<NetdevFigures> netdev_figures(const NetWitness& witness,
     for (const auto* set : {&d.stats, &d.driver})
       for (const auto& [name, value] : *set)
         if (value != 0 && is_netdev_error_counter(name)) f.faults.emplace(name, value);
-    if (auto it = app_sent.find(d.device); it != app_sent.end()) f.app_bytes_sent = it->second;
-    if (f.app_bytes_sent > 0) {
-      f.wire_payload_ratio = double(f.tx_bytes) / double(f.app_bytes_sent);
-      f.carried = f.tx_bytes >= f.app_bytes_sent;
+    f.both_directions = carries_both_directions(d.device);
+    if (auto it = app.find(d.device); it != app.end()) {
+      f.app_bytes_sent = it->second.sent;
+      if (f.both_directions) f.app_bytes_received = it->second.received;
     }
+    if (f.app_bytes_sent + f.app_bytes_received > 0)
+      f.wire_payload_ratio = double(f.tx_bytes) / double(f.app_bytes_sent + f.app_bytes_received);
+    if (f.app_bytes_sent > 0) f.carried = f.tx_bytes >= f.app_bytes_sent;
     out.push_back(std::move(f));
   }
   return out;

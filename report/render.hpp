@@ -16,6 +16,8 @@ nlohmann::json report_json(const Report& r);
 std::string report_text(const Report& r);
 // One header line (when `header`) and one row, netperf omni selector names as columns.
 std::string report_csv(const Report& r, bool header);
+// A header line and one line per flow (the summary's flows), for thousands of flows.
+std::string report_flows_csv(const Report& r);
 
 nlohmann::json environment_json(const std::string& version);
 

@@ -224,9 +224,9 @@ void attribute(Summary& s, const control::TestOutcome& o, const Placement& p) {
 // the side's one device; with several, to its adapter's (placed tests: the client's devices are
 // the adapters; the server's, found from the flows' server addresses in flow order, pair with
 // the adapters in order of first use). Flows that cannot be attributed are left out.
-std::map<std::string, uint64_t> app_sent_by_device(const SideResult& side, const Summary& s,
-                                                   bool local) {
-  std::map<std::string, uint64_t> out;
+std::map<std::string, AppBytes> app_bytes_by_device(const SideResult& side, const Summary& s,
+                                                    bool local) {
+  std::map<std::string, AppBytes> out;
   const auto& devices = side.netdev.devices;
   std::vector<std::string> adapters;  // in order of first use
   for (const auto& f : s.flows)
@@ -249,7 +249,12 @@ std::map<std::string, uint64_t> app_sent_by_device(const SideResult& side, const
     // What the device had to carry: the window's writes, less what still waited to go at its
     // end, plus what waited at its start.
     int64_t carried = int64_t(f.window.bytes_sent) - f.unsent_change;
-    if (!dev.empty()) out[dev] += uint64_t(std::max<int64_t>(carried, 0));
+    if (dev.empty()) continue;
+    out[dev].sent += uint64_t(std::max<int64_t>(carried, 0));
+    // What came in over it: the window's reads, plus what waited to be read at its end, less
+    // at its start.
+    int64_t arrived = int64_t(f.window.bytes_recv) + f.unread_change;
+    out[dev].received += uint64_t(std::max<int64_t>(arrived, 0));
   }
   return out;
 }
@@ -288,6 +293,12 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   // The workers' histograms hold every flow's samples: the same percentiles as a merge of
   // per-flow histograms would give.
   s.latency_histogram.merge(o.client.latency);
+  if (o.client.connect_latency && o.client.connect_latency->count() > 0) {
+    s.connect_histogram = *o.client.connect_latency;
+    s.connect_latency = latency_of(*s.connect_histogram);
+  }
+  for (const auto& f : o.client.flows)
+    s.connect_failures += f.stats.connect_failures;
   s.transaction_rate = s.window_s > 0 ? double(s.transactions) / s.window_s : 0;
   if (s.latency_histogram.count() > 0) s.latency = latency_of(s.latency_histogram);
   if (spec.proto == Proto::udp && !kind_of(spec.workload).request_response && udp_sent > 0) {
@@ -305,10 +316,10 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   s.one_process = one_process(o);
   if (o.server && !s.one_process) s.remote_process_cpu_percent = process_percent(*o.server);
   if (placement) attribute(s, o, *placement);
-  s.local_netdev = netdev_figures(o.client.netdev, app_sent_by_device(o.client, s, true));
+  s.local_netdev = netdev_figures(o.client.netdev, app_bytes_by_device(o.client, s, true));
   s.local_tcp = o.client.netdev.tcp;
   if (o.server) {
-    s.remote_netdev = netdev_figures(o.server->netdev, app_sent_by_device(*o.server, s, false));
+    s.remote_netdev = netdev_figures(o.server->netdev, app_bytes_by_device(*o.server, s, false));
     s.remote_tcp = o.server->netdev.tcp;
   }
   s.intervals = o.client.intervals;
@@ -377,6 +388,16 @@ void finish_report(Report& r) {
     m.latency_histogram.merge(s.latency_histogram);
   m.latency.reset();
   if (m.latency_histogram.count() > 0) m.latency = latency_of(m.latency_histogram);
+  m.connect_histogram.reset();
+  m.connect_failures = {};
+  for (auto& s : it) {
+    m.connect_failures += s.connect_failures;
+    if (!s.connect_histogram) continue;
+    if (!m.connect_histogram) m.connect_histogram.emplace();
+    m.connect_histogram->merge(*s.connect_histogram);
+  }
+  m.connect_latency.reset();
+  if (m.connect_histogram) m.connect_latency = latency_of(*m.connect_histogram);
   m.errors.clear();
   m.verify.reset();
   for (auto& s : it) {

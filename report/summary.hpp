@@ -98,6 +98,11 @@ struct Summary {
   double transaction_rate = 0;
   std::optional<LatencyFigures> latency;
   Histogram latency_histogram;
+  // crr: the connects' times (absent without a sample) and the failed connects tried again, by
+  // cause (summary: every iteration's).
+  std::optional<LatencyFigures> connect_latency;
+  std::optional<Histogram> connect_histogram;
+  ConnectFailures connect_failures;
   double jain_fairness = 1;
   double min_max_ratio = 1;
   std::optional<CpuFigures> local_cpu, remote_cpu;

@@ -111,8 +111,9 @@ std::string netdev_lines(const char* side, const std::vector<NetdevFigures>& dev
       faults += fmt::format("{} {} {}", faults.empty() ? "; moved:" : ",", name, value);
     std::string ratio = "no payload sent over it";
     if (d.wire_payload_ratio)
-      ratio = fmt::format("device/app bytes {:.3f}{}", *d.wire_payload_ratio,
-                          d.carried.value_or(false) ? "" : " (LESS than the application sent)");
+      ratio = fmt::format("device/app bytes {:.3f}{}{}", *d.wire_payload_ratio,
+                          d.both_directions ? " (both directions: loopback)" : "",
+                          d.carried == false ? " (LESS than the application sent)" : "");
     out += fmt::format("  {} netdev {}: tx {} {} pkts, rx {} {} pkts, errors {} drops {}; {}{}\n",
                        side, d.device, scaled(d.tx_bytes, kBytes), scaled(d.tx_packets, kPkts),
                        scaled(d.rx_bytes, kBytes), scaled(d.rx_packets, kPkts), d.errors, d.drops,
@@ -123,6 +124,12 @@ std::string netdev_lines(const char* side, const std::vector<NetdevFigures>& dev
     for (const char* name : {"RetransSegs", "InErrs", "OutRsts", "InCsumErrors"})
       if (auto it = tcp.find(name); it != tcp.end())
         line += fmt::format(" {} {}", name, it->second);
+    // A connection storm's marks, where they moved: SYNs or connections dropped at a full
+    // accept queue, and TIME_WAIT sockets the kernel could not keep.
+    for (const char* name :
+         {"TcpExt.ListenOverflows", "TcpExt.ListenDrops", "TcpExt.TCPTimeWaitOverflow"})
+      if (auto it = tcp.find(name); it != tcp.end() && it->second != 0)
+        line += fmt::format(" {} {}", name + 7, it->second);
     out += fmt::format("  {} tcp:{}\n", side, line);
   }
   return out;
@@ -249,6 +256,19 @@ void headline_lines(std::string& out, const Report& r, bool rr) {
         "p99.9 {:.2f} max {:.2f}\n",
         l.mean_us, l.stddev_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us);
   }
+  if (s.connect_latency) {
+    const LatencyFigures& l = *s.connect_latency;
+    out += fmt::format(
+        "  connect (us)       mean {:.2f} min {:.2f} p50 {:.2f} p90 {:.2f} p99 {:.2f} p99.9 {:.2f} "
+        "max {:.2f}\n",
+        l.mean_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us);
+  }
+  if (const ConnectFailures& cf = s.connect_failures; cf.total() > 0) {
+    out += fmt::format(
+        "  connects failed    {} (tried again): refused {}, timed out {}, no local port {}, "
+        "other {}\n",
+        cf.total(), cf.refused, cf.timed_out, cf.no_port, cf.other);
+  }
   if (s.udp_loss_percent)
     out += fmt::format("  udp loss           {:.4f} %\n", *s.udp_loss_percent);
   if (s.verify) out += verify_lines(*s.verify, s.flows);
@@ -353,37 +373,6 @@ std::string report_text(const Report& r) {
   placement_lines(out, r, rr);
   flows_table(out, r.spec, r.summary);
   ending_lines(out, r.summary);
-  return out;
-}
-
-std::string report_csv(const Report& r, bool header) {
-  const Summary& s = r.summary;
-  auto cpu = [](const std::optional<CpuFigures>& c) {
-    return c ? fmt::format("{:.2f}", c->host.total.util) : std::string();
-  };
-  auto sd = [](const std::optional<CpuFigures>& c) {
-    return c ? fmt::format("{:.4f}", c->service_demand) : std::string();
-  };
-  auto lat = [&](double LatencyFigures::*m) {
-    return s.latency ? fmt::format("{:.3f}", (*s.latency).*m) : std::string();
-  };
-  std::string out;
-  if (header) {
-    out +=
-        "WORKLOAD,PROTOCOL,TRANSPORT,FLOWS,THROUGHPUT,THROUGHPUT_UNITS,TRANSACTION_RATE,"
-        "MEAN_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,P999_LATENCY,LOCAL_CPU_UTIL,"
-        "REMOTE_CPU_UTIL,LOCAL_SD,REMOTE_SD,JAIN_FAIRNESS,UDP_LOSS_PERCENT,ITERATIONS,"
-        "CONFIDENCE_MET,ERRORS\n";
-  }
-  out += fmt::format(
-      "{},{},{},{},{:.3f},10^6bits/s,{:.2f},{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},{}\n",
-      to_string(r.spec.workload), to_string(r.spec.proto), r.spec.transport, r.spec.flows_total(),
-      s.throughput_bps / 1e6, s.transaction_rate, lat(&LatencyFigures::mean_us),
-      lat(&LatencyFigures::p50_us), lat(&LatencyFigures::p90_us), lat(&LatencyFigures::p99_us),
-      lat(&LatencyFigures::p999_us), cpu(s.local_cpu), cpu(s.remote_cpu), sd(s.local_cpu),
-      sd(s.remote_cpu), s.jain_fairness,
-      s.udp_loss_percent ? fmt::format("{:.4f}", *s.udp_loss_percent) : "", r.iterations.size(),
-      r.confidence ? (r.confidence_met ? "yes" : "no") : "", s.errors.size());
   return out;
 }
 

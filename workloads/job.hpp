@@ -6,6 +6,7 @@
 // which compiles to plain moves) and read by the runner's clock thread at phase and interval
 // boundaries. Everything else in FlowStats is owned by the worker until it returns.
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -69,6 +70,38 @@ struct UdpStats {
   bool fin_seen = false;
 };
 
+// crr: connects that failed and were tried again, by cause — a connection storm's counted events.
+struct ConnectFailures {
+  // ECONNREFUSED: nothing listened, or a full accept queue answered with a reset
+  // (net.ipv4.tcp_abort_on_overflow).
+  uint64_t refused = 0;
+  // ETIMEDOUT, or EINPROGRESS/EAGAIN at the send timeout: the SYNs went unanswered (a full SYN
+  // or accept queue drops them).
+  uint64_t timed_out = 0;
+  // EADDRNOTAVAIL: no local port free for the 4-tuple (connections in TIME_WAIT hold them).
+  uint64_t no_port = 0;
+  uint64_t other = 0;
+
+  uint64_t total() const { return refused + timed_out + no_port + other; }
+  void count(int err) {
+    if (err == ECONNREFUSED)
+      ++refused;
+    else if (err == ETIMEDOUT || err == EINPROGRESS || err == EAGAIN)
+      ++timed_out;
+    else if (err == EADDRNOTAVAIL)
+      ++no_port;
+    else
+      ++other;
+  }
+  ConnectFailures& operator+=(const ConnectFailures& o) {
+    refused += o.refused;
+    timed_out += o.timed_out;
+    no_port += o.no_port;
+    other += o.other;
+    return *this;
+  }
+};
+
 struct FlowStats {
   // Round trips, ns, measured window only. Every sample also goes to its worker's histogram
   // (WorkerJob::latency), which the summary merges; a flow keeps a histogram of its own (58 KiB)
@@ -77,8 +110,9 @@ struct FlowStats {
   uint64_t latency_count = 0;   // samples of this flow, always counted
   uint64_t latency_sum_ns = 0;  // their sum: the flow's exact mean latency
   UdpStats udp;
-  VerifyStats verify;  // --verify: what this side received, checked
-  std::string error;   // first error seen, empty when none
+  ConnectFailures connect_failures;  // crr clients, whole test
+  VerifyStats verify;                // --verify: what this side received, checked
+  std::string error;                 // first error seen, empty when none
   std::string congestion;
   uint32_t tcp_retransmits = 0, tcp_rtt_us = 0, tcp_cwnd = 0;
   bool tcp_info_valid = false;
@@ -92,7 +126,8 @@ struct FlowSlot {
   // The flow's connection from the transport's set-up (crr: the server's listener, the client's
   // target); its worker's engine adopts it.
   std::unique_ptr<Endpoint> endpoint;
-  double rate_bps = 0;  // pacing for senders; 0 = unpaced
+  double rate_bps = 0;   // pacing for senders; 0 = unpaced
+  double conn_rate = 0;  // crr clients: new connections per second; 0 = unpaced
   FlowCounters counters;
   FlowStats stats;
 };
@@ -110,6 +145,9 @@ struct WorkerJob {
   // Every round trip its flows measured, ns (FlowStats::latency); written by the worker only,
   // read after it returned.
   Histogram latency;
+  // crr clients: every connect's time, ns, measured window only (the runner makes it for a
+  // worker with crr clients); the same rules as `latency`.
+  std::optional<Histogram> connect_latency;
 };
 
 class Transport;  // transports/api/registry.hpp

@@ -32,8 +32,10 @@ WorkerCost worker_cost(const TestSpec& spec, uint32_t n, const Transport& transp
   c.engine = transport.engine_overhead_bytes(c.cfg);
   // rr: a send timestamp and a sequence number per transaction in flight (Worker::ring_, seqs_).
   c.flow_state = uint64_t(n) * (kWorkerFlowBytes + uint64_t(spec.burst) * 16);
-  // The worker's latency histogram (WorkerJob::latency), where its flows' round trips go.
+  // The worker's latency histogram (WorkerJob::latency), where its flows' round trips go, and
+  // crr's of connect times (WorkerJob::connect_latency; priced on both sides, made on one).
   c.flow_state += sizeof(WorkerJob) + Histogram::kStorageBytes;
+  if (spec.workload == Workload::crr) c.flow_state += Histogram::kStorageBytes;
   return c;
 }
 

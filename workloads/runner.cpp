@@ -83,7 +83,9 @@ Runner::Runner(const TestSpec& spec, Side side, Transport& transport, WorkerDriv
   const bool copies = make_room_for_files(flows_.size());
   for (size_t i = 0; i < flows_.size(); ++i) {
     if (spec_.per_flow_latency && !flows_[i]->stats.latency) flows_[i]->stats.latency.emplace();
-    jobs_[i % nthreads].flows.push_back(flows_[i].get());
+    WorkerJob& job = jobs_[i % nthreads];
+    job.flows.push_back(flows_[i].get());
+    if (flows_[i]->role == Role::crr_client && !job.connect_latency) job.connect_latency.emplace();
     dup_fds_.push_back(copies && flows_[i]->endpoint ? flows_[i]->endpoint->dup_stats_fd() : -1);
   }
 }
@@ -210,11 +212,11 @@ CounterValues Runner::totals() const {
   return sum_of(snapshot());
 }
 
-std::vector<int64_t> Runner::unsent() const {
-  std::vector<int64_t> v;
+std::vector<std::pair<int64_t, int64_t>> Runner::queued() const {
+  std::vector<std::pair<int64_t, int64_t>> v;
   if (!spec_.measure) return v;
   for (int fd : dup_fds_)
-    v.push_back(unsent_bytes(fd));
+    v.emplace_back(unsent_bytes(fd), unread_bytes(fd));
   return v;
 }
 
@@ -229,8 +231,11 @@ void Runner::read_edge(Edge& e) const {
 void Runner::clock_main() {
   bool ok = sleep_until(clock_.start_ns + int64_t(spec_.warmup_s * 1e9));
   if (spec_.measure) read_edge(edge0_);
+  // The queues before the counters at the start, after them at the end: a send or a read
+  // that completes between the two readings then makes the window's carried bytes smaller,
+  // never larger, so the devices' witness stays a lower bound.
+  queued0_ = queued();
   at_start_ = snapshot();
-  unsent0_ = unsent();
   window_start_ns_ = now_ns();
   clock_.phase.store(Phase::measure);
   int64_t end = window_start_ns_ + int64_t(spec_.duration_s * 1e9);
@@ -265,7 +270,7 @@ void Runner::clock_main() {
   }
   if (ok) sleep_until(end);
   at_end_ = snapshot();
-  unsent1_ = unsent();
+  queued1_ = queued();
   window_end_ns_ = now_ns();
   watch_progress(window_end_ns_);  // a stall that lasts to the end counts to the end
   // The last interval, full or partial, ends with the window (also one cut short by Ctrl-C);
@@ -327,8 +332,12 @@ SideResult Runner::join() {
     if (i < at_start_.size() && i < at_end_.size()) fr.window = at_end_[i] - at_start_[i];
     fr.stats = std::move(f.stats);
     fr.cpu = jobs_[i % jobs_.size()].cpu;  // flows are dealt to workers round-robin
-    if (i < unsent0_.size() && i < unsent1_.size() && unsent0_[i] >= 0 && unsent1_[i] >= 0)
-      fr.unsent_change = unsent1_[i] - unsent0_[i];
+    if (i < queued0_.size() && i < queued1_.size()) {
+      const auto [unsent0, unread0] = queued0_[i];
+      const auto [unsent1, unread1] = queued1_[i];
+      if (unsent0 >= 0 && unsent1 >= 0) fr.unsent_change = unsent1 - unsent0;
+      if (unread0 >= 0 && unread1 >= 0) fr.unread_change = unread1 - unread0;
+    }
     if (dup_fds_[i] >= 0 && spec_.measure) {
       auto t = tcp_stats(dup_fds_[i]);
       fr.stats.tcp_info_valid = t.valid;
@@ -353,6 +362,10 @@ SideResult Runner::join() {
   }
   for (size_t j = 0; j < jobs_.size(); ++j) {
     r.latency.merge(jobs_[j].latency);
+    if (jobs_[j].connect_latency) {
+      if (!r.connect_latency) r.connect_latency.emplace();
+      r.connect_latency->merge(*jobs_[j].connect_latency);
+    }
     if (!jobs_[j].error.empty())
       r.errors.push_back("worker " + std::to_string(j) + ": " + jobs_[j].error);
   }

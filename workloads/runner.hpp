@@ -35,6 +35,9 @@ struct FlowResult {
   // TCP: bytes written but not yet handed to the device (SIOCOUTQNSD), at the window's end minus
   // at its start: window.bytes_sent - this is what the device had to carry. 0 when unknown.
   int64_t unsent_change = 0;
+  // TCP: bytes arrived but not yet read (SIOCINQ), at the window's end minus at its start:
+  // window.bytes_recv + this is what came in over the device in the window. 0 when unknown.
+  int64_t unread_change = 0;
 };
 
 // Why the measured window ended before its length under --stop-on-error (Runner::
@@ -60,6 +63,8 @@ struct SideResult {
   std::vector<FlowResult> flows;
   // Every round trip of this side's flows, merged from its workers' histograms, ns.
   Histogram latency;
+  // crr clients: every connect's time in the window, ns; absent on other sides and workloads.
+  std::optional<Histogram> connect_latency;
   std::vector<IntervalSample> intervals;
   std::optional<CpuUtilization> cpu;         // host CPU over the window
   std::optional<InterruptRates> interrupts;  // host interrupts over the window
@@ -144,7 +149,8 @@ class Runner {
     return stop_;
   }  // --stop-on-error: fills stop_ at the first error or verify mismatch
   void watch_progress(int64_t now);
-  std::vector<int64_t> unsent() const;  // per flow, unsent_bytes() of its TCP socket
+  // Per flow, its TCP socket's unsent_bytes() and unread_bytes() (-1: unknown).
+  std::vector<std::pair<int64_t, int64_t>> queued() const;
 
   TestSpec spec_;
   Side side_;
@@ -164,7 +170,7 @@ class Runner {
 
   // Filled by the clock thread, read after join.
   std::vector<CounterValues> at_start_, at_end_;
-  std::vector<int64_t> unsent0_, unsent1_;  // per flow, -1 unknown
+  std::vector<std::pair<int64_t, int64_t>> queued0_, queued1_;  // per flow, at the window's edges
   std::vector<IntervalSample> intervals_;
   int64_t window_start_ns_ = 0, window_end_ns_ = 0;
   bool interrupted_ = false;  // written by the clock thread, read after join

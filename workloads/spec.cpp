@@ -142,6 +142,14 @@ void validate_udp(const TestSpec& s) {
 }
 
 void validate_pacing(const TestSpec& s) {
+  check_range("conn_rate", s.conn_rate, 0.0, kLimits.max_conn_rate);
+  if (s.conn_rate > 0 && s.workload != Workload::crr)
+    bad("conn_rate", "new connections per second pace crr only");
+  if (s.conn_rate > 0 && s.conn_rate / s.flows < kLimits.min_conn_rate_per_flow) {
+    bad("conn_rate", std::to_string(s.conn_rate) + " connections/s over " +
+                         std::to_string(s.flows) + " flows is below " +
+                         std::to_string(kLimits.min_conn_rate_per_flow) + " per flow");
+  }
   check_range("rate", s.rate_bps, 0.0, kLimits.max_rate_bps);
   if (s.rate_bps == 0) return;
   uint32_t senders = kind_of(s.workload).request_response ? 0 : s.flows;
@@ -254,6 +262,7 @@ void to_json(nlohmann::json& j, const TestSpec& s) {
   if (s.verify_seed != 0) j["verify_seed"] = s.verify_seed;
   if (s.stop_on_error) j["stop_on_error"] = true;
   if (s.per_flow_latency) j["per_flow_latency"] = true;
+  if (s.conn_rate > 0) j["conn_rate"] = s.conn_rate;
 }
 
 namespace {
@@ -272,12 +281,30 @@ void check_keys(const nlohmann::json& j, std::initializer_list<std::string_view>
 void from_json(const nlohmann::json& j, TestSpec& s) {
   namespace jf = json_field;
   if (!j.is_object()) bad("test", "must be an object");
-  check_keys(j, {"workload",        "protocol",      "transport",       "transport_options",
-                 "duration_s",      "warmup_s",      "flows",           "threads",
-                 "message_size",    "request_size",  "response_size",   "burst",
-                 "rate_bps",        "wait",          "interval_s",      "udp_timeout_s",
-                 kSocketOptionsKey, "flow_servers",  "measure",         "server_cpus",
-                 "verify_seed",     "stop_on_error", "per_flow_latency"},
+  check_keys(j, {"workload",
+                 "protocol",
+                 "transport",
+                 "transport_options",
+                 "duration_s",
+                 "warmup_s",
+                 "flows",
+                 "threads",
+                 "message_size",
+                 "request_size",
+                 "response_size",
+                 "burst",
+                 "rate_bps",
+                 "wait",
+                 "interval_s",
+                 "udp_timeout_s",
+                 kSocketOptionsKey,
+                 "flow_servers",
+                 "measure",
+                 "server_cpus",
+                 "verify_seed",
+                 "stop_on_error",
+                 "per_flow_latency",
+                 "conn_rate"},
              "test");
   const std::string t = "test";
   std::string w = "stream", p = "tcp", wait = "block";
@@ -306,6 +333,7 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
   jf::optional(j, t, "verify_seed", s.verify_seed);
   jf::optional(j, t, "stop_on_error", s.stop_on_error);
   jf::optional(j, t, "per_flow_latency", s.per_flow_latency);
+  jf::optional(j, t, "conn_rate", s.conn_rate);
   if (auto it = j.find(kSocketOptionsKey); it != j.end()) {
     if (!it->is_object()) bad("test.socket", "must be an object");
     check_keys(*it, {"sndbuf", "rcvbuf", "nodelay", "congestion", "mptcp", "busy_poll_us"},

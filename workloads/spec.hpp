@@ -40,6 +40,10 @@ struct Limits {
   double max_duration_s = 3600;
   double max_warmup_s = 600;
   double max_rate_bps = 1e13;
+  // crr's --rate, connections/s over all flows, and the least a flow may be given (one every
+  // 100 s: a longer gap would be a test without transactions).
+  double max_conn_rate = 1e7;
+  double min_conn_rate_per_flow = 0.01;
   uint32_t max_iterations = 100;
   // Interim reports: none (0) or at least this far apart, and at most max_intervals of them, so
   // the clock thread neither spins nor grows its list without bound.
@@ -67,6 +71,7 @@ struct TestSpec {
   uint32_t resp_size = 1;  // rr/crr response, bytes
   uint32_t burst = 1;      // rr transactions in flight per flow
   double rate_bps = 0;     // stream pacing, bits/s over all flows; 0 = unpaced (UDP: 1 Gbit/s)
+  double conn_rate = 0;    // crr pacing: new connections per second over all flows; 0 = unpaced
   Wait wait = Wait::block;
   SocketOptions sock;          // applied on both ends
   double interval_s = 0;       // interim reports; 0 = none

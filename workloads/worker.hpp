@@ -72,7 +72,12 @@ class Worker {
     // Before this, on_timers() has nothing to do for the flow (UDP rr: the earliest request
     // that could time out); 0 for a paced sender, which on_timers() pumps on every turn.
     int64_t timer_due_ns = 0;
-    int64_t started_ns = 0;                 // crr: transaction start
+    int64_t started_ns = 0;  // crr: transaction start
+    // crr clients: an open waits for its timer (--rate's next slot, or a retry after a failed
+    // connect), and since when connects have failed without one succeeding (0: the last one
+    // did).
+    bool open_due = false;
+    int64_t failing_since_ns = 0;
     uint32_t ring_head = 0, ring_tail = 0;  // rr send timestamps (TCP: FIFO), < burst
     // --verify: the patterns of what this flow sends and receives, and the stream positions.
     const Pattern* tx = nullptr;
@@ -125,7 +130,13 @@ class Worker {
     post_recv(f, f.conn);
     return true;
   }
-  void crr_open(Flow& f, int64_t now);
+  void crr_open(Flow& f);
+  void crr_next(Flow& f, int64_t now);
+  void crr_connect_failed(Flow& f, int err, int64_t now);
+  void open_at(Flow& f, int64_t when) {
+    f.open_due = true;
+    f.timer_due_ns = when;
+  }
   void crr_client_recv(Flow& f, const Completion& c, int conn, int64_t now);
   void crr_server_recv(Flow& f, const Completion& c, int conn);
 
@@ -205,6 +216,10 @@ class Worker {
     ++s.latency_count;
     s.latency_sum_ns += v;
     if (s.latency) s.latency->record(v);
+  }
+  void record_connect(int64_t ns) {
+    if (!measuring() || !spec_.measure || !job_.connect_latency) return;
+    job_.connect_latency->record(uint64_t(std::max<int64_t>(ns, 0)));
   }
 
   E& e_;

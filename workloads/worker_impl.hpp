@@ -55,6 +55,8 @@ void Worker<E>::setup() {
       f.interval_ns = int64_t(double(spec_.stream_msg_size()) * 8 * 1e9 / s.rate_bps);
       f.interval_ns = std::max<int64_t>(f.interval_ns, 1);
     }
+    if (s.role == Role::crr_client && s.conn_rate > 0)
+      f.interval_ns = std::max<int64_t>(int64_t(1e9 / s.conn_rate), 1);
   }
   if (verify_) setup_verify();
 }
@@ -100,7 +102,7 @@ void Worker<E>::start(Flow& f, int64_t now) {
       post_recv(f, f.conn);
       break;
     case Role::crr_client:
-      crr_open(f, now);
+      crr_open(f);
       break;
     case Role::crr_server:
       post(f, f.listen, Op::accept, Buf{}, kAccept);
@@ -116,7 +118,8 @@ void Worker<E>::run() {
     start(f, now);
   bool timers = false;
   for (Flow& f : flows_) {
-    timers |= f.interval_ns > 0 || (f.slot->role == Role::rr_client && f.slot->proto == Proto::udp);
+    timers |= f.interval_ns > 0 || f.slot->role == Role::crr_client ||
+              (f.slot->role == Role::rr_client && f.slot->proto == Proto::udp);
   }
   std::array<Completion, 64> comps;
   bool saw_done = false, saw_finish = false;
@@ -302,6 +305,18 @@ void Worker<E>::on_phase_done(Flow& f, int64_t now) {
 template <EngineType E>
 int64_t Worker<E>::on_timers(Flow& f, int64_t now) {
   if (f.done) return kNoTimer;
+  if (f.slot->role == Role::crr_client) {
+    f.timer_due_ns = kNoTimer;
+    if (f.open_due) {  // crr_open() may set the timer again
+      f.open_due = false;
+      if (phase_done()) {
+        finish(f);
+      } else {
+        crr_open(f);
+      }
+    }
+    return f.done ? kNoTimer : f.timer_due_ns;
+  }
   if (f.slot->role == Role::sender && f.interval_ns > 0 && !f.shut) {
     pump_sender(f, now);
     return f.sends_out < f.nbufs - 1 ? f.next_send_ns : kNoTimer;

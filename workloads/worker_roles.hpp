@@ -213,20 +213,32 @@ void Worker<E>::udp_receiver_recv(Flow& f, const Completion& c, int64_t now) {
   post_recv(f, f.conn);
 }
 
+// A connect that failed is counted by its cause and tried again: at the flow's next --rate
+// slot, or after kConnectRetryNs. Only when connects have failed for kConnectGiveUpNs without
+// one succeeding does the flow fail, naming the last error.
+inline constexpr int64_t kConnectRetryNs = 1'000'000;
+inline constexpr int64_t kConnectGiveUpNs = 2'000'000'000;
+
 template <EngineType E>
-void Worker<E>::crr_open(Flow& f, int64_t now) {
+void Worker<E>::crr_open(Flow& f) {
+  // The clock is read afresh around the connect: it blocks until the handshake is done, and its
+  // time is the connect latency.
+  const int64_t t0 = now_ns();
   int id = e_.open(*f.slot->endpoint);
+  const int64_t t1 = now_ns();
   if (id < 0) {
     if (phase_done()) {
       finish(f);
     } else {
-      fail(f, "crr connect", -id);
+      crr_connect_failed(f, -id, t1);
     }
     return;
   }
+  record_connect(t1 - t0);
+  f.failing_since_ns = 0;
   f.conn = id;
   f.acc = 0;
-  f.started_ns = now;
+  f.started_ns = t0;
   Buf b = send_buf(f, spec_.req_size);
   fill_at(f, b, 0);  // each connection's stream starts again
   post(f, id, Op::send, b, kSend);
@@ -261,8 +273,39 @@ void Worker<E>::crr_client_recv(Flow& f, const Completion& c, int conn, int64_t 
   if (phase_done()) {
     finish(f);
   } else {
-    crr_open(f, now);
+    crr_next(f, now);
   }
+}
+
+// The next connection: at once, or at the flow's next --rate slot (one every interval_ns from
+// the first; a late one goes at once, with at most kPacingCreditNs caught up).
+template <EngineType E>
+void Worker<E>::crr_next(Flow& f, int64_t now) {
+  if (f.interval_ns > 0) {
+    f.next_send_ns = std::max(f.next_send_ns + f.interval_ns, now - kPacingCreditNs);
+    if (now < f.next_send_ns) {
+      open_at(f, f.next_send_ns);
+      return;
+    }
+  }
+  crr_open(f);
+}
+
+template <EngineType E>
+void Worker<E>::crr_connect_failed(Flow& f, int err, int64_t now) {
+  f.slot->stats.connect_failures.count(err);
+  if (f.failing_since_ns == 0) f.failing_since_ns = now;
+  if (now - f.failing_since_ns >= kConnectGiveUpNs) {
+    fail(f, "crr connect (every try for 2 s)", err);
+    return;
+  }
+  // Never at once: a refused connect returns in microseconds, and a retry loop would spin.
+  int64_t at = now + kConnectRetryNs;
+  if (f.interval_ns > 0) {
+    f.next_send_ns = std::max(f.next_send_ns + f.interval_ns, at);
+    at = f.next_send_ns;
+  }
+  open_at(f, at);
 }
 
 template <EngineType E>

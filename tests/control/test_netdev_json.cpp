@@ -40,12 +40,14 @@ TEST_CASE("device counters survive the trip through a side's JSON", "[side_json]
   r.netdev = witness();
   FlowResult f;
   f.unsent_change = -4096;
+  f.unread_change = 8192;
   r.flows.push_back(f);
   nlohmann::json j = side_to_json(r);
   CHECK(j["netdev"]["devices"][0]["device"] == "eth0");
   SideResult back = side_from_json(nlohmann::json::parse(j.dump()));
   CHECK(same(back.netdev, r.netdev));
   CHECK(back.flows.at(0).unsent_change == -4096);
+  CHECK(back.flows.at(0).unread_change == 8192);
   j.erase("netdev");  // a peer that predates the witnesses
   CHECK(side_from_json(j).netdev.devices.empty());
 }
@@ -86,4 +88,7 @@ TEST_CASE("a peer's device counters are checked strictly", "[side_json]") {
   j = side_to_json(r);
   j["flows"][0]["unsent_change"] = int64_t(1) << 41;
   CHECK_THROWS_WITH(side_from_json(j), Catch::Contains("unsent_change: out of range"));
+  j["flows"][0]["unsent_change"] = 1;
+  j["flows"][0]["unread_change"] = -(int64_t(1) << 41);
+  CHECK_THROWS_WITH(side_from_json(j), Catch::Contains("unread_change: out of range"));
 }

@@ -298,6 +298,28 @@ TEST_CASE("crr: a connection per transaction", "[loopback]") {
   check_latency(s);
   REQUIRE(s.at("flows").size() == 1);
   check_rr_flow(s.at("flows")[0], "crr");
+  // Each connect timed (a handshake on loopback is well under a round trip with its data), and
+  // none failed.
+  const json& c = s.at("connect_latency_us");
+  REQUIRE(c.is_object());
+  CHECK(c.at("count").get<uint64_t>() > 0);
+  // The window's connects, give or take those at its edges (the counters are read a moment
+  // apart from the phase's change).
+  CHECK(double(c.at("count").get<uint64_t>()) <=
+        double(s.at("transactions").get<uint64_t>()) * 1.01 + 10);
+  CHECK(c.at("p50").get<double>() <= s.at("latency_us").at("p50").get<double>());
+  CHECK(s.at("connect_failures") ==
+        json({{"refused", 0}, {"timed_out", 0}, {"no_port", 0}, {"other", 0}}));
+  CHECK(run_json({"-w", "rr"}).at("summary").at("connect_latency_us").is_null());
+}
+
+TEST_CASE("crr --rate: new connections paced over all flows", "[loopback]") {
+  json j = run_json({"-w", "crr", "-P", "2", "--rate", "400"});
+  CHECK(j.at("test").at("conn_rate") == 400);
+  const double rate = j.at("summary").at("transaction_rate").get<double>();
+  INFO("crr at " << rate << " transactions/s, 400 asked");
+  CHECK(rate <= 400 * 1.1);
+  CHECK(rate >= 400 * 0.5);  // a loaded host may fall behind; it never runs ahead
 }
 
 TEST_CASE("rr over UDP with different request and response sizes", "[loopback]") {

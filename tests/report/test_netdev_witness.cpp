@@ -116,3 +116,37 @@ TEST_CASE("a placed test attributes each flow's payload to its adapter", "[rende
   CHECK(s.remote_netdev[1].app_bytes_sent == 2000);
   CHECK(s.remote_netdev[1].carried == true);
 }
+
+TEST_CASE("on loopback what came in counts beside what went out", "[render]") {
+  // rr with small requests and large answers over lo: lo's tx counts both directions.
+  control::TestOutcome o;
+  o.client.window_s = 1.0;
+  FlowResult c;
+  c.window.bytes_sent = 1'000;
+  c.window.bytes_recv = 8'000'000;
+  c.unread_change = -2'000'000;  // 2 MB waited to be read at the start, none at the end
+  o.client.flows.push_back(c);
+  o.client.netdev.devices = {{"lo", {{"tx_bytes", 6'050'000}}, {}}};
+  TestSpec spec;
+  spec.workload = Workload::rr;
+  spec.flows = 1;
+  Summary s = summarize(spec, o);
+  REQUIRE(s.local_netdev.size() == 1);
+  const NetdevFigures& lo = s.local_netdev[0];
+  CHECK(lo.both_directions);
+  CHECK(lo.app_bytes_sent == 1'000);
+  CHECK(lo.app_bytes_received == 6'000'000);
+  CHECK(lo.wire_payload_ratio.value() == Approx(6'050'000.0 / 6'001'000));
+  CHECK(lo.carried == true);
+  Report r;
+  r.spec = spec;
+  r.summary = s;
+  CHECK_THAT(report_text(r), Catch::Contains("device/app bytes 1.008 (both directions: loopback)"));
+  // Any other device carries this side's sends only.
+  o.client.netdev.devices = {{"eth0", {{"tx_bytes", 1'100}}, {}}};
+  Summary eth = summarize(spec, o);
+  CHECK_FALSE(eth.local_netdev[0].both_directions);
+  CHECK(eth.local_netdev[0].app_bytes_sent == 1'000);
+  CHECK(eth.local_netdev[0].app_bytes_received == 0);
+  CHECK(eth.local_netdev[0].wire_payload_ratio.value() == Approx(1.1));
+}

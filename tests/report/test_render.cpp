@@ -195,6 +195,27 @@ TEST_CASE("CSV: a header and one row with as many fields", "[render]") {
   }
 }
 
+TEST_CASE("CSV per flow: a header and a line for each flow, errors quoted", "[render]") {
+  Report r = report_of(Workload::rr, 2);
+  r.summary.flows.resize(3);
+  for (uint32_t i = 0; i < 3; ++i)
+    r.summary.flows[i].id = i;
+  r.summary.flows[1].latency_mean_us = 12.5;
+  r.summary.flows[1].server_total = FlowTotals{7, 9, 1};
+  r.summary.flows[2].error = "connect: \"refused\", twice";
+  std::vector<std::string> out = mtperf::test::split_lines(report_flows_csv(r));
+  REQUIRE(out.size() == 4);
+  CHECK(out[0].rfind("FLOW,DIRECTION,ADAPTER,", 0) == 0);
+  CHECK(fields(out[1]) == fields(out[0]));
+  CHECK(fields(out[2]) == fields(out[0]));
+  CHECK(out[1].rfind("0,rr,", 0) == 0);
+  CHECK(out[2].rfind("1,", 0) == 0);
+  CHECK_THAT(out[2], Catch::Contains(",12.500,"));
+  CHECK_THAT(out[2], Catch::EndsWith(",7,9,"));
+  // The error's comma sits inside the quotes, its quotes doubled.
+  CHECK_THAT(out[3], Catch::EndsWith(",\"connect: \"\"refused\"\", twice\""));
+}
+
 TEST_CASE("the text report names the test and its figures", "[render]") {
   std::string text = report_text(report_of(Workload::stream));
   CHECK_THAT(text, Catch::Contains("stream"));

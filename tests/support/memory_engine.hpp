@@ -95,6 +95,14 @@ class MemoryNetwork {
   MemoryNetwork(const MemoryNetwork&) = delete;
   MemoryNetwork& operator=(const MemoryNetwork&) = delete;
 
+  // The next n connects (to any listener) fail with -err, as a storm's would: ECONNREFUSED,
+  // ETIMEDOUT, EADDRNOTAVAIL.
+  void fail_connects(uint32_t n, int err) {
+    std::lock_guard lock(mu_);
+    failing_connects_ = n;
+    failing_errno_ = err;
+  }
+
   // Set-up: a connected link for one flow; [0] is the client's end, [1] the server's.
   std::array<std::unique_ptr<MemoryEndpoint>, 2> connect_pair() {
     std::lock_guard lock(mu_);
@@ -202,6 +210,10 @@ class MemoryNetwork {
   }
   // crr client: a new link, queued on the listener until the server accepts it.
   int connect(uint32_t l) {
+    if (failing_connects_ > 0) {
+      --failing_connects_;
+      return -failing_errno_;
+    }
     Listener& s = listeners_[l];
     if (!s.open) return -ECONNREFUSED;
     if (s.tail - s.head == kBacklog) return -ECONNREFUSED;  // as a full SYN queue would drop it
@@ -226,6 +238,8 @@ class MemoryNetwork {
   }
 
   std::mutex mu_;
+  uint32_t failing_connects_ = 0;  // fail_connects(), under mu_
+  int failing_errno_ = 0;
   std::condition_variable cv_;
   uint64_t gen_ = 0;  // bumped at every change; a blocked poll() waits for it to move
   std::vector<Link> links_;

@@ -60,7 +60,12 @@ class MemoryRun {
         s->role = role_of(spec_, i, side);
         s->proto = spec_.proto;
         s->endpoint = std::move(ends[side == Side::client ? 0 : 1]);
-        half(side).jobs[worker_of(spec_, n, i)].flows.push_back(s.get());
+        WorkerJob& job = half(side).jobs[worker_of(spec_, n, i)];
+        if (s->role == Role::crr_client) {  // as the client and the runner set them up
+          s->conn_rate = spec_.conn_rate / spec_.flows;
+          if (!job.connect_latency) job.connect_latency.emplace();
+        }
+        job.flows.push_back(s.get());
         half(side).flows.push_back(std::move(s));
       }
     }
@@ -137,6 +142,7 @@ class MemoryRun {
   MemoryNetwork& network() { return net_; }
   const TestSpec& spec() const { return spec_; }
   FlowSlot& slot(Side side, uint32_t i) { return *half(side).flows.at(i); }
+  WorkerJob& job(Side side, uint32_t w) { return half(side).jobs.at(w); }
   CounterValues counters(Side side, uint32_t i) {
     return CounterValues::read(slot(side, i).counters);
   }

@@ -203,6 +203,26 @@ TEST_CASE("a tiny positive rate is refused before any conversion", "[spec]") {
   CHECK_NOTHROW(validate(s));
 }
 
+TEST_CASE("crr's connection rate: crr only, bounded, and on the wire when set", "[spec]") {
+  TestSpec s;
+  s.workload = Workload::crr;
+  s.flows = 4;
+  s.conn_rate = 1000;
+  CHECK_NOTHROW(validate(s));
+  TestSpec back = from(nlohmann::json::parse(nlohmann::json(s).dump()));
+  CHECK(back.conn_rate == 1000);
+  CHECK_FALSE(nlohmann::json(TestSpec{}).contains("conn_rate"));
+  s.conn_rate = 4 * kLimits.min_conn_rate_per_flow / 2;  // below the least a flow may have
+  rejects(s, "conn_rate");
+  s.conn_rate = kLimits.max_conn_rate * 2;
+  rejects(s, "conn_rate");
+  s.conn_rate = -1;
+  rejects(s, "conn_rate");
+  s.conn_rate = 100;
+  s.workload = Workload::rr;
+  rejects(s, "conn_rate");
+}
+
 TEST_CASE("validate accepts the defaults and each workload", "[spec]") {
   for (auto w :
        {Workload::stream, Workload::maerts, Workload::bidir, Workload::rr, Workload::crr}) {

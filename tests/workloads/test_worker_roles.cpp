@@ -266,6 +266,53 @@ TEST_CASE("crr -r 100,2000: a connection per transaction, counted alike", "[work
   check_transactions(run, 0);
 }
 
+TEST_CASE("crr: failed connects are counted by cause and tried again; the flow goes on",
+          "[worker]") {
+  MemoryRun run(spec_of(Workload::crr));
+  run.network().fail_connects(5, EADDRNOTAVAIL);  // as when TIME_WAIT holds every local port
+  run_whole(run);
+  check_transactions(run, 0);
+  const ConnectFailures& cf = run.slot(Side::client, 0).stats.connect_failures;
+  CHECK(cf.no_port == 5);
+  CHECK(cf.total() == 5);
+  // Every connect of the measured window was timed.
+  const WorkerJob& job = run.job(Side::client, 0);
+  REQUIRE(job.connect_latency);
+  CHECK(job.connect_latency->count() > 0);
+  CHECK(job.connect_latency->count() <=
+        run.counters(Side::client, 0).transactions + 1);  // +1: the last one opened
+  CHECK_FALSE(run.job(Side::server, 0).connect_latency);
+}
+
+TEST_CASE("crr: connects failing for 2 s fail the flow, naming the error", "[worker]") {
+  MemoryRun run(spec_of(Workload::crr));
+  run.network().fail_connects(1u << 30, ECONNREFUSED);
+  run.start();
+  run.clock().phase.store(Phase::measure);
+  CHECK(run.wait_ended(Side::client, 10));  // it gives up after 2 s of failures
+  run.end();
+  CHECK(run.errors(Side::client) ==
+        "flow 0: " + error_of("crr connect (every try for 2 s)", ECONNREFUSED) + "\n");
+  CHECK(run.slot(Side::client, 0).stats.connect_failures.refused > 100);  // retried each 1 ms
+  CHECK(run.counters(Side::client, 0).transactions == 0);
+}
+
+TEST_CASE("crr --rate: each flow opens its connections at its share of the rate", "[worker]") {
+  TestSpec spec = spec_of(Workload::crr, 2, 1);
+  spec.conn_rate = 400;  // 200 a second a flow: one every 5 ms
+  MemoryRun run(spec);
+  const int64_t t0 = now_ns();
+  run_whole(run);
+  const double elapsed_s = double(now_ns() - t0) / 1e9;
+  for (uint32_t i = 0; i < 2; ++i) {
+    check_transactions(run, i);
+    const double t = double(run.counters(Side::client, i).transactions);
+    INFO("flow " << i << ": " << t << " transactions in " << elapsed_s << " s");
+    CHECK(t <= 200 * elapsed_s + 3);  // one at the start, and the catch-up credit (10 ms)
+    CHECK(t >= 200 * (elapsed_s - 0.1) * 0.5);
+  }
+}
+
 TEST_CASE("a stream's receiver closing mid-test fails the sender's next send", "[worker]") {
   MemoryRun run(spec_of(Workload::stream));
   Peer receiver(run.network(), *run.slot(Side::server, 0).endpoint);
