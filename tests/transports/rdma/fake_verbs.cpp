@@ -1,0 +1,559 @@
+// FOR UNIT TESTS ONLY: the in-memory RDMA device of fake_verbs.hpp.
+#include "tests/transports/rdma/fake_verbs.hpp"
+
+#include <arpa/inet.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <type_traits>
+
+namespace mtperf::rdma::test {
+
+const char* to_string(Obj k) {
+  switch (k) {
+    case Obj::pd:
+      return "pd";
+    case Obj::mr:
+      return "mr";
+    case Obj::cq:
+      return "cq";
+    case Obj::qp:
+      return "qp";
+    case Obj::srq:
+      return "srq";
+    case Obj::comp_channel:
+      return "comp_channel";
+    case Obj::cm_id:
+      return "cm_id";
+    case Obj::event_channel:
+      return "event_channel";
+    case Obj::cm_event:
+      return "cm_event";
+  }
+  return "?";
+}
+
+// The context comes first, so that an object's context leads back to its FakeVerbs.
+struct FakeVerbs::Device {
+  ibv_context ctx;
+  FakeVerbs* owner;
+  ibv_device device;
+};
+
+namespace {
+
+// An rdma_cm event and the private data it points at, freed together when acknowledged.
+struct Event {
+  rdma_cm_event ev;
+  std::array<uint8_t, 256> pd;
+};
+
+// Channels carry a real descriptor (never readable): the code under test sets flags on it and
+// polls it.
+int quiet_fd() {
+  return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+int fail_with(int err) {
+  errno = err;
+  return -1;
+}
+
+template <class T>
+T* null_with(int err) {
+  errno = err;
+  return nullptr;
+}
+
+}  // namespace
+
+FakeVerbs::FakeVerbs() : dev_(std::make_unique<Device>()) {
+  static_assert(std::is_standard_layout_v<Device>);
+  static_assert(std::is_standard_layout_v<Event>);
+  Device& d = *dev_;
+  std::memset(&d, 0, sizeof d);
+  d.owner = this;
+  std::strcpy(d.device.name, "fake0");
+  std::strcpy(d.device.dev_name, "uverbs9");
+  d.device.node_type = IBV_NODE_CA;
+  d.device.transport_type = IBV_TRANSPORT_IB;
+  d.ctx.device = &d.device;
+  d.ctx.num_comp_vectors = 4;
+  d.ctx.cmd_fd = -1;
+  d.ctx.async_fd = -1;
+  d.ctx.ops.post_send = [](ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
+    return reinterpret_cast<Device*>(qp->context)->owner->post_send(qp, wr, bad);
+  };
+  d.ctx.ops.post_recv = [](ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
+    return reinterpret_cast<Device*>(qp->context)->owner->post_recv(qp, wr, bad);
+  };
+  d.ctx.ops.post_srq_recv = [](ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad) {
+    return reinterpret_cast<Device*>(srq->context)->owner->post_srq_recv(srq, wr, bad);
+  };
+  d.ctx.ops.poll_cq = [](ibv_cq* cq, int n, ibv_wc* wc) {
+    return reinterpret_cast<Device*>(cq->context)->owner->poll_cq(cq, n, wc);
+  };
+  d.ctx.ops.req_notify_cq = [](ibv_cq*, int) { return 0; };
+
+  attr.max_qp = 1 << 18;
+  attr.max_qp_wr = 16384;
+  attr.max_sge = 30;
+  attr.max_cq = 1 << 18;
+  attr.max_cqe = 1 << 22;
+  attr.max_mr = 1 << 20;
+  attr.max_mr_size = UINT64_MAX;
+  attr.max_pd = 1 << 18;
+  attr.max_qp_rd_atom = 16;
+  attr.max_qp_init_rd_atom = 16;
+  attr.max_srq = 1 << 18;
+  attr.max_srq_wr = 32767;
+  attr.max_srq_sge = 31;
+  attr.phys_port_cnt = 1;
+}
+
+FakeVerbs::~FakeVerbs() {
+  // What was leaked: its descriptors closed; the memory goes with live_.
+  for (auto& [p, keep] : live_[size_t(Obj::comp_channel)])
+    close(static_cast<const ibv_comp_channel*>(p)->fd);
+  for (auto& [p, keep] : live_[size_t(Obj::event_channel)])
+    close(static_cast<const rdma_event_channel*>(p)->fd);
+}
+
+ibv_context* FakeVerbs::context() {
+  return &dev_->ctx;
+}
+
+int FakeVerbs::live_total() const {
+  int n = 0;
+  for (auto& m : live_)
+    n += int(m.size());
+  return n;
+}
+
+std::string FakeVerbs::live_text() const {
+  std::string s;
+  for (size_t k = 0; k < kObjKinds; ++k) {
+    if (live_[k].empty()) continue;
+    s += (s.empty() ? "" : ", ") + std::string(to_string(Obj(k))) + " " +
+         std::to_string(live_[k].size());
+  }
+  return s.empty() ? "none" : s;
+}
+
+void FakeVerbs::fail(Call c, int nth, int err) {
+  int at = calls_[size_t(c)] + nth;
+  faults_[size_t(c)] = {at, at, err};
+}
+
+void FakeVerbs::fail_always(Call c, int err) {
+  faults_[size_t(c)] = {calls_[size_t(c)] + 1, INT_MAX, err};
+}
+
+void FakeVerbs::fail_post_send(int index, int err) {
+  post_send_fail_at_ = index;
+  post_send_err_ = err;
+}
+
+void FakeVerbs::heal() {
+  faults_ = {};
+  post_send_fail_at_ = -1;
+}
+
+int FakeVerbs::qp_state(uint32_t qp_num) const {
+  auto it = qp_states_.find(qp_num);
+  return it == qp_states_.end() ? -1 : it->second;
+}
+
+int FakeVerbs::fault(Call c) {
+  int n = ++calls_[size_t(c)];
+  const Fault& f = faults_[size_t(c)];
+  return f.from != 0 && n >= f.from && n <= f.to ? f.err : 0;
+}
+
+template <class T>
+T* FakeVerbs::make(Obj k) {
+  auto p = std::make_shared<T>();  // value-initialized: zeroed
+  live_[size_t(k)][p.get()] = p;
+  return p.get();
+}
+
+bool FakeVerbs::drop(Obj k, const void* p) {
+  if (live_[size_t(k)].erase(p) == 0) {
+    ++bad_destroys_;
+    return false;
+  }
+  return true;
+}
+
+// ---- libibverbs --------------------------------------------------------------------------------
+
+const char* FakeVerbs::device_name(ibv_context* ctx) {
+  return ctx->device->name;
+}
+
+int FakeVerbs::query_device(ibv_context*, ibv_device_attr* out) {
+  if (int err = fault(Call::query_device)) return fail_with(err);
+  *out = attr;
+  return 0;
+}
+
+ibv_pd* FakeVerbs::alloc_pd(ibv_context* ctx) {
+  if (int err = fault(Call::alloc_pd)) return null_with<ibv_pd>(err);
+  auto* pd = make<ibv_pd>(Obj::pd);
+  pd->context = ctx;
+  return pd;
+}
+
+int FakeVerbs::dealloc_pd(ibv_pd* pd) {
+  return drop(Obj::pd, pd) ? 0 : EINVAL;
+}
+
+ibv_comp_channel* FakeVerbs::create_comp_channel(ibv_context* ctx) {
+  if (int err = fault(Call::create_comp_channel)) return null_with<ibv_comp_channel>(err);
+  auto* ch = make<ibv_comp_channel>(Obj::comp_channel);
+  ch->context = ctx;
+  ch->fd = quiet_fd();
+  return ch;
+}
+
+int FakeVerbs::destroy_comp_channel(ibv_comp_channel* ch) {
+  int fd = ch->fd;
+  if (!drop(Obj::comp_channel, ch)) return EINVAL;
+  close(fd);
+  return 0;
+}
+
+ibv_cq* FakeVerbs::create_cq(ibv_context* ctx, int cqe, void* cq_context, ibv_comp_channel* ch,
+                             int) {
+  if (int err = fault(Call::create_cq)) return null_with<ibv_cq>(err);
+  auto* cq = make<ibv_cq>(Obj::cq);
+  cq->context = ctx;
+  cq->channel = ch;
+  cq->cq_context = cq_context;
+  cq->cqe = cqe;
+  return cq;
+}
+
+int FakeVerbs::destroy_cq(ibv_cq* cq) {
+  if (!drop(Obj::cq, cq)) return EINVAL;
+  wcs_.erase(cq);
+  return 0;
+}
+
+int FakeVerbs::get_cq_event(ibv_comp_channel*, ibv_cq**, void**) {
+  return fail_with(EAGAIN);
+}
+
+void FakeVerbs::ack_cq_events(ibv_cq*, unsigned int) {}
+
+ibv_mr* FakeVerbs::reg_mr(ibv_pd* pd, void* addr, size_t length, int) {
+  if (int err = fault(Call::reg_mr)) return null_with<ibv_mr>(err);
+  auto* mr = make<ibv_mr>(Obj::mr);
+  mr->context = pd->context;
+  mr->pd = pd;
+  mr->addr = addr;
+  mr->length = length;
+  mr->lkey = next_key_++;
+  mr->rkey = next_key_++;
+  return mr;
+}
+
+int FakeVerbs::dereg_mr(ibv_mr* mr) {
+  return drop(Obj::mr, mr) ? 0 : EINVAL;
+}
+
+ibv_srq* FakeVerbs::create_srq(ibv_pd* pd, ibv_srq_init_attr* a) {
+  if (int err = fault(Call::create_srq)) return null_with<ibv_srq>(err);
+  auto* srq = make<ibv_srq>(Obj::srq);
+  srq->context = pd->context;
+  srq->pd = pd;
+  srq->srq_context = a->srq_context;
+  return srq;
+}
+
+int FakeVerbs::destroy_srq(ibv_srq* srq) {
+  return drop(Obj::srq, srq) ? 0 : EINVAL;
+}
+
+ibv_qp* FakeVerbs::create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
+  if (int err = fault(Call::create_qp)) return null_with<ibv_qp>(err);
+  auto* qp = make<ibv_qp>(Obj::qp);
+  qp->context = pd->context;
+  qp->pd = pd;
+  qp->send_cq = a->send_cq;
+  qp->recv_cq = a->recv_cq;
+  qp->srq = a->srq;
+  qp->qp_type = a->qp_type;
+  qp->qp_context = a->qp_context;
+  qp->qp_num = next_qpn_++;
+  last_qp_num = qp->qp_num;
+  qp->state = IBV_QPS_RESET;
+  a->cap.max_inline_data = std::min(a->cap.max_inline_data, max_inline);  // what it grants
+  outstanding_[qp];
+  return qp;
+}
+
+int FakeVerbs::destroy_qp(ibv_qp* qp) {
+  if (!drop(Obj::qp, qp)) return EINVAL;
+  outstanding_.erase(qp);
+  return 0;
+}
+
+int FakeVerbs::modify_qp(ibv_qp* qp, ibv_qp_attr* a, int mask) {
+  if (int err = fault(Call::modify_qp)) return err;
+  if (mask & IBV_QP_STATE) {
+    qp->state = a->qp_state;
+    qp_states_[qp->qp_num] = a->qp_state;
+    if (a->qp_state == IBV_QPS_ERR) to_error(qp);
+  }
+  return 0;
+}
+
+void FakeVerbs::to_error(ibv_qp* qp) {
+  // Everything the queue pair holds completes, flushed: sends on its send CQ, then its own
+  // receives on its receive CQ.
+  Outstanding& o = outstanding_[qp];
+  auto flush = [&](ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op) {
+    ibv_wc wc{};
+    wc.wr_id = wr_id;
+    wc.status = IBV_WC_WR_FLUSH_ERR;
+    wc.opcode = op;
+    wc.qp_num = qp->qp_num;
+    if (cq) wcs_[cq].push_back(wc);
+    ++flushed;
+  };
+  for (uint64_t id : o.sends)
+    flush(qp->send_cq, id, IBV_WC_SEND);
+  for (uint64_t id : o.recvs)
+    flush(qp->recv_cq, id, IBV_WC_RECV);
+  o.sends.clear();
+  o.recvs.clear();
+}
+
+int FakeVerbs::post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
+  ++calls_[size_t(Call::post_send)];
+  Outstanding& o = outstanding_[qp];
+  int at = post_send_fail_at_;
+  post_send_fail_at_ = -1;
+  for (int i = 0; wr; wr = wr->next, ++i) {
+    if (i == at) {
+      *bad = wr;
+      return post_send_err_;
+    }
+    o.sends.push_back(wr->wr_id);
+    ++posted_sends;
+  }
+  if (qp->state == IBV_QPS_ERR) to_error(qp);
+  return 0;
+}
+
+int FakeVerbs::post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
+  for (; wr; wr = wr->next) {
+    if (int err = fault(Call::post_recv)) {
+      *bad = wr;
+      return err;
+    }
+    outstanding_[qp].recvs.push_back(wr->wr_id);
+  }
+  return 0;
+}
+
+int FakeVerbs::post_srq_recv(ibv_srq*, ibv_recv_wr* wr, ibv_recv_wr** bad) {
+  for (; wr; wr = wr->next) {
+    if (int err = fault(Call::post_srq_recv)) {
+      *bad = wr;
+      return err;
+    }
+  }
+  return 0;
+}
+
+int FakeVerbs::poll_cq(ibv_cq* cq, int n, ibv_wc* wc) {
+  auto it = wcs_.find(cq);
+  if (it == wcs_.end()) return 0;
+  int got = 0;
+  while (got < n && !it->second.empty()) {
+    wc[got++] = it->second.front();
+    it->second.pop_front();
+  }
+  return got;
+}
+
+// ---- librdmacm ---------------------------------------------------------------------------------
+
+rdma_event_channel* FakeVerbs::create_event_channel() {
+  if (int err = fault(Call::create_event_channel)) return null_with<rdma_event_channel>(err);
+  auto* ch = make<rdma_event_channel>(Obj::event_channel);
+  ch->fd = quiet_fd();
+  return ch;
+}
+
+void FakeVerbs::destroy_event_channel(rdma_event_channel* ch) {
+  int fd = ch->fd;
+  if (!drop(Obj::event_channel, ch)) return;
+  close(fd);
+  // Events never read go with their channel.
+  for (rdma_cm_event* ev : events_[ch])
+    drop(Obj::cm_event, ev);
+  events_.erase(ch);
+}
+
+void FakeVerbs::queue_event(rdma_event_channel* ch, rdma_cm_event_type type, rdma_cm_id* id,
+                            rdma_cm_id* listen_id, const void* pd, size_t len) {
+  auto* e = make<Event>(Obj::cm_event);
+  e->ev.event = type;
+  e->ev.id = id;
+  e->ev.listen_id = listen_id;
+  len = std::min(len, e->pd.size());
+  if (len > 0) {
+    std::memcpy(e->pd.data(), pd, len);
+    e->ev.param.conn.private_data = e->pd.data();
+    e->ev.param.conn.private_data_len = uint8_t(len);
+  }
+  events_[ch].push_back(&e->ev);
+}
+
+int FakeVerbs::get_cm_event(rdma_event_channel* ch, rdma_cm_event** ev) {
+  auto& q = events_[ch];
+  if (q.empty()) return fail_with(EAGAIN);
+  *ev = q.front();
+  q.pop_front();
+  return 0;
+}
+
+int FakeVerbs::ack_cm_event(rdma_cm_event* ev) {
+  return drop(Obj::cm_event, ev) ? 0 : fail_with(EINVAL);
+}
+
+int FakeVerbs::create_id(rdma_event_channel* ch, rdma_cm_id** id, void* context,
+                         rdma_port_space ps) {
+  if (int err = fault(Call::create_id)) return fail_with(err);
+  auto* cm = make<rdma_cm_id>(Obj::cm_id);
+  cm->channel = ch;
+  cm->context = context;
+  cm->ps = ps;
+  *id = cm;
+  return 0;
+}
+
+int FakeVerbs::destroy_id(rdma_cm_id* id) {
+  // As librdmacm: the id's queue pair is the caller's to destroy first; one left is leaked.
+  return drop(Obj::cm_id, id) ? 0 : fail_with(EINVAL);
+}
+
+int FakeVerbs::migrate_id(rdma_cm_id* id, rdma_event_channel* ch) {
+  if (int err = fault(Call::migrate_id)) return fail_with(err);
+  id->channel = ch;
+  return 0;
+}
+
+int FakeVerbs::set_option(rdma_cm_id*, int, int, void*, size_t) {
+  return 0;
+}
+
+int FakeVerbs::bind_addr(rdma_cm_id* id, sockaddr* addr) {
+  if (int err = fault(Call::bind_addr)) return fail_with(err);
+  id->verbs = context();
+  id->port_num = 1;
+  std::memcpy(&id->route.addr.src_storage, addr,
+              addr->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in));
+  auto* in = reinterpret_cast<sockaddr_in*>(&id->route.addr.src_storage);
+  if (in->sin_port == 0) in->sin_port = htons(next_port_++);  // same place in sockaddr_in6
+  return 0;
+}
+
+int FakeVerbs::listen(rdma_cm_id* id, int) {
+  if (int err = fault(Call::listen)) return fail_with(err);
+  last_listener = id;
+  return 0;
+}
+
+uint16_t FakeVerbs::src_port(rdma_cm_id* id) {
+  return reinterpret_cast<const sockaddr_in*>(&id->route.addr.src_storage)->sin_port;
+}
+
+int FakeVerbs::resolve_addr(rdma_cm_id* id, sockaddr*, sockaddr*, int) {
+  if (int err = fault(Call::resolve_addr)) return fail_with(err);
+  id->verbs = context();
+  id->port_num = 1;
+  queue_event(id->channel, RDMA_CM_EVENT_ADDR_RESOLVED, id, nullptr, nullptr, 0);
+  return 0;
+}
+
+int FakeVerbs::resolve_route(rdma_cm_id* id, int) {
+  if (int err = fault(Call::resolve_route)) return fail_with(err);
+  queue_event(id->channel, RDMA_CM_EVENT_ROUTE_RESOLVED, id, nullptr, nullptr, 0);
+  return 0;
+}
+
+int FakeVerbs::cm_create_qp(rdma_cm_id* id, ibv_pd* pd, ibv_qp_init_attr* a) {
+  if (int err = fault(Call::cm_create_qp)) return fail_with(err);
+  if (id->qp) return fail_with(EINVAL);
+  // Not a create_qp call as far as failures go: the test names the one it means.
+  int n = calls_[size_t(Call::create_qp)];
+  Fault f = faults_[size_t(Call::create_qp)];
+  faults_[size_t(Call::create_qp)] = {};
+  ibv_qp* qp = create_qp(pd, a);
+  calls_[size_t(Call::create_qp)] = n;
+  faults_[size_t(Call::create_qp)] = f;
+  id->qp = qp;
+  return 0;
+}
+
+void FakeVerbs::cm_destroy_qp(rdma_cm_id* id) {
+  if (id->qp) destroy_qp(id->qp);
+  id->qp = nullptr;
+}
+
+int FakeVerbs::connect(rdma_cm_id* id, rdma_conn_param*) {
+  if (int err = fault(Call::connect)) return fail_with(err);
+  if (reply_pd.empty()) {
+    queue_event(id->channel, RDMA_CM_EVENT_REJECTED, id, nullptr, nullptr, 0);
+  } else {
+    queue_event(id->channel, RDMA_CM_EVENT_ESTABLISHED, id, nullptr, reply_pd.data(),
+                reply_pd.size());
+  }
+  return 0;
+}
+
+int FakeVerbs::accept(rdma_cm_id* id, rdma_conn_param*) {
+  if (int err = fault(Call::accept)) return fail_with(err);
+  ++accepts;
+  queue_event(id->channel, RDMA_CM_EVENT_ESTABLISHED, id, nullptr, nullptr, 0);
+  return 0;
+}
+
+int FakeVerbs::reject(rdma_cm_id*, const void*, uint8_t) {
+  ++rejects;
+  return 0;
+}
+
+int FakeVerbs::disconnect(rdma_cm_id* id) {
+  ++disconnects;
+  // rdma_cm moves the queue pair to the error state.
+  if (id->qp) {
+    id->qp->state = IBV_QPS_ERR;
+    qp_states_[id->qp->qp_num] = IBV_QPS_ERR;
+    to_error(id->qp);
+  }
+  return 0;
+}
+
+rdma_cm_id* FakeVerbs::connect_request(rdma_cm_id* listener, const void* pd, size_t len,
+                                       uint8_t responder_resources, uint8_t initiator_depth) {
+  auto* id = make<rdma_cm_id>(Obj::cm_id);
+  id->channel = listener->channel;
+  id->verbs = context();
+  id->port_num = 1;
+  id->ps = listener->ps;
+  queue_event(listener->channel, RDMA_CM_EVENT_CONNECT_REQUEST, id, listener, pd, len);
+  rdma_cm_event* ev = events_[listener->channel].back();
+  ev->param.conn.responder_resources = responder_resources;
+  ev->param.conn.initiator_depth = initiator_depth;
+  return id;
+}
+
+}  // namespace mtperf::rdma::test
