@@ -188,6 +188,38 @@ bool FakeVerbs::drop(Obj k, const void* p) {
   return true;
 }
 
+bool FakeVerbs::uses(Obj k, const void* parent) const {
+  for (const auto& [p, keep] : live_[size_t(k)]) {
+    const void* pd = nullptr;
+    const void* a = nullptr;
+    const void* b = nullptr;
+    const void* c = nullptr;
+    switch (k) {
+      case Obj::mr:
+        pd = static_cast<const ibv_mr*>(p)->pd;
+        break;
+      case Obj::srq:
+        pd = static_cast<const ibv_srq*>(p)->pd;
+        break;
+      case Obj::cq:
+        a = static_cast<const ibv_cq*>(p)->channel;
+        break;
+      case Obj::qp: {
+        const auto* qp = static_cast<const ibv_qp*>(p);
+        pd = qp->pd;
+        a = qp->send_cq;
+        b = qp->recv_cq;
+        c = qp->srq;
+        break;
+      }
+      default:
+        break;
+    }
+    if (parent == pd || parent == a || parent == b || parent == c) return true;
+  }
+  return false;
+}
+
 // ---- libibverbs --------------------------------------------------------------------------------
 
 const char* FakeVerbs::device_name(ibv_context* ctx) {
@@ -208,6 +240,7 @@ ibv_pd* FakeVerbs::alloc_pd(ibv_context* ctx) {
 }
 
 int FakeVerbs::dealloc_pd(ibv_pd* pd) {
+  if (uses(Obj::mr, pd) || uses(Obj::qp, pd) || uses(Obj::srq, pd)) return EBUSY;
   return drop(Obj::pd, pd) ? 0 : EINVAL;
 }
 
@@ -220,6 +253,7 @@ ibv_comp_channel* FakeVerbs::create_comp_channel(ibv_context* ctx) {
 }
 
 int FakeVerbs::destroy_comp_channel(ibv_comp_channel* ch) {
+  if (uses(Obj::cq, ch)) return EBUSY;
   int fd = ch->fd;
   if (!drop(Obj::comp_channel, ch)) return EINVAL;
   close(fd);
@@ -238,6 +272,7 @@ ibv_cq* FakeVerbs::create_cq(ibv_context* ctx, int cqe, void* cq_context, ibv_co
 }
 
 int FakeVerbs::destroy_cq(ibv_cq* cq) {
+  if (uses(Obj::qp, cq)) return EBUSY;
   if (!drop(Obj::cq, cq)) return EINVAL;
   wcs_.erase(cq);
   return 0;
@@ -275,6 +310,7 @@ ibv_srq* FakeVerbs::create_srq(ibv_pd* pd, ibv_srq_init_attr* a) {
 }
 
 int FakeVerbs::destroy_srq(ibv_srq* srq) {
+  if (uses(Obj::qp, srq)) return EBUSY;
   return drop(Obj::srq, srq) ? 0 : EINVAL;
 }
 

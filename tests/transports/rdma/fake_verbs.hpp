@@ -4,7 +4,8 @@
 // and teardown run on a host without RDMA, and a test can check that nothing is left behind.
 //
 //   - Counts the objects alive, by kind (live); destroying one that is not alive is counted too
-//     (bad_destroys: a double destroy, or a pointer that was never made here).
+//     (bad_destroys: a double destroy, or a pointer that was never made here). As a device
+//     does, it refuses (EBUSY) to destroy a PD, CQ, SRQ or completion channel still in use.
 //   - Fails a call when told (fail, fail_always): it returns the error as the library would
 //     (nullptr or -1 with errno, or the error number itself where the call returns it).
 //   - Answers rdma_cm as a peer and the network would: resolve_addr and resolve_route queue
@@ -159,6 +160,8 @@ class FakeVerbs final : public VerbsApi {
   template <class T>
   T* make(Obj k);
   bool drop(Obj k, const void* p);
+  // Whether an object of kind k alive refers to `parent` (its PD, CQ, SRQ or channel).
+  bool uses(Obj k, const void* parent) const;
   void queue_event(rdma_event_channel* ch, rdma_cm_event_type type, rdma_cm_id* id,
                    rdma_cm_id* listen_id, const void* pd, size_t len);
   void to_error(ibv_qp* qp);
