@@ -155,10 +155,21 @@ class FakeVerbs final : public VerbsApi {
   struct Outstanding {  // what a queue pair holds: sends, then its own receives
     std::vector<uint64_t> sends, recvs;
   };
+  static int quiet_fd();
+  static int fail_with(int err);  // errno = err; -1
+  template <class T>
+  static T* null_with(int err) {
+    errno = err;
+    return nullptr;
+  }
   // The error to fail call c with now, or 0.
   int fault(Call c);
   template <class T>
-  T* make(Obj k);
+  T* make(Obj k) {
+    auto p = std::make_shared<T>();  // value-initialized: zeroed
+    live_[size_t(k)][p.get()] = p;
+    return p.get();
+  }
   bool drop(Obj k, const void* p);
   // Whether an object of kind k alive refers to `parent` (its PD, CQ, SRQ or channel).
   bool uses(Obj k, const void* parent) const;
