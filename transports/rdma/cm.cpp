@@ -21,8 +21,8 @@ int ms_until(int64_t deadline_ns) {
   return mtperf::ms_until(deadline_ns);
 }
 
-rdma_event_channel* make_channel() {
-  rdma_event_channel* ch = rdma_create_event_channel();
+rdma_event_channel* make_channel(VerbsApi& v) {
+  rdma_event_channel* ch = v.create_event_channel();
   if (!ch) {
     int err = errno;
     throw std::runtime_error(std::string("rdma_create_event_channel: ") + std::strerror(err) +
@@ -36,16 +36,16 @@ rdma_event_channel* make_channel() {
   return ch;
 }
 
-void destroy_id(rdma_cm_id* id) {
+void destroy_id(VerbsApi& v, rdma_cm_id* id) {
   if (!id) return;
-  if (id->qp) rdma_destroy_qp(id);
-  rdma_destroy_id(id);
+  if (id->qp) v.cm_destroy_qp(id);
+  v.destroy_id(id);
 }
 
-rdma_cm_event* next_event(rdma_event_channel* ch, int64_t deadline_ns) {
+rdma_cm_event* next_event(VerbsApi& v, rdma_event_channel* ch, int64_t deadline_ns) {
   for (;;) {
     rdma_cm_event* ev = nullptr;
-    if (rdma_get_cm_event(ch, &ev) == 0) return ev;
+    if (v.get_cm_event(ch, &ev) == 0) return ev;
     if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return nullptr;
     int ms = ms_until(deadline_ns);
     if (ms <= 0) return nullptr;
@@ -54,16 +54,16 @@ rdma_cm_event* next_event(rdma_event_channel* ch, int64_t deadline_ns) {
   }
 }
 
-rdma_cm_event* expect_event(rdma_event_channel* ch, rdma_cm_event_type want, int64_t deadline_ns,
-                            const std::string& what) {
-  rdma_cm_event* ev = next_event(ch, deadline_ns);
+rdma_cm_event* expect_event(VerbsApi& v, rdma_event_channel* ch, rdma_cm_event_type want,
+                            int64_t deadline_ns, const std::string& what) {
+  rdma_cm_event* ev = next_event(v, ch, deadline_ns);
   if (!ev) {
     throw std::runtime_error(what + ": no " + rdma_event_str(want) + " in time");
   }
   if (ev->event == want && ev->status == 0) return ev;
   std::string got = rdma_event_str(ev->event);
   int status = ev->status;
-  rdma_ack_cm_event(ev);
+  v.ack_cm_event(ev);
   std::string detail;
   if (status < 0) {
     detail = std::string(" (") + std::strerror(-status) + ")";
@@ -100,19 +100,19 @@ ReadDepths accept_depths(const DeviceRes& d, const rdma_conn_param& req) {
   return accept_read_depths(local_depths(d), {req.responder_resources, req.initiator_depth});
 }
 
-int set_min_rnr_timer(ibv_qp* qp, ibv_context* ctx) {
+int set_min_rnr_timer(VerbsApi& v, ibv_qp* qp, ibv_context* ctx) {
   if (!qp || !ctx || ctx->device->transport_type != IBV_TRANSPORT_IB) return 0;
   ibv_qp_attr a{};
   a.min_rnr_timer = kMinRnrTimer;
-  return ibv_modify_qp(qp, &a, IBV_QP_MIN_RNR_TIMER);
+  return v.modify_qp(qp, &a, IBV_QP_MIN_RNR_TIMER);
 }
 
 namespace {
 
-std::string set_u8(rdma_cm_id* id, int option, int value, const char* key) {
+std::string set_u8(VerbsApi& v, rdma_cm_id* id, int option, int value, const char* key) {
   if (value == kUnset) return "";
-  uint8_t v = uint8_t(value);
-  if (rdma_set_option(id, RDMA_OPTION_ID, option, &v, sizeof v) == 0) return "";
+  uint8_t u = uint8_t(value);
+  if (v.set_option(id, RDMA_OPTION_ID, option, &u, sizeof u) == 0) return "";
   int err = errno;
   return std::string("-O ") + key + "=" + std::to_string(value) +
          ": rdma_set_option: " + std::strerror(err);
@@ -120,12 +120,12 @@ std::string set_u8(rdma_cm_id* id, int option, int value, const char* key) {
 
 }  // namespace
 
-std::string apply_tos(rdma_cm_id* id, const RdmaSettings& s) {
-  return set_u8(id, RDMA_OPTION_ID_TOS, s.tos, "tos");
+std::string apply_tos(VerbsApi& v, rdma_cm_id* id, const RdmaSettings& s) {
+  return set_u8(v, id, RDMA_OPTION_ID_TOS, s.tos, "tos");
 }
 
-std::string apply_ack_timeout(rdma_cm_id* id, const RdmaSettings& s) {
-  return set_u8(id, RDMA_OPTION_ID_ACK_TIMEOUT, s.ack_timeout, "ack_timeout");
+std::string apply_ack_timeout(VerbsApi& v, rdma_cm_id* id, const RdmaSettings& s) {
+  return set_u8(v, id, RDMA_OPTION_ID_ACK_TIMEOUT, s.ack_timeout, "ack_timeout");
 }
 
 std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb, ConnInfo& out) {

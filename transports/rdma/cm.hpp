@@ -1,6 +1,7 @@
 #pragma once
 // rdma_cm helpers shared by set-up (control thread, blocking with a deadline) and the engine
-// (crr: connections made and accepted on the data path, driven by events).
+// (crr: connections made and accepted on the data path, driven by events). Each call goes
+// through the VerbsApi given (verbs_api.hpp): the worker's (WorkerRes::verbs).
 #include <rdma/rdma_cma.h>
 
 #include <cstdint>
@@ -15,17 +16,17 @@ namespace mtperf::rdma {
 
 // An event channel whose descriptor never blocks (so that it can be polled with others).
 // Throws naming the call, with the hint for a kernel without rdma_cm.
-rdma_event_channel* make_channel();
+rdma_event_channel* make_channel(VerbsApi& v);
 // Destroys an rdma_cm id and its queue pair, if any (null is fine).
-void destroy_id(rdma_cm_id* id);
+void destroy_id(VerbsApi& v, rdma_cm_id* id);
 
 // The next event on ch, waiting at most until deadline_ns (CLOCK_MONOTONIC); nullptr when none
 // came. The caller acknowledges it.
-rdma_cm_event* next_event(rdma_event_channel* ch, int64_t deadline_ns);
+rdma_cm_event* next_event(VerbsApi& v, rdma_event_channel* ch, int64_t deadline_ns);
 // Waits for `want` on id's channel; any other event, or none by the deadline, throws naming
 // `what`, the event and its status. Returns the event, which the caller acknowledges.
-rdma_cm_event* expect_event(rdma_event_channel* ch, rdma_cm_event_type want, int64_t deadline_ns,
-                            const std::string& what);
+rdma_cm_event* expect_event(VerbsApi& v, rdma_event_channel* ch, rdma_cm_event_type want,
+                            int64_t deadline_ns, const std::string& what);
 
 // Connection parameters: our private data, the READ depths (device_rules.hpp: the connecting
 // side's own, local_depths; the accepting side's answer, accept_depths), finite RNR and
@@ -39,11 +40,11 @@ ReadDepths accept_depths(const DeviceRes& d, const rdma_conn_param& req);
 
 // Once ESTABLISHED: the queue pair's min_rnr_timer set to kMinRnrTimer (InfiniBand and RoCE;
 // iWARP has no RNR). 0 or an errno.
-int set_min_rnr_timer(ibv_qp* qp, ibv_context* ctx);
+int set_min_rnr_timer(VerbsApi& v, ibv_qp* qp, ibv_context* ctx);
 // -O tos and -O ack_timeout on an rdma_cm id (tos before its route is resolved, or on the
 // listener; ack_timeout before connect or accept): "" or why not, naming the option.
-std::string apply_tos(rdma_cm_id* id, const RdmaSettings& s);
-std::string apply_ack_timeout(rdma_cm_id* id, const RdmaSettings& s);
+std::string apply_tos(VerbsApi& v, rdma_cm_id* id, const RdmaSettings& s);
+std::string apply_ack_timeout(VerbsApi& v, rdma_cm_id* id, const RdmaSettings& s);
 // A connection's private data, checked against what this flow expects: "" or why not.
 std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb, ConnInfo& out);
 

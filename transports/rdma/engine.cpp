@@ -21,6 +21,7 @@ constexpr int64_t kLastWqeWaitNs = 100'000'000;  // a draining queue pair's wait
 
 RdmaEngine::RdmaEngine(std::shared_ptr<WorkerRes> res, const EngineMode& mode)
     : res_(std::move(res)),
+      vx_(res_->verbs()),
       lay_(res_->layout()),
       mode_(mode),
       verb_(lay_.verb),
@@ -28,7 +29,7 @@ RdmaEngine::RdmaEngine(std::shared_ptr<WorkerRes> res, const EngineMode& mode)
       signal_every_(res_->settings().signal_every),
       tx_depth_(res_->settings().tx_depth),
       stream_(!res_->config().request_response) {
-  cm_ch_ = make_channel();
+  cm_ch_ = make_channel(vx_);
   uint32_t n = lay_.conns;
   conns_.resize(n);
   free_ring_.resize(n);
@@ -66,7 +67,7 @@ RdmaEngine::~RdmaEngine() {
     settle_drains(false);
   }
   settle_drains(true);
-  rdma_destroy_event_channel(cm_ch_);
+  vx_.destroy_event_channel(cm_ch_);
 }
 
 uint64_t RdmaEngine::table_bytes(const Layout& l, const EngineConfig& cfg) {
@@ -143,7 +144,7 @@ int RdmaEngine::adopt(Endpoint& ep) {
   bool landing = verb_ != Verb::send;
   if (landing && (e.peer.slots == 0 || e.peer.slot_size < lay_.slot_size)) return -EPROTO;
   rdma_event_channel* old = e.ch;
-  if (rdma_migrate_id(e.id, cm_ch_) != 0) return -errno;
+  if (vx_.migrate_id(e.id, cm_ch_) != 0) return -errno;
   Conn& c = conns_[id];
   c = Conn{};
   c.id = e.id;
@@ -152,7 +153,7 @@ int RdmaEngine::adopt(Endpoint& ep) {
   c.peer = e.peer;
   c.st = St::up;
   e.release();
-  rdma_destroy_event_channel(old);
+  vx_.destroy_event_channel(old);
   tag(id);
   return id;
 }
@@ -163,7 +164,7 @@ int RdmaEngine::listen_adopt(Endpoint& ep) {
   int id = take_conn();
   if (id < 0) return id;
   rdma_event_channel* old = e.ch;
-  if (rdma_migrate_id(e.id, cm_ch_) != 0) {
+  if (vx_.migrate_id(e.id, cm_ch_) != 0) {
     int err = errno;
     free_conn(id);
     return -err;
@@ -174,7 +175,7 @@ int RdmaEngine::listen_adopt(Endpoint& ep) {
   c.target = &e;
   e.release();
   e.id = nullptr;
-  rdma_destroy_event_channel(old);
+  vx_.destroy_event_channel(old);
   tag(id);
   // The listener's id went to the engine; the endpoint keeps the proof (setup) for the requests.
   return id;
@@ -188,21 +189,21 @@ int RdmaEngine::open(const Endpoint& ep) {
   Conn& c = conns_[id];
   c.target = &e;
   c.st = St::resolving;
-  if (rdma_create_id(cm_ch_, &c.id, nullptr, RDMA_PS_TCP) != 0) {
+  if (vx_.create_id(cm_ch_, &c.id, nullptr, RDMA_PS_TCP) != 0) {
     int err = errno;
     free_conn(id);
     return -err;
   }
   tag(id);
-  if (!apply_tos(c.id, res_->settings()).empty()) {
-    destroy_id(c.id);
+  if (!apply_tos(vx_, c.id, res_->settings()).empty()) {
+    destroy_id(vx_, c.id);
     free_conn(id);
     return -EINVAL;
   }
   sockaddr* src = e.source.family() == AF_UNSPEC ? nullptr : const_cast<sockaddr*>(e.source.get());
-  if (rdma_resolve_addr(c.id, src, const_cast<sockaddr*>(e.remote.get()), 2000) != 0) {
+  if (vx_.resolve_addr(c.id, src, const_cast<sockaddr*>(e.remote.get()), 2000) != 0) {
     int err = errno;
-    destroy_id(c.id);
+    destroy_id(vx_, c.id);
     free_conn(id);
     return -err;
   }
@@ -223,10 +224,10 @@ void RdmaEngine::close(int id) {
   if (c.id && c.qp && lay_.srq && c.st != St::listener && c.st != St::resolving) {
     // On the shared receive queue: to the error state now, destroyed once it has let go of the
     // queue's receives (settle_drains). Its completions are ignored meanwhile.
-    rdma_disconnect(c.id);
+    vx_.disconnect(c.id);
     ibv_qp_attr err{};
     err.qp_state = IBV_QPS_ERR;
-    ibv_modify_qp(c.qp, &err, IBV_QP_STATE);
+    vx_.modify_qp(c.qp, &err, IBV_QP_STATE);
     c.st = St::draining;
     c.drain_until = monotonic_ns() + kLastWqeWaitNs;
     drains_.push_back(id);
@@ -234,8 +235,8 @@ void RdmaEngine::close(int id) {
   }
   if (c.id) {
     if (c.qp && lay_.srq) qpn_.erase(c.qp->qp_num);
-    if (c.st != St::listener && c.st != St::resolving) rdma_disconnect(c.id);
-    destroy_id(c.id);
+    if (c.st != St::listener && c.st != St::resolving) vx_.disconnect(c.id);
+    destroy_id(vx_, c.id);
   }
   free_conn(id);
 }

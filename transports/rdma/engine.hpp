@@ -41,6 +41,9 @@
 // says it takes no more of the queue's receives (the verbs' rule; destroying it before can lose
 // a receive it held), or after kLastWqeWaitNs without (counted: drain_timeouts).
 //
+// Objects are made and destroyed through the worker's VerbsApi (verbs_api.hpp); posting and
+// polling call the verbs directly.
+//
 // Every table is sized at construction; post, flush, poll and recycle do not allocate (crr's
 // connection set-up does, through rdma_cm). Not thread-safe: one engine per worker thread.
 #include <cstdint>
@@ -217,6 +220,7 @@ class RdmaEngine {
   void check_faults();  // the devices' asynchronous faults (async_events.hpp)
 
   std::shared_ptr<WorkerRes> res_;
+  VerbsApi& vx_;  // res_'s
   const Layout& lay_;
   EngineMode mode_;
   Verb verb_;

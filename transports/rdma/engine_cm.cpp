@@ -29,7 +29,7 @@ std::string event_text(const rdma_cm_event* ev) {
 
 void RdmaEngine::cm_events() {
   rdma_cm_event* ev = nullptr;
-  while (rdma_get_cm_event(cm_ch_, &ev) == 0)
+  while (vx_.get_cm_event(cm_ch_, &ev) == 0)
     on_cm_event(ev);
 }
 
@@ -40,17 +40,17 @@ void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
   if (id >= conns_.size() || conns_[id].gen != uint16_t(tagv >> 32) || conns_[id].st == St::free) {
     if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
       rdma_cm_id* cm = ev->id;
-      rdma_ack_cm_event(ev);
-      rdma_reject(cm, nullptr, 0);
-      rdma_destroy_id(cm);
+      vx_.ack_cm_event(ev);
+      vx_.reject(cm, nullptr, 0);
+      vx_.destroy_id(cm);
     } else {
-      rdma_ack_cm_event(ev);
+      vx_.ack_cm_event(ev);
     }
     return;
   }
   Conn& c = conns_[id];
   if (c.st == St::draining) {  // closed: its events tell nothing now
-    rdma_ack_cm_event(ev);
+    vx_.ack_cm_event(ev);
     return;
   }
   switch (ev->event) {
@@ -58,24 +58,24 @@ void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
       on_connect_request(int(id), ev);
       return;
     case RDMA_CM_EVENT_ADDR_RESOLVED:
-      rdma_ack_cm_event(ev);
-      if (rdma_resolve_route(c.id, kResolveMs) != 0) {
+      vx_.ack_cm_event(ev);
+      if (vx_.resolve_route(c.id, kResolveMs) != 0) {
         fail_conn(int(id), errno, std::string("rdma_resolve_route: ") + std::strerror(errno));
       }
       return;
     case RDMA_CM_EVENT_ROUTE_RESOLVED:
-      rdma_ack_cm_event(ev);
+      vx_.ack_cm_event(ev);
       on_route_resolved(int(id));
       return;
     case RDMA_CM_EVENT_ESTABLISHED:
       on_established(int(id), ev);
       return;
     case RDMA_CM_EVENT_DISCONNECTED:
-      rdma_ack_cm_event(ev);
+      vx_.ack_cm_event(ev);
       on_disconnected(int(id), "the peer disconnected (RDMA_CM_EVENT_DISCONNECTED)", ECONNRESET);
       return;
     case RDMA_CM_EVENT_DEVICE_REMOVAL:
-      rdma_ack_cm_event(ev);
+      vx_.ack_cm_event(ev);
       on_device_removed(int(id));
       return;
     case RDMA_CM_EVENT_ADDR_ERROR:
@@ -84,12 +84,12 @@ void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
     case RDMA_CM_EVENT_UNREACHABLE:
     case RDMA_CM_EVENT_REJECTED: {
       std::string why = "connecting: " + event_text(ev);
-      rdma_ack_cm_event(ev);
+      vx_.ack_cm_event(ev);
       fail_conn(int(id), ECONNREFUSED, why);
       return;
     }
     default:
-      rdma_ack_cm_event(ev);
+      vx_.ack_cm_event(ev);
       return;
   }
 }
@@ -111,12 +111,12 @@ void RdmaEngine::on_route_resolved(int id) {
     fail_conn(id, rc, std::string("posting receives: ") + std::strerror(rc));
     return;
   }
-  if (std::string why = apply_ack_timeout(c.id, res_->settings()); !why.empty()) {
+  if (std::string why = apply_ack_timeout(vx_, c.id, res_->settings()); !why.empty()) {
     fail_conn(id, EINVAL, why);
     return;
   }
   rdma_conn_param p = conn_param(local_depths(*c.dev), mine.data());
-  if (rdma_connect(c.id, &p) != 0) {
+  if (vx_.connect(c.id, &p) != 0) {
     fail_conn(id, errno, std::string("rdma_connect: ") + std::strerror(errno));
     return;
   }
@@ -126,21 +126,21 @@ void RdmaEngine::on_route_resolved(int id) {
 void RdmaEngine::on_established(int id, rdma_cm_event* ev) {
   Conn& c = conns_[id];
   if (c.st != St::connecting) {  // the passive side: up since rdma_accept
-    rdma_ack_cm_event(ev);
+    vx_.ack_cm_event(ev);
     if (c.st != St::up) return;
-    if (int rc = set_min_rnr_timer(c.qp, c.id->verbs); rc != 0) {
+    if (int rc = set_min_rnr_timer(vx_, c.qp, c.id->verbs); rc != 0) {
       fail_conn(id, rc, std::string("ibv_modify_qp (min_rnr_timer): ") + std::strerror(rc));
     }
     return;
   }
   std::string why = check_peer(ev->param.conn.private_data, ev->param.conn.private_data_len,
                                c.target->setup, verb_, c.peer);
-  rdma_ack_cm_event(ev);
+  vx_.ack_cm_event(ev);
   if (!why.empty()) {
     fail_conn(id, EPROTO, "the server's answer is not ours: " + why);
     return;
   }
-  if (int rc = set_min_rnr_timer(c.qp, c.id->verbs); rc != 0) {
+  if (int rc = set_min_rnr_timer(vx_, c.qp, c.id->verbs); rc != 0) {
     fail_conn(id, rc, std::string("ibv_modify_qp (min_rnr_timer): ") + std::strerror(rc));
     return;
   }
@@ -155,7 +155,7 @@ void RdmaEngine::on_connect_request(int listener, rdma_cm_event* ev) {
   if (ev->param.conn.private_data) std::memcpy(pd.data(), ev->param.conn.private_data, len);
   rdma_conn_param req = ev->param.conn;
   req.private_data = nullptr;  // gone with the event
-  rdma_ack_cm_event(ev);
+  vx_.ack_cm_event(ev);
   Conn& l = conns_[listener];
   ConnInfo peer;
   int id = -1;
@@ -163,8 +163,8 @@ void RdmaEngine::on_connect_request(int listener, rdma_cm_event* ev) {
     id = take_conn();
   }
   if (id < 0) {  // a stranger, or no room: refused
-    rdma_reject(cm, nullptr, 0);
-    rdma_destroy_id(cm);
+    vx_.reject(cm, nullptr, 0);
+    vx_.destroy_id(cm);
     return;
   }
   Conn& c = conns_[id];
@@ -177,8 +177,8 @@ void RdmaEngine::on_connect_request(int listener, rdma_cm_event* ev) {
   // queue pair held is taken for a later connection's.
   auto refuse = [&] {
     if (c.qp && lay_.srq) qpn_.erase(c.qp->qp_num);
-    rdma_reject(cm, nullptr, 0);
-    destroy_id(cm);
+    vx_.reject(cm, nullptr, 0);
+    destroy_id(vx_, cm);
     free_conn(id);
   };
   std::array<uint8_t, kPdBytes> mine{};
@@ -193,7 +193,7 @@ void RdmaEngine::on_connect_request(int listener, rdma_cm_event* ev) {
   tag(id);
   rdma_conn_param p = conn_param(accept_depths(*c.dev, req), mine.data());
   if (res_->post_receives(*c.dev, c.qp, uint32_t(id), c.gen) != 0 ||
-      !apply_ack_timeout(cm, res_->settings()).empty() || rdma_accept(cm, &p) != 0) {
+      !apply_ack_timeout(vx_, cm, res_->settings()).empty() || vx_.accept(cm, &p) != 0) {
     refuse();
     return;
   }
@@ -220,7 +220,7 @@ void RdmaEngine::on_disconnected(int id, const char* why, int err) {
   if (c.st == St::free) return;
   // The queue pair goes to the error state (rdma_cm leaves it as it was): what it holds
   // completes with a flush error, so nothing waits on a connection that is gone.
-  if (c.id) rdma_disconnect(c.id);
+  if (c.id) vx_.disconnect(c.id);
   if (c.fin_seen && err == ECONNRESET) return;  // the end of the stream came first: normal
   fail_conn(id, err, std::string(verb_name()) + ": " + why);
 }
@@ -283,7 +283,7 @@ void RdmaEngine::end_drain(int id) {
   ++ctr_.drained;
   if (!c.last_wqe) ++ctr_.drain_timeouts;
   if (c.qp) qpn_.erase(c.qp->qp_num);  // what it still completes is reposted as a stranger's
-  destroy_id(c.id);
+  destroy_id(vx_, c.id);
   free_conn(id);
 }
 

@@ -238,7 +238,7 @@ void RdmaEngine::post_conn(int id) {
     // completes (flushed), and the connection's sends are retired with the failure.
     ibv_qp_attr err{};
     err.qp_state = IBV_QPS_ERR;
-    ibv_modify_qp(c.qp, &err, IBV_QP_STATE);
+    vx_.modify_qp(c.qp, &err, IBV_QP_STATE);
     fail_conn(id, rc, std::string("ibv_post_send: ") + std::strerror(rc));
   }
 }

@@ -276,10 +276,10 @@ bool RdmaEngine::wait_events(int64_t timeout_ns) {
     DeviceRes& d = *devs[i];
     ibv_cq* cq = nullptr;
     void* ctx = nullptr;
-    while (ibv_get_cq_event(d.channel, &cq, &ctx) == 0)
+    while (vx_.get_cq_event(d.channel, &cq, &ctx) == 0)
       ++d.cq_events;
     if (d.cq_events >= kAckBatch) {
-      ibv_ack_cq_events(d.cq, d.cq_events);
+      vx_.ack_cq_events(d.cq, d.cq_events);
       d.cq_events = 0;
     }
   }

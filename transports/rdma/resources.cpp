@@ -58,31 +58,34 @@ DeviceRes::~DeviceRes() {
   // A destructor does not throw: a failure goes to stderr. EBUSY means something made on this
   // device (a queue pair, a memory region) outlived the code that should have destroyed it.
   std::string dev = name();
+  VerbsApi& v = *verbs;
   auto check = [&dev](int rc, const char* what) {
     if (rc == 0) return;
     std::fprintf(stderr, "mtperf: rdma: %s on %s: %s%s\n", what, dev.c_str(), std::strerror(rc),
                  rc == EBUSY ? " (still in use: a queue pair or region was not released)" : "");
   };
-  if (srq) check(ibv_destroy_srq(srq), "ibv_destroy_srq");
+  if (srq) check(v.destroy_srq(srq), "ibv_destroy_srq");
   if (cq) {
-    if (cq_events) ibv_ack_cq_events(cq, cq_events);
-    check(ibv_destroy_cq(cq), "ibv_destroy_cq");
+    if (cq_events) v.ack_cq_events(cq, cq_events);
+    check(v.destroy_cq(cq), "ibv_destroy_cq");
   }
-  if (channel) check(ibv_destroy_comp_channel(channel), "ibv_destroy_comp_channel");
+  if (channel) check(v.destroy_comp_channel(channel), "ibv_destroy_comp_channel");
   for (ibv_mr* mr : conn_mrs) {
-    if (mr) check(ibv_dereg_mr(mr), "ibv_dereg_mr (a connection's remote part of the area)");
+    if (mr) check(v.dereg_mr(mr), "ibv_dereg_mr (a connection's remote part of the area)");
   }
-  if (area_mr) check(ibv_dereg_mr(area_mr), "ibv_dereg_mr (receive area)");
-  if (pool_mr) check(ibv_dereg_mr(pool_mr), "ibv_dereg_mr (buffer pool)");
-  if (pd) check(ibv_dealloc_pd(pd), "ibv_dealloc_pd");
+  if (area_mr) check(v.dereg_mr(area_mr), "ibv_dereg_mr (receive area)");
+  if (pool_mr) check(v.dereg_mr(pool_mr), "ibv_dereg_mr (buffer pool)");
+  if (pd) check(v.dealloc_pd(pd), "ibv_dealloc_pd");
 }
 
 std::string DeviceRes::name() const {
-  return ctx ? ibv_get_device_name(ctx->device) : "?";
+  return ctx ? verbs->device_name(ctx) : "?";
 }
 
-WorkerRes::WorkerRes(const EngineConfig& cfg, const RdmaSettings& s, bool per_transaction)
-    : cfg_(cfg),
+WorkerRes::WorkerRes(const EngineConfig& cfg, const RdmaSettings& s, bool per_transaction,
+                     VerbsApi& verbs)
+    : verbs_(&verbs),
+      cfg_(cfg),
       settings_(s),
       layout_(make_layout(cfg, s, per_transaction)),
       pool_(cfg.buffers, cfg.buffer_size) {
@@ -111,7 +114,7 @@ DeviceRes& WorkerRes::device(ibv_context* ctx) {
   for (auto& d : devices_) {
     if (d->ctx == ctx) return *d;
   }
-  std::string dev = ibv_get_device_name(ctx->device);
+  std::string dev = verbs_->device_name(ctx);
   if (layout_.srq && !devices_.empty()) {
     // The shared receive slots are posted to one device's SRQ; a second would post them again.
     throw std::runtime_error("rdma: one worker's flows run over " + devices_.front()->name() +
@@ -120,6 +123,7 @@ DeviceRes& WorkerRes::device(ibv_context* ctx) {
                              "-O srq=off, or more threads (--threads)");
   }
   auto d = std::make_unique<DeviceRes>();
+  d->verbs = verbs_;
   d->ctx = ctx;
   DeviceKind kind = ctx->device->transport_type == IBV_TRANSPORT_IB      ? DeviceKind::ib_roce
                     : ctx->device->transport_type == IBV_TRANSPORT_IWARP ? DeviceKind::iwarp
@@ -127,37 +131,38 @@ DeviceRes& WorkerRes::device(ibv_context* ctx) {
   if (std::string why = device_refusal(kind, settings_.verb, dev); !why.empty()) {
     throw std::runtime_error(why);
   }
-  if (ibv_query_device(ctx, &d->attr) != 0) throw_errno("ibv_query_device " + dev, errno);
+  if (verbs_->query_device(ctx, &d->attr) != 0) throw_errno("ibv_query_device " + dev, errno);
   // Every queue is created at the size the engine uses, or not at all.
   if (std::string why = size_refusal(layout_, limits(d->attr), dev); !why.empty()) {
     throw std::runtime_error(why);
   }
   d->sq_cap = send_queue_ask(layout_.sq_depth, d->attr.max_qp_wr);
-  d->pd = ibv_alloc_pd(ctx);
+  d->pd = verbs_->alloc_pd(ctx);
   if (!d->pd) throw_errno("ibv_alloc_pd " + dev, errno);
-  d->channel = ibv_create_comp_channel(ctx);
+  d->channel = verbs_->create_comp_channel(ctx);
   if (!d->channel) throw_errno("ibv_create_comp_channel " + dev, errno);
   int fl = fcntl(d->channel->fd, F_GETFL);
   fcntl(d->channel->fd, F_SETFL, fl | O_NONBLOCK);
   int cqe = int(cq_entries(layout_));
   d->comp_vector = comp_vector(cfg_.worker, ctx->num_comp_vectors);
-  d->cq = ibv_create_cq(ctx, cqe, nullptr, d->channel, d->comp_vector);
+  d->cq = verbs_->create_cq(ctx, cqe, nullptr, d->channel, d->comp_vector);
   if (!d->cq) {
     throw_errno("ibv_create_cq " + dev + " (" + std::to_string(cqe) + " entries, vector " +
                     std::to_string(d->comp_vector) + ")",
                 errno);
   }
   if (pool_.bytes() > 0) {
-    d->pool_mr = ibv_reg_mr(d->pd, pool_.base(), pool_.bytes(), access_flags(pool_access()));
+    d->pool_mr = verbs_->reg_mr(d->pd, pool_.base(), pool_.bytes(), access_flags(pool_access()));
     if (!d->pool_mr) throw_errno("ibv_reg_mr of the buffer pool on " + dev, errno);
   }
-  d->area_mr = ibv_reg_mr(d->pd, area_, area_bytes_, access_flags(RemoteAccess{}));
+  d->area_mr = verbs_->reg_mr(d->pd, area_, area_bytes_, access_flags(RemoteAccess{}));
   if (!d->area_mr) throw_errno("ibv_reg_mr of the receive area on " + dev, errno);
   d->conn_mrs.assign(layout_.conns, nullptr);
   for (uint32_t c = 0; c < layout_.conns; ++c) {
     RemoteSpan span = remote_span(layout_, c);
     if (span.bytes == 0) continue;
-    d->conn_mrs[c] = ibv_reg_mr(d->pd, area_ + span.offset, span.bytes, access_flags(span.access));
+    d->conn_mrs[c] =
+        verbs_->reg_mr(d->pd, area_ + span.offset, span.bytes, access_flags(span.access));
     if (!d->conn_mrs[c]) {
       throw_errno("ibv_reg_mr of connection " + std::to_string(c) + "'s part of the area on " + dev,
                   errno);
@@ -173,7 +178,7 @@ void WorkerRes::fill_srq(DeviceRes& d) {
   ibv_srq_init_attr a{};
   a.attr.max_wr = layout_.srq_depth;  // within max_srq_wr: size_refusal
   a.attr.max_sge = 1;
-  d.srq = ibv_create_srq(d.pd, &a);
+  d.srq = verbs_->create_srq(d.pd, &a);
   if (!d.srq) throw_errno("ibv_create_srq on " + d.name(), errno);
   for (uint32_t i = 0; i < layout_.srq_depth; ++i) {
     int rc = repost(d, nullptr, kSrqConn, 0, i);
@@ -253,14 +258,14 @@ uint32_t WorkerRes::find_inline(DeviceRes& d) {
     ibv_qp_init_attr a = qp_attr(d);
     a.cap.max_inline_data = ask;
     last = a;
-    ibv_qp* qp = ibv_create_qp(d.pd, &a);
+    ibv_qp* qp = verbs_->create_qp(d.pd, &a);
     if (!qp) {
       err = errno;
       return false;
     }
     reported = a.cap.max_inline_data;  // what the provider granted
     d.sq_cap = send_queue_cap(d.sq_cap, a.cap.max_send_wr);
-    if (int rc = ibv_destroy_qp(qp); rc != 0) {
+    if (int rc = verbs_->destroy_qp(qp); rc != 0) {
       throw_errno("ibv_destroy_qp of the queue pair that found the inline size on " + d.name(), rc);
     }
     return true;
@@ -271,7 +276,7 @@ uint32_t WorkerRes::find_inline(DeviceRes& d) {
 
 ibv_qp* WorkerRes::create_qp(rdma_cm_id* id, DeviceRes& d) {
   ibv_qp_init_attr a = qp_attr(d);
-  if (rdma_create_qp(id, d.pd, &a) != 0) {
+  if (verbs_->cm_create_qp(id, d.pd, &a) != 0) {
     int err = errno;
     throw_errno("rdma_create_qp on " + d.name() + " (" + qp_text(qp_attr(d)) + ")", err);
   }

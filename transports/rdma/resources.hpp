@@ -9,6 +9,8 @@
 //                       receive queue when the layout has one (filled at once)
 // Destruction releases everything in the reverse order; queue pairs and rdma_cm ids belong to
 // endpoints and engines, which hold a shared_ptr to these, so the PD and CQ outlive them.
+// Every object is made and destroyed through the VerbsApi the WorkerRes was built with
+// (verbs_api.hpp: libibverbs and librdmacm themselves, or a test's in-memory device).
 // Set-up path (control thread), then the worker thread only: not thread-safe.
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -21,6 +23,7 @@
 #include "transports/api/endpoint.hpp"
 #include "transports/rdma/layout.hpp"
 #include "transports/rdma/private_data.hpp"
+#include "transports/rdma/verbs_api.hpp"
 
 namespace mtperf::rdma {
 
@@ -28,6 +31,7 @@ namespace mtperf::rdma {
 [[noreturn]] void throw_errno(const std::string& what, int err);
 
 struct DeviceRes {
+  VerbsApi* verbs = &real_verbs();  // what made the objects below, and destroys them
   ibv_context* ctx = nullptr;
   ibv_device_attr attr{};
   ibv_pd* pd = nullptr;
@@ -82,7 +86,10 @@ class FaultBoard;
 
 class WorkerRes {
  public:
-  WorkerRes(const EngineConfig& cfg, const RdmaSettings& s, bool per_transaction);
+  // `verbs`: through which every object of this worker is made and destroyed; it outlives the
+  // WorkerRes.
+  WorkerRes(const EngineConfig& cfg, const RdmaSettings& s, bool per_transaction,
+            VerbsApi& verbs = real_verbs());
   ~WorkerRes();
   WorkerRes(const WorkerRes&) = delete;
   WorkerRes& operator=(const WorkerRes&) = delete;
@@ -90,6 +97,7 @@ class WorkerRes {
   const Layout& layout() const { return layout_; }
   const RdmaSettings& settings() const { return settings_; }
   const EngineConfig& config() const { return cfg_; }
+  VerbsApi& verbs() const { return *verbs_; }
   BufferPool& pool() { return pool_; }
   std::byte* slot(uint32_t index) const { return area_ + size_t(index) * layout_.slot_size; }
   std::byte* conn_slot(uint32_t conn, uint32_t i) const {
@@ -124,6 +132,7 @@ class WorkerRes {
   uint32_t find_inline(DeviceRes& d);
   std::string qp_text(const ibv_qp_init_attr& a) const;
 
+  VerbsApi* verbs_;
   EngineConfig cfg_;
   RdmaSettings settings_;
   Layout layout_;

@@ -32,17 +32,17 @@ sockaddr* sa(const SockAddr& a) {
 
 // Resolves address and route of `id` towards `server` (rdma_cm picks the device, port and GID
 // of the local address it routes from: RoCE v2 over IPv4 or IPv6).
-void resolve(rdma_event_channel* ch, rdma_cm_id* id, const SockAddr& server, const SockAddr& source,
-             int64_t deadline_ns, const std::string& what, bool route) {
+void resolve(VerbsApi& v, rdma_event_channel* ch, rdma_cm_id* id, const SockAddr& server,
+             const SockAddr& source, int64_t deadline_ns, const std::string& what, bool route) {
   int ms = std::clamp(ms_until(deadline_ns), 1, kResolveMs);
   sockaddr* src = source.family() == AF_UNSPEC ? nullptr : sa(source);
-  if (rdma_resolve_addr(id, src, sa(server), ms) != 0) fail_errno(what + ": rdma_resolve_addr");
-  rdma_ack_cm_event(expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, deadline_ns, what));
+  if (v.resolve_addr(id, src, sa(server), ms) != 0) fail_errno(what + ": rdma_resolve_addr");
+  v.ack_cm_event(expect_event(v, ch, RDMA_CM_EVENT_ADDR_RESOLVED, deadline_ns, what));
   if (!route) return;
-  if (rdma_resolve_route(id, std::clamp(ms_until(deadline_ns), 1, kResolveMs)) != 0) {
+  if (v.resolve_route(id, std::clamp(ms_until(deadline_ns), 1, kResolveMs)) != 0) {
     fail_errno(what + ": rdma_resolve_route");
   }
-  rdma_ack_cm_event(expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline_ns, what));
+  v.ack_cm_event(expect_event(v, ch, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline_ns, what));
 }
 
 // The connection's QP and receives, on the worker's resources for id's device.
@@ -57,24 +57,29 @@ void prepare(RdmaEndpoint& ep, const FlowSetup& s) {
 class RdmaListener final : public FlowListener {
  public:
   RdmaListener(const SockAddr& where, const FlowSetup& setup, std::shared_ptr<WorkerRes> res)
-      : setup_(setup), res_(std::move(res)) {
+      : setup_(setup), res_(std::move(res)), v_(res_->verbs()) {
     std::string what = flow_name(setup) + ": listening on " + where.to_string();
-    ch_ = make_channel();
-    if (rdma_create_id(ch_, &id_, nullptr, RDMA_PS_TCP) != 0) fail_errno(what + ": rdma_create_id");
-    // The ids of the connections it accepts take its type of service.
-    if (std::string why = apply_tos(id_, res_->settings()); !why.empty()) {
-      throw std::runtime_error(what + ": " + why);
+    ch_ = make_channel(v_);
+    // A constructor that throws runs no destructor: what it made goes back here.
+    try {
+      if (v_.create_id(ch_, &id_, nullptr, RDMA_PS_TCP) != 0) {
+        fail_errno(what + ": rdma_create_id");
+      }
+      // The ids of the connections it accepts take its type of service.
+      if (std::string why = apply_tos(v_, id_, res_->settings()); !why.empty()) {
+        throw std::runtime_error(what + ": " + why);
+      }
+      if (v_.bind_addr(id_, sa(where)) != 0) fail_errno(what + ": rdma_bind_addr");
+      if (v_.listen(id_, setup.per_transaction ? 1024 : 4) != 0) fail_errno(what + ": rdma_listen");
+      // Bound to an address of a device: its resources now, before the timed phase.
+      if (id_->verbs) res_->device(id_->verbs);
+    } catch (...) {
+      close();
+      throw;
     }
-    if (rdma_bind_addr(id_, sa(where)) != 0) fail_errno(what + ": rdma_bind_addr");
-    if (rdma_listen(id_, setup.per_transaction ? 1024 : 4) != 0) fail_errno(what + ": rdma_listen");
-    // Bound to an address of a device: its resources now, before the timed phase.
-    if (id_->verbs) res_->device(id_->verbs);
   }
-  ~RdmaListener() override {
-    destroy_id(id_);
-    if (ch_) rdma_destroy_event_channel(ch_);
-  }
-  uint16_t port() const override { return ntohs(rdma_get_src_port(id_)); }
+  ~RdmaListener() override { close(); }
+  uint16_t port() const override { return ntohs(v_.src_port(id_)); }
   int wait_fd() const override { return ch_->fd; }
   std::unique_ptr<Endpoint> accept(int64_t deadline_ns) override;
   std::unique_ptr<Endpoint> release() override {
@@ -90,17 +95,25 @@ class RdmaListener final : public FlowListener {
   }
 
  private:
+  void close() {
+    destroy_id(v_, id_);
+    id_ = nullptr;
+    if (ch_) v_.destroy_event_channel(ch_);
+    ch_ = nullptr;
+  }
+
   FlowSetup setup_;
   std::shared_ptr<WorkerRes> res_;
+  VerbsApi& v_;
   rdma_event_channel* ch_ = nullptr;
   rdma_cm_id* id_ = nullptr;
 };
 
 std::unique_ptr<Endpoint> RdmaListener::accept(int64_t deadline_ns) {
   rdma_cm_event* ev = nullptr;
-  if (rdma_get_cm_event(ch_, &ev) != 0) return nullptr;
+  if (v_.get_cm_event(ch_, &ev) != 0) return nullptr;
   if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
-    rdma_ack_cm_event(ev);
+    v_.ack_cm_event(ev);
     return nullptr;
   }
   std::array<uint8_t, kPdBytes> pd{};
@@ -109,11 +122,11 @@ std::unique_ptr<Endpoint> RdmaListener::accept(int64_t deadline_ns) {
   rdma_conn_param req = ev->param.conn;
   req.private_data = nullptr;  // gone with the event
   rdma_cm_id* cm = ev->id;
-  rdma_ack_cm_event(ev);
+  v_.ack_cm_event(ev);
   ConnInfo peer;
   if (!check_peer(pd.data(), len, setup_, res_->settings().verb, peer).empty()) {
-    rdma_reject(cm, nullptr, 0);
-    rdma_destroy_id(cm);
+    v_.reject(cm, nullptr, 0);
+    v_.destroy_id(cm);
     ++rejected_;
     return nullptr;
   }
@@ -123,41 +136,42 @@ std::unique_ptr<Endpoint> RdmaListener::accept(int64_t deadline_ns) {
   ep->id = cm;
   std::string what = flow_name(setup_) + ": accepting";
   try {
-    ep->ch = make_channel();
+    ep->ch = make_channel(v_);
   } catch (...) {
-    rdma_reject(cm, nullptr, 0);
-    rdma_destroy_id(cm);
+    v_.reject(cm, nullptr, 0);
+    ep->id = nullptr;
+    v_.destroy_id(cm);
     throw;
   }
   // Its own channel: its events no longer mix with the listener's.
-  if (rdma_migrate_id(cm, ep->ch) != 0) {
+  if (v_.migrate_id(cm, ep->ch) != 0) {
     int err = errno;
-    rdma_reject(cm, nullptr, 0);
+    v_.reject(cm, nullptr, 0);
     throw_errno(what + ": rdma_migrate_id", err);
   }
   std::array<uint8_t, kPdBytes> mine{};
   try {
     prepare(*ep, setup_);
     encode_conn_info(ep->res->local_info(ep->conn, *ep->dev, setup_), mine.data());
-    if (std::string why = apply_ack_timeout(cm, res_->settings()); !why.empty()) {
+    if (std::string why = apply_ack_timeout(v_, cm, res_->settings()); !why.empty()) {
       throw std::runtime_error(what + ": " + why);
     }
   } catch (...) {
-    rdma_reject(cm, nullptr, 0);  // the client hears now, not at its deadline
+    v_.reject(cm, nullptr, 0);  // the client hears now, not at its deadline
     throw;
   }
   rdma_conn_param p = conn_param(accept_depths(*ep->dev, req), mine.data());
-  if (rdma_accept(cm, &p) != 0) {
+  if (v_.accept(cm, &p) != 0) {
     int err = errno;
-    rdma_reject(cm, nullptr, 0);
+    v_.reject(cm, nullptr, 0);
     throw_errno(what + ": rdma_accept", err);
   }
-  rdma_ack_cm_event(expect_event(ep->ch, RDMA_CM_EVENT_ESTABLISHED, deadline_ns, what));
-  if (int rc = set_min_rnr_timer(ep->id->qp, ep->id->verbs); rc != 0) {
+  v_.ack_cm_event(expect_event(v_, ep->ch, RDMA_CM_EVENT_ESTABLISHED, deadline_ns, what));
+  if (int rc = set_min_rnr_timer(v_, ep->id->qp, ep->id->verbs); rc != 0) {
     throw_errno(what + ": ibv_modify_qp (min_rnr_timer)", rc);
   }
   // One connection per flow: the listener has served its purpose.
-  destroy_id(id_);
+  destroy_id(v_, id_);
   id_ = nullptr;
   return ep;
 }
@@ -165,9 +179,10 @@ std::unique_ptr<Endpoint> RdmaListener::accept(int64_t deadline_ns) {
 }  // namespace
 
 RdmaEndpoint::~RdmaEndpoint() {
-  if (id && kind == Kind::conn) rdma_disconnect(id);
-  destroy_id(id);
-  if (ch) rdma_destroy_event_channel(ch);
+  VerbsApi& v = res ? res->verbs() : real_verbs();
+  if (id && kind == Kind::conn) v.disconnect(id);
+  destroy_id(v, id);
+  if (ch) v.destroy_event_channel(ch);
 }
 
 void RdmaEndpoint::release() {
@@ -189,40 +204,41 @@ std::unique_ptr<Endpoint> rdma_connect(const SockAddr& server, const SockAddr& s
   ep->remote = server;
   ep->source = source;
   std::string what = flow_name(setup) + ": connecting to " + server.to_string();
-  ep->ch = make_channel();
-  if (rdma_create_id(ep->ch, &ep->id, nullptr, RDMA_PS_TCP) != 0) {
+  VerbsApi& v = ep->res->verbs();
+  ep->ch = make_channel(v);
+  if (v.create_id(ep->ch, &ep->id, nullptr, RDMA_PS_TCP) != 0) {
     fail_errno(what + ": rdma_create_id");
   }
-  if (std::string why = apply_tos(ep->id, ep->res->settings()); !why.empty()) {
+  if (std::string why = apply_tos(v, ep->id, ep->res->settings()); !why.empty()) {
     throw std::runtime_error(what + ": " + why);
   }
   if (setup.per_transaction) {
     // Each transaction connects on the data path; the device's resources are made now, before
     // the timed phase, from where the address resolves.
     ep->kind = RdmaEndpoint::Kind::target;
-    resolve(ep->ch, ep->id, server, source, deadline_ns, what, false);
+    resolve(v, ep->ch, ep->id, server, source, deadline_ns, what, false);
     ep->dev = &ep->res->device(ep->id->verbs);
-    destroy_id(ep->id);
+    destroy_id(v, ep->id);
     ep->id = nullptr;
-    rdma_destroy_event_channel(ep->ch);
+    v.destroy_event_channel(ep->ch);
     ep->ch = nullptr;
     return ep;
   }
-  resolve(ep->ch, ep->id, server, source, deadline_ns, what, true);
+  resolve(v, ep->ch, ep->id, server, source, deadline_ns, what, true);
   prepare(*ep, setup);
   std::array<uint8_t, kPdBytes> mine{};
   encode_conn_info(ep->res->local_info(ep->conn, *ep->dev, setup), mine.data());
-  if (std::string why = apply_ack_timeout(ep->id, ep->res->settings()); !why.empty()) {
+  if (std::string why = apply_ack_timeout(v, ep->id, ep->res->settings()); !why.empty()) {
     throw std::runtime_error(what + ": " + why);
   }
   rdma_conn_param p = conn_param(local_depths(*ep->dev), mine.data());
-  if (rdma_connect(ep->id, &p) != 0) fail_errno(what + ": rdma_connect");
-  rdma_cm_event* ev = expect_event(ep->ch, RDMA_CM_EVENT_ESTABLISHED, deadline_ns, what);
+  if (v.connect(ep->id, &p) != 0) fail_errno(what + ": rdma_connect");
+  rdma_cm_event* ev = expect_event(v, ep->ch, RDMA_CM_EVENT_ESTABLISHED, deadline_ns, what);
   std::string why = check_peer(ev->param.conn.private_data, ev->param.conn.private_data_len, setup,
                                ep->res->settings().verb, ep->peer);
-  rdma_ack_cm_event(ev);
+  v.ack_cm_event(ev);
   if (!why.empty()) throw std::runtime_error(what + ": the server's answer is not ours: " + why);
-  if (int rc = set_min_rnr_timer(ep->id->qp, ep->id->verbs); rc != 0) {
+  if (int rc = set_min_rnr_timer(v, ep->id->qp, ep->id->verbs); rc != 0) {
     throw_errno(what + ": ibv_modify_qp (min_rnr_timer)", rc);
   }
   return ep;
