@@ -4,11 +4,14 @@
 # is client + server) with two worker threads a side:
 #
 #   bench/scale.sh [-l SECONDS] [-b MTPERF] [-t THREADS] [-f "100 1000 10000"]
-#                  [-w "stream rr"] [-x TRANSPORT] [-s]
+#                  [-w "stream rr"] [-x TRANSPORT] [-s] [-p CPUS:SERVER_CPUS]
 #
 # -s: the server in a process of its own (`mtperf serve` on a loopback port, started for each
 # run), so that each side has the whole open-file limit; the peak RSS is then the client's plus
 # the server's.
+# -p: the client's workers pinned to CPUS and the server's to SERVER_CPUS (`--cpus`,
+# `--server-cpus`), e.g. -p 0:1 with -t 1: one thread a side, each on a CPU of its own, so the
+# figures are not the scheduler's placement of four threads on two CPUs.
 #
 # Columns: the aggregate (Mbit/s for streams, trans/s for rr), Jain's index over the flows, the
 # set-up time (TEST request to the last connection, from the report), the peak RSS, and the RSS
@@ -23,7 +26,8 @@ counts="100 1000 10000"
 workloads="stream rr"
 transport=socket
 separate=0
-while getopts "l:b:t:f:w:x:sh" opt; do
+pin=()
+while getopts "l:b:t:f:w:x:sp:h" opt; do
   case $opt in
     l) len=$OPTARG ;;
     b) bin=$OPTARG ;;
@@ -32,7 +36,8 @@ while getopts "l:b:t:f:w:x:sh" opt; do
     w) workloads=$OPTARG ;;
     x) transport=$OPTARG ;;
     s) separate=1 ;;
-    *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    p) pin=(--cpus "${OPTARG%%:*}" --server-cpus "${OPTARG##*:}") ;;
+    *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
 [ -x "$bin" ] || { echo "bench/scale.sh: no mtperf binary at $bin (-b)" >&2; exit 2; }
@@ -68,7 +73,7 @@ one() {
   fi
   local ok=1
   /usr/bin/time -f '%M' -o "$tmp/rss" \
-    "$bin" run "${where[@]}" -w "$w" -P "$n" --threads "$threads" \
+    "$bin" run "${where[@]}" "${pin[@]}" -w "$w" -P "$n" --threads "$threads" \
     -T "$transport" -l "$len" --warmup 0.5 -q --format json >"$tmp/out.json" 2>"$tmp/err" || ok=0
   if [ "$separate" = 1 ]; then
     stop_server

@@ -90,8 +90,8 @@ po::options_description run_description() {
   add("confidence,I", text()->default_value("95,5", "95,5")->value_name("LEVEL,WIDTH"),
       "with -i: stop when the LEVEL% interval is within +/-WIDTH/2 % of the mean");
   add("format", text()->default_value("text", "text")->value_name("FORMAT"),
-      "text | json | csv | csv-flows (a line per flow) | junit (JUnit XML of the --check "
-      "verdicts)");
+      "text | json | csv | csv-flows | junit (csv-flows: a line per flow; junit: JUnit XML of "
+      "the --check verdicts)");
   add("check", text()->value_name("CHECKS"),
       "pass/fail thresholds, e.g. 'throughput>=9G,loss<=0,errors==0,verify==0': exit 3 when one "
       "fails (docs/validation.md)");
