@@ -72,10 +72,13 @@ void check_flow_limits(const TestSpec& spec, const SockAddr& server, bool server
     check_local_ports(2 * uint64_t(n), what + " to a server on this host");
 }
 
+// Connects every flow. A flow whose connect fails fails the test with need_all; otherwise it is
+// left out and named in `failed`, and the test goes on with the others (not with none).
 std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transport& transport,
                                                   const SockAddr& server,
                                                   const nlohmann::json& ready,
-                                                  const std::vector<std::string>& sources) {
+                                                  const std::vector<std::string>& sources,
+                                                  bool need_all, std::vector<FlowFailure>& failed) {
   auto ports = ready.at("ports").get<std::vector<uint16_t>>();
   uint64_t cookie = ready.at("cookie").get<uint64_t>();
   if (ports.size() != spec.flows_total()) {
@@ -99,11 +102,40 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transpor
     } else if (!spec.sock.source.empty()) {
       source = control_socket::resolve(spec.sock.source, 0);
     }
-    f->endpoint =
-        transport.connect(remote, source, flow_setup(spec, i, cookie, transport.caps()), deadline);
+    try {
+      f->endpoint = transport.connect(remote, source, flow_setup(spec, i, cookie, transport.caps()),
+                                      deadline);
+    } catch (const std::exception& e) {
+      if (need_all) throw std::runtime_error("flow " + std::to_string(i) + ": " + e.what());
+      failed.push_back({i, e.what()});
+      continue;
+    }
     flows.push_back(std::move(f));
   }
+  if (flows.empty()) {
+    throw std::runtime_error("no flow connected (" + std::to_string(failed.size()) +
+                             " tried): flow " + std::to_string(failed.front().flow) + ": " +
+                             failed.front().error);
+  }
   return flows;
+}
+
+// START: the flows that did not connect, so that the server stops waiting for them.
+nlohmann::json start_body(const std::vector<FlowFailure>& failed) {
+  nlohmann::json body = nlohmann::json::object();
+  if (failed.empty()) return body;
+  std::vector<uint32_t> ids;
+  for (const FlowFailure& f : failed)
+    ids.push_back(f.flow);
+  body["not_connected"] = not_connected_to_json(ids);
+  // The server reads at most kMaxRequestBody; scattered failures of very many flows would not
+  // fit (a few thousand ranges), and such a test has no meaning left anyway.
+  if (body.dump().size() + 64 > kMaxRequestBody) {
+    throw std::runtime_error(std::to_string(failed.size()) + " of the flows did not connect, " +
+                             "scattered too widely to name them to the server; first: flow " +
+                             std::to_string(failed.front().flow) + ": " + failed.front().error);
+  }
+  return body;
 }
 
 // What a local run may spend here: the memory budget, and a congestion control this host
@@ -241,10 +273,11 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   const int64_t setup_start_ns = now_ns();
   send_message(ctl.fd, {MsgType::test, test}, kSetupTimeoutMs);
   Message ready = expect(ctl.fd, MsgType::ready, kMaxRequestBody, kSetupTimeoutMs);
-  auto flows = open_flows(spec, *transport, server, ready.body, sources);
+  std::vector<FlowFailure> failed;
+  auto flows = open_flows(spec, *transport, server, ready.body, sources, opts.need_all, failed);
   const double setup_s = double(now_ns() - setup_start_ns) / 1e9;
 
-  send_message(ctl.fd, {MsgType::start, nlohmann::json::object()}, kSetupTimeoutMs);
+  send_message(ctl.fd, {MsgType::start, start_body(failed)}, kSetupTimeoutMs);
   expect(ctl.fd, MsgType::started, kMaxRequestBody, kSetupTimeoutMs);
   Runner runner(spec, Side::client, *transport, run_worker, std::move(flows), opts.cpus);
   runner.set_adapters(adapter_irqs("/"));
@@ -257,6 +290,8 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   out.transport_settings = transport->effective_settings();
   out.server_address = server.to_string();
   out.setup_s = setup_s;
+  out.flows_asked = spec.flows_total();
+  out.not_connected = std::move(failed);
   out.flow_sources = std::move(sources);
   out.flow_servers = spec.flow_servers;
   Message result;

@@ -26,6 +26,15 @@ struct ClientOptions {
   // The server runs in this process (mtperf run without -H): its connections count against
   // this process's file limit too.
   bool server_in_process = false;
+  // Every flow must connect (mtperf run --need-all): a flow that cannot fails the test before
+  // any traffic. Without it the test goes on with the flows that connected, and names the others.
+  bool need_all = false;
+};
+
+// A flow whose data connection could not be made: its id and why.
+struct FlowFailure {
+  uint32_t flow = 0;
+  std::string error;
 };
 
 struct TestOutcome {
@@ -39,10 +48,15 @@ struct TestOutcome {
   // From the TEST request to the last flow connected: the server's listeners and the client's
   // connections, s.
   double setup_s = 0;
+  // The flows asked for (TestSpec::flows_total()) and those of them that did not connect,
+  // ascending by id; client and server ran the others, under their own ids.
+  uint32_t flows_asked = 0;
+  std::vector<FlowFailure> not_connected;
 };
 
 // Runs one test. Throws std::runtime_error (ProtocolError) with one clear line: unreachable
-// server, refused connection, transport not usable, a field the server rejected.
+// server, refused connection, transport not usable, a field the server rejected, no flow
+// connected (or, with need_all, one flow that did not: "flow 17: connect to ...").
 TestOutcome run_test(const TestSpec& spec, const ClientOptions& opts,
                      IntervalCallback on_interval = {});
 

@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "workloads/json_field.hpp"
+
 namespace mtperf::control {
 
 std::string_view to_string(MsgType t) {
@@ -244,6 +246,60 @@ std::string random_hex(size_t bytes) {
     throw std::runtime_error("no random bytes from OpenSSL");
   }
   return hex_of(reinterpret_cast<const unsigned char*>(raw.data()), raw.size());
+}
+
+nlohmann::json not_connected_to_json(const std::vector<uint32_t>& ids) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1)
+      ++j;
+    out.push_back({ids[i], ids[j]});
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<uint32_t> not_connected_from_json(const nlohmann::json& start, uint32_t flows) {
+  auto it = start.find("not_connected");
+  if (it == start.end()) return {};
+  const std::string field = "START.not_connected";
+  auto bad = [&](const std::string& where, const std::string& why) -> void {
+    throw ProtocolError("the client's " + where + ": " + why);
+  };
+  if (!it->is_array()) bad(field, std::string("wrong type: ") + it->type_name() + ", not a list");
+  if (it->size() > flows) {
+    bad(field,
+        std::to_string(it->size()) + " ranges for a test of " + std::to_string(flows) + " flows");
+  }
+  std::vector<uint32_t> ids;
+  uint64_t lowest = 0;  // where the next range may start: ranges ascend and do not overlap
+  for (size_t i = 0; i < it->size(); ++i) {
+    const nlohmann::json& r = (*it)[i];
+    const std::string where = field + "[" + std::to_string(i) + "]";
+    if (!r.is_array() || r.size() != 2) bad(where, "not a [first, last] pair of flow ids");
+    uint32_t first = 0, last = 0;
+    try {
+      first = json_field::integer<uint32_t>(r[0], where + "[0]");
+      last = json_field::integer<uint32_t>(r[1], where + "[1]");
+    } catch (const std::invalid_argument& e) {
+      throw ProtocolError(std::string("the client's ") + e.what());
+    }
+    if (last < first) bad(where, "last flow " + std::to_string(last) + " before the first");
+    if (last >= flows) {
+      bad(where, "flow " + std::to_string(last) + " is not in the test (flows 0.." +
+                     std::to_string(flows - 1) + ")");
+    }
+    if (first < lowest)
+      bad(where, "flow " + std::to_string(first) + " listed again or out of order");
+    for (uint64_t f = first; f <= last; ++f)
+      ids.push_back(uint32_t(f));
+    lowest = uint64_t(last) + 1;
+  }
+  if (!ids.empty() && ids.size() >= flows) {
+    bad(field, "every flow of the test; a test with no flow connected ends before START");
+  }
+  return ids;
 }
 
 }  // namespace mtperf::control

@@ -10,7 +10,8 @@
 //     | -- TEST    {test, mac?}                -->  |   mac (key only) = M("test", test)
 //     | <-- READY   {ports[], cookie}           --  |   or ERROR {message}: bad field, limit
 //     |  (data: each flow connects to ports[i] and proves the cookie, see endpoint.hpp)
-//     | -- START   {}                          -->  |
+//     | -- START   {not_connected?}            -->  |   flows whose connect failed: the server
+//     |                                             |   stops waiting for them, drops them
 //     | <-- STARTED {}                          --  |   both sides run warm-up + window
 //     | <-- STOP    {cause, at_s, reason}       --  |   test.stop_on_error only: the server's
 //     |                                             |   flows failed; the client ends the window
@@ -37,6 +38,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -118,5 +120,14 @@ std::string test_mac(std::string_view key, std::string_view challenge, const nlo
 // another length is unequal.
 bool mac_matches(std::string_view received, std::string_view expected);
 std::string random_hex(size_t bytes);
+
+// START's "not_connected": the flows whose connect failed on the client (without --need-all the
+// test goes on with the others), as [first, last] ranges of flow ids, ascending and apart, so
+// that a storm of failures at the end of the set-up stays a few bytes. `ids` ascending.
+nlohmann::json not_connected_to_json(const std::vector<uint32_t>& ids);
+// The ids of START's "not_connected" (none when absent), each checked against a test of `flows`
+// flows: ranges [first, last] with first <= last < flows, ascending and apart, at most `flows`
+// of them, and at least one flow left connected. Throws ProtocolError naming the bad entry.
+std::vector<uint32_t> not_connected_from_json(const nlohmann::json& start, uint32_t flows);
 
 }  // namespace mtperf::control

@@ -31,28 +31,32 @@ uint64_t random_u64() {
   return std::stoull(h, nullptr, 16);
 }
 
-// Waits until a flow's socket is readable (true) or the deadline passes (false), watching the
-// control connection meanwhile: when it ends (the client vanished after READY, or abort() shut
-// it down) the session gives up at once instead of holding its sockets until the deadline. An
-// early START makes the control connection readable too; it is left for later.
-bool wait_for_flow(int fd, int control_fd, int64_t deadline_ns, bool& control_has_data) {
+enum class Wake { flow, control, timeout };
+
+// Waits until a flow's socket is readable (Wake::flow), the client's START arrives
+// (Wake::control, with watch_control) or the deadline passes, watching the control connection
+// meanwhile: when it ends (the client vanished after READY, or abort() shut it down) the session
+// gives up at once instead of holding its sockets until the deadline.
+Wake wait_for_flow(int fd, int control_fd, int64_t deadline_ns, bool watch_control) {
   for (;;) {
-    pollfd p[2] = {{fd, POLLIN, 0}, {control_has_data ? -1 : control_fd, POLLIN, 0}};
-    int n = ::poll(p, 2, ms_until(deadline_ns));
-    if (n == 0) return false;
+    pollfd p[2] = {{fd, POLLIN, 0}, {control_fd, POLLIN, 0}};
+    int n = ::poll(p, watch_control ? 2 : 1, ms_until(deadline_ns));
+    if (n == 0) return Wake::timeout;
     if (n < 0) {
       if (errno == EINTR) continue;
-      return false;
+      return Wake::timeout;
     }
-    if (p[1].revents != 0) {
+    bool control_data = false;
+    if (watch_control && p[1].revents != 0) {
       char c;
       ssize_t r = recv(control_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
       if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
         throw ProtocolError("the client closed the control connection during set-up");
       }
-      if (r > 0) control_has_data = true;
+      control_data = r > 0;
     }
-    if (p[0].revents != 0) return true;
+    if (p[0].revents != 0) return Wake::flow;
+    if (control_data) return Wake::control;
   }
 }
 
@@ -183,9 +187,18 @@ std::vector<std::unique_ptr<FlowSlot>> ServerSession::open_flows(const TestSpec&
   return flows;
 }
 
-void ServerSession::accept_flows(std::vector<std::unique_ptr<FlowSlot>>& flows) {
+void ServerSession::accept_flows(const TestSpec& spec,
+                                 std::vector<std::unique_ptr<FlowSlot>>& flows) {
   int64_t deadline = deadline_in(kSetupTimeoutMs);
-  bool control_has_data = false;
+  bool watch_control = true;
+  start_.reset();
+  std::vector<bool> given_up(flows.size(), false);  // START named them: never waited for
+  // The client sends START once each of its connects has ended, naming those that failed.
+  auto read_start = [&] {
+    start_ = expect(fd_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
+    for (uint32_t id : not_connected_from_json(start_->body, spec.flows_total()))
+      given_up[id] = true;
+  };
   for (size_t i = 0; i < flows.size(); ++i) {
     FlowListener& l = *listeners_[i];
     if (flows[i]->role == Role::crr_server) {  // connections come with each transaction
@@ -193,9 +206,17 @@ void ServerSession::accept_flows(std::vector<std::unique_ptr<FlowSlot>>& flows) 
       continue;
     }
     // A connection that is not this flow's (a stranger, a wrong cookie) is dropped and counted;
-    // the flow goes on waiting for its own until the deadline.
-    while (!flows[i]->endpoint) {
-      if (!wait_for_flow(l.wait_fd(), fd_, deadline, control_has_data)) {
+    // the flow goes on waiting for its own until the deadline, or until START gives it up.
+    while (!flows[i]->endpoint && !given_up[i]) {
+      Wake w = wait_for_flow(l.wait_fd(), fd_, deadline, watch_control);
+      if (w == Wake::control) {
+        // Anything after START waits for the runner (a client sends nothing more before
+        // STARTED): only the flows are watched from then on.
+        if (start_) watch_control = false;
+        if (!start_) read_start();
+        continue;
+      }
+      if (w == Wake::timeout) {
         throw ProtocolError("flow " + std::to_string(i) + ": the client never connected" +
                             (l.rejected() ? " (" + std::to_string(l.rejected()) +
                                                 " connection attempts without the test's cookie "
@@ -208,6 +229,16 @@ void ServerSession::accept_flows(std::vector<std::unique_ptr<FlowSlot>>& flows) 
     listeners_[i].reset();  // its descriptor and port, free for the next flow's connection
   }
   listeners_.clear();
+  if (!start_) read_start();
+  // The flows the client gave up run on neither side; one the server took all the same (its
+  // connect failed late on the client) is closed here. The others keep their ids.
+  size_t kept = 0;
+  for (size_t i = 0; i < flows.size(); ++i) {
+    if (given_up[flows[i]->id]) continue;
+    flows[kept++] = std::move(flows[i]);
+  }
+  not_connected_ = uint32_t(flows.size() - kept);
+  flows.resize(kept);
 }
 
 Message ServerSession::receive(MsgType want, int64_t deadline_ns) {
@@ -312,8 +343,11 @@ void ServerSession::exchange() {
   nlohmann::json ports = nlohmann::json::array();
   auto flows = open_flows(spec, *transport, cookie, ports);
   send_message(fd_, {MsgType::ready, {{"ports", ports}, {"cookie", cookie}}}, kSetupTimeoutMs);
-  accept_flows(flows);
-  expect(fd_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
+  accept_flows(spec, flows);
+  if (opts_.verbose && not_connected_ > 0) {
+    std::fprintf(stderr, "mtperf serve: %s: %u of %u flows did not connect; the test goes on\n",
+                 peer_.c_str(), not_connected_, spec.flows_total());
+  }
 
   std::mutex send_mu;  // STARTED from here, STOP from the runner's clock thread
   Runner runner(spec, Side::server, *transport, run_worker, std::move(flows), spec.server_cpus);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "control/metrics.hpp"
+#include "control/protocol.hpp"
 #include "control/server.hpp"
 #include "control/test_log.hpp"
 #include "workloads/runner.hpp"
@@ -46,7 +47,9 @@ class ServerSession {
   std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transport& transport,
                                                     uint64_t cookie, nlohmann::json& ports);
   // Each flow's connection, proven by the test's cookie; strangers are dropped and counted.
-  void accept_flows(std::vector<std::unique_ptr<FlowSlot>>& flows);
+  // Reads START (into start_) too, as soon as it comes: the flows it names as not connected are
+  // no longer waited for, and leave `flows` (not_connected_ counts them).
+  void accept_flows(const TestSpec& spec, std::vector<std::unique_ptr<FlowSlot>>& flows);
 
   int fd_;
   const ServerOptions& opts_;
@@ -63,7 +66,9 @@ class ServerSession {
   std::atomic<bool> aborted_{false};
   std::string peer_;
   std::vector<std::unique_ptr<FlowListener>> listeners_;  // during set-up only
-  uint64_t rejected_ = 0;  // data connections dropped for a wrong cookie or flow id
+  uint64_t rejected_ = 0;         // data connections dropped for a wrong cookie or flow id
+  std::optional<Message> start_;  // the client's START, read during accept_flows()
+  uint32_t not_connected_ = 0;    // flows the client's START named as not connected
 };
 
 }  // namespace mtperf::control

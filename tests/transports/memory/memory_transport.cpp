@@ -11,6 +11,9 @@
 // client a target to open connections to, and the server the listener itself; its port answers
 // until the client has taken the target, even after the server dropped the FlowListener.
 //
+// Option `refuse`: flow ids whose connects the client's side refuses, as a peer's closed port
+// would (the set-up of a test where some flows cannot connect).
+//
 // Limits: 512 connections alive at once (pipes of 32 KiB each way), 256 crr listeners in the
 // life of the process (test::MemoryNetwork does not reuse them); no datagrams (no UDP).
 #include <sys/eventfd.h>
@@ -21,12 +24,14 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 
 #include "tests/support/memory_engine.hpp"
 #include "tests/transports/memory/register.hpp"
 #include "transports/api/endpoint.hpp"
 #include "transports/api/engine_host.hpp"
+#include "transports/api/options.hpp"
 
 namespace mtperf::test {
 namespace {
@@ -146,8 +151,35 @@ class MemoryListener final : public FlowListener {
   std::unique_ptr<Endpoint> target_, listener_;  // crr
 };
 
+std::vector<OptionInfo> memory_options() {
+  OptionInfo refuse;
+  refuse.key = "refuse";
+  refuse.help =
+      "flow ids whose connects fail, comma-separated (tests of flows that cannot connect)";
+  return {refuse};
+}
+
+std::set<uint32_t> refused_flows(const TransportParams& params) {
+  auto opts = memory_options();
+  OptionValues v = parse_options("memory", opts, params);
+  std::set<uint32_t> out;
+  const std::string& list = v.text("refuse");
+  for (size_t at = 0; at < list.size();) {
+    size_t end = list.find(',', at);
+    if (end == std::string::npos) end = list.size();
+    try {
+      out.insert(uint32_t(std::stoul(list.substr(at, end - at))));
+    } catch (const std::exception&) {
+      throw std::invalid_argument("memory option refuse: '" + list + "' is not a list of flow ids");
+    }
+    at = end + 1;
+  }
+  return out;
+}
+
 class MemoryTransport final : public Transport, public EngineHost<MemoryEngine> {
  public:
+  explicit MemoryTransport(std::set<uint32_t> refused) : refused_(std::move(refused)) {}
   Caps caps() const override { return MemoryEngine::memory_caps(); }
   std::unique_ptr<FlowListener> listen(const SockAddr&, const FlowSetup& setup) override {
     if (setup.proto != Proto::tcp) throw std::runtime_error("memory: carries no datagrams (UDP)");
@@ -155,6 +187,9 @@ class MemoryTransport final : public Transport, public EngineHost<MemoryEngine> 
   }
   std::unique_ptr<Endpoint> connect(const SockAddr& server, const SockAddr&, const FlowSetup& setup,
                                     int64_t) override {
+    if (refused_.count(setup.flow)) {
+      throw std::runtime_error("connect to " + server.to_string() + ": Connection refused");
+    }
     PortTable& t = ports();
     std::lock_guard lock(t.mu);
     auto it = t.by_port.find(server.port());
@@ -179,6 +214,9 @@ class MemoryTransport final : public Transport, public EngineHost<MemoryEngine> 
   std::unique_ptr<MemoryEngine> make_engine(const EngineConfig& cfg) override {
     return std::make_unique<MemoryEngine>(network(), cfg);
   }
+
+ private:
+  std::set<uint32_t> refused_;
 };
 
 }  // namespace
@@ -192,8 +230,9 @@ const TransportEntry& memory_transport_entry() {
       p.usable = true;
       return p;
     };
-    t.create = [](const TransportParams&) -> std::unique_ptr<Transport> {
-      return std::make_unique<MemoryTransport>();
+    t.options = memory_options;
+    t.create = [](const TransportParams& params) -> std::unique_ptr<Transport> {
+      return std::make_unique<MemoryTransport>(refused_flows(params));
     };
     return t;
   }();
