@@ -20,11 +20,25 @@ struct OpName {
 constexpr OpName kOps[] = {{"<=", Check::Op::le}, {">=", Check::Op::ge}, {"==", Check::Op::eq},
                            {"!=", Check::Op::ne}, {"<", Check::Op::lt},  {">", Check::Op::gt}};
 
-constexpr std::string_view kMetrics[] = {
-    "throughput",  "throughput_c2s", "throughput_s2c", "transaction_rate", "latency_mean",
-    "latency_p50", "latency_p90",    "latency_p99",    "latency_p99_9",    "latency_max",
-    "loss",        "retransmits",    "errors",         "verify",           "jain",
-    "local_cpu",   "remote_cpu",     "longest_stall"};
+constexpr std::string_view kMetrics[] = {"throughput",
+                                         "throughput_c2s",
+                                         "throughput_s2c",
+                                         "transaction_rate",
+                                         "latency_mean",
+                                         "latency_p50",
+                                         "latency_p90",
+                                         "latency_p99",
+                                         "latency_p99_9",
+                                         "latency_max",
+                                         "loss",
+                                         "retransmits",
+                                         "errors",
+                                         "verify",
+                                         "jain",
+                                         "local_cpu",
+                                         "remote_cpu",
+                                         "longest_stall",
+                                         "flows_not_connected"};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
@@ -138,6 +152,7 @@ std::optional<double> figure(const std::string& m, const Report& r, std::string&
   }
   if (m == "jain") return s.jain_fairness;
   if (m == "longest_stall") return s.longest_stall_s;
+  if (m == "flows_not_connected") return double(s.flows_not_connected.size());
   const auto& cpu = m == "local_cpu" ? s.local_cpu : s.remote_cpu;
   if (!cpu) why = "no CPU figure for that host";
   return cpu ? std::optional<double>(cpu->host.total.util) : std::nullopt;

@@ -16,6 +16,7 @@
 //   jain          Jain's fairness index over the flows
 //   local_cpu, remote_cpu   % of the host's CPUs
 //   longest_stall s without progress on the client (a link down, a hung peer)
+//   flows_not_connected   flows whose connect failed (the run went on without them)
 // A check whose figure the run did not produce (verify without --verify, latency of a stream)
 // fails, and says why: a threshold that cannot be checked is not a pass.
 #include <optional>

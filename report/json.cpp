@@ -143,6 +143,13 @@ nlohmann::json flow_json(const FlowFigures& f) {
   return j;
 }
 
+nlohmann::json not_connected_json(const std::vector<control::FlowFailure>& failed) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const control::FlowFailure& f : failed)
+    out.push_back({{"flow", f.flow}, {"error", f.error}});
+  return out;
+}
+
 nlohmann::json groups_json(const std::vector<GroupFigures>& groups) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& g : groups)
@@ -263,7 +270,9 @@ nlohmann::json summary_json(const Summary& s) {
           {"stopped_early", stopped_json(s.stopped_early)},
           {"longest_stall_s", num(s.longest_stall_s)},
           {"longest_stall_start_s", num(s.longest_stall_start_s)},
-          {"setup_s", num(s.setup_s)}};
+          {"setup_s", num(s.setup_s)},
+          {"flows_asked", s.flows_asked},
+          {"flows_not_connected", not_connected_json(s.flows_not_connected)}};
 }
 
 // netperf omni selector names, for scripts that read netperf's output.

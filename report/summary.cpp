@@ -267,6 +267,8 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   s.interrupted = o.client.interrupted;
   if (o.client.stopped.cause != StopCause::none) s.stopped_early = o.client.stopped;
   s.setup_s = o.setup_s;
+  s.flows_asked = o.flows_asked;
+  s.flows_not_connected = o.not_connected;
   s.longest_stall_s = o.client.longest_stall_s;
   s.longest_stall_start_s = o.client.longest_stall_start_s;
   std::vector<double> per_flow;
@@ -353,6 +355,8 @@ void finish_report(Report& r) {
   Summary m = r.iterations.back();  // flows, CPU split and intervals of the last iteration
   for (const Summary& s : r.iterations) {
     m.interrupted = m.interrupted || s.interrupted;
+    if (s.flows_not_connected.size() > m.flows_not_connected.size())
+      m.flows_not_connected = s.flows_not_connected;
     if (!m.stopped_early) m.stopped_early = s.stopped_early;
     if (s.longest_stall_s > m.longest_stall_s) {
       m.longest_stall_s = s.longest_stall_s;

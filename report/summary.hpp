@@ -90,6 +90,10 @@ struct Summary {
   double longest_stall_s = 0, longest_stall_start_s = 0;
   // Setting the flows up: the server's listeners and every connection, s (control::TestOutcome).
   double setup_s = 0;
+  // The flows asked for, and those of them that did not connect, ascending by id (mtperf run
+  // without --need-all: the test ran with the others). Summary: the iteration with the most.
+  uint32_t flows_asked = 0;
+  std::vector<control::FlowFailure> flows_not_connected;
   double throughput_bps = 0;  // all directions together
   // Each direction's own bytes: an rr flow's requests count client->server, its responses
   // server->client.

@@ -344,8 +344,28 @@ void placement_lines(std::string& out, const Report& r, bool rr) {
   groups_table(out, "controller", s.controllers, rr);
 }
 
-// What went wrong: errors, the longest stall, an early stop, an interruption.
+// The flows that did not connect, the first few by name: "17 (Connection refused), ...".
+void not_connected_line(std::string& out, const Summary& s) {
+  constexpr size_t kNamed = 10;
+  if (s.flows_not_connected.empty()) return;
+  std::string names;
+  for (size_t i = 0; i < s.flows_not_connected.size() && i < kNamed; ++i) {
+    const control::FlowFailure& f = s.flows_not_connected[i];
+    // The cause alone ("Connection refused"), not where to: the address is the server's.
+    std::string why =
+        f.error.substr(f.error.rfind(": ") == std::string::npos ? 0 : f.error.rfind(": ") + 2);
+    names += fmt::format("{}{} ({})", i ? ", " : "", f.flow, why);
+  }
+  if (s.flows_not_connected.size() > kNamed)
+    names += fmt::format(", and {} more", s.flows_not_connected.size() - kNamed);
+  out += fmt::format("  flows not connected {} of {}: {}\n", s.flows_not_connected.size(),
+                     s.flows_asked, names);
+}
+
+// What went wrong: flows that never connected, errors, the longest stall, an early stop, an
+// interruption.
 void ending_lines(std::string& out, const Summary& s) {
+  not_connected_line(out, s);
   for (auto& e : s.errors)
     out += "  error: " + e + "\n";
   if (s.longest_stall_s >= kStallShownS) {

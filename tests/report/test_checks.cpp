@@ -130,3 +130,12 @@ TEST_CASE("longest_stall is a check on the whole run") {
   CHECK_FALSE(res[0].passed);
   CHECK(res[0].detail == "measured 0.8");
 }
+
+TEST_CASE("flows_not_connected is a check on the whole run") {
+  Report r = stream_report();
+  CHECK(evaluate_checks(parse_checks("flows_not_connected==0"), r)[0].passed);
+  r.summary.flows_not_connected = {{17, "connect to 127.0.0.1:40001: Connection refused"}};
+  auto res = evaluate_checks(parse_checks("flows_not_connected==0"), r);
+  CHECK_FALSE(res[0].passed);
+  CHECK(res[0].detail == "measured 1");
+}

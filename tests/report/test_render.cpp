@@ -251,6 +251,33 @@ TEST_CASE("a run stopped early and a stall are in the text and the JSON", "[rend
   CHECK(report_json(plain)["summary"]["stopped_early"].is_null());
 }
 
+TEST_CASE("flows that did not connect: counted and named in the text and the JSON", "[render]") {
+  control::TestOutcome o = outcome(Workload::stream);
+  o.flows_asked = 14;
+  for (uint32_t f = 2; f < 14; ++f)
+    o.not_connected.push_back({f, "connect to 127.0.0.1:" + std::to_string(40000 + f) + ": " +
+                                      (f == 2 ? "Connection timed out" : "Connection refused")});
+  Report r;
+  r.spec.flows = 14;
+  r.iterations.push_back(summarize(r.spec, o));
+  finish_report(r);
+  std::string text = report_text(r);
+  CHECK_THAT(text, Catch::Contains("  flows not connected 12 of 14: 2 (Connection timed out), 3 "
+                                   "(Connection refused), 4 (Connection refused)"));
+  CHECK_THAT(text, Catch::Contains("11 (Connection refused), and 2 more\n"));
+  nlohmann::json j = report_json(r);
+  CHECK(j["summary"]["flows_asked"] == 14);
+  REQUIRE(j["summary"]["flows_not_connected"].size() == 12);
+  CHECK(j["summary"]["flows_not_connected"][0]["flow"] == 2);
+  CHECK(j["summary"]["flows_not_connected"][0]["error"] ==
+        "connect to 127.0.0.1:40002: Connection timed out");
+  CHECK(j["iterations"][0]["flows_not_connected"].size() == 12);
+  // Every flow connected: no line, an empty list.
+  Report plain = report_of(Workload::stream);
+  CHECK_THAT(report_text(plain), !Catch::Contains("not connected"));
+  CHECK(report_json(plain)["summary"]["flows_not_connected"] == nlohmann::json::array());
+}
+
 TEST_CASE("many flows read as a distribution in text, every one in JSON", "[render]") {
   Report r;
   r.spec.workload = Workload::stream;
