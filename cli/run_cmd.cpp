@@ -77,6 +77,15 @@ int run_command(const std::vector<std::string>& args) {
       std::fprintf(stderr, "mtperf run: interrupted; the report is a partial result\n");
       return kExitInterrupted;
     }
+    // Flows that did not connect do not fail the run (without --need-all it goes on with the
+    // others, and --check flows_not_connected==0 fails it), but never pass unsaid.
+    if (const auto& lost = r.summary.flows_not_connected; !lost.empty()) {
+      std::fprintf(stderr,
+                   "mtperf run: %zu of %u flows did not connect (first: flow %u: %s); the figures "
+                   "are those of the others (--need-all fails such a run)\n",
+                   lost.size(), r.summary.flows_asked, lost.front().flow,
+                   lost.front().error.c_str());
+    }
     const auto& stop = r.summary.stopped_early;
     if (stop) {
       std::fprintf(stderr, "mtperf run: stopped early at %.2f s (--stop-on-error): %s\n",

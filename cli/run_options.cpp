@@ -98,6 +98,9 @@ po::options_description run_description() {
   add("stop-on-error", po::bool_switch(),
       "end the run at the first error a flow counts, the first --verify mismatch, or (with "
       "--interval and --check) the first interval that fails a check; the report says why");
+  add("need-all", po::bool_switch(),
+      "fail the test before any traffic when a flow cannot connect (default: run with the flows "
+      "that connected; the report names the others)");
   add("per-flow-latency", po::bool_switch(),
       "keep a latency histogram per flow (58 KiB each) for every flow's own percentiles; "
       "without it the histograms are per worker, with the same summary percentiles");
@@ -443,6 +446,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   set_hosts(o, vm);
   set_output(o, vm);
   o.spec.stop_on_error = get<bool>(vm, "stop-on-error");
+  o.client.need_all = get<bool>(vm, "need-all");
   o.spec.per_flow_latency = get<bool>(vm, "per-flow-latency");
   // The options of a line the transport brings (harness/request.hpp): those given, by key; the
   // line's hook checks them.

@@ -244,3 +244,9 @@ TEST_CASE("--stop-on-error and --check go into the request", "[options]") {
   REQUIRE(o.checks.size() == 1);
   CHECK(o.checks[0].metric == "throughput");
 }
+
+TEST_CASE("--need-all goes into the client's options", "[options]") {
+  CHECK_FALSE(parse({}).client.need_all);
+  CHECK(parse({"--need-all"}).client.need_all);
+  CHECK(parse({"--check", "flows_not_connected==0"}).checks[0].metric == "flows_not_connected");
+}
