@@ -237,7 +237,7 @@ void ServerSession::accept_flows(const TestSpec& spec,
     if (given_up[flows[i]->id]) continue;
     flows[kept++] = std::move(flows[i]);
   }
-  not_connected_ = uint32_t(flows.size() - kept);
+  log_.not_connected = uint32_t(flows.size() - kept);
   flows.resize(kept);
 }
 
@@ -344,9 +344,9 @@ void ServerSession::exchange() {
   auto flows = open_flows(spec, *transport, cookie, ports);
   send_message(fd_, {MsgType::ready, {{"ports", ports}, {"cookie", cookie}}}, kSetupTimeoutMs);
   accept_flows(spec, flows);
-  if (opts_.verbose && not_connected_ > 0) {
+  if (opts_.verbose && log_.not_connected > 0) {
     std::fprintf(stderr, "mtperf serve: %s: %u of %u flows did not connect; the test goes on\n",
-                 peer_.c_str(), not_connected_, spec.flows_total());
+                 peer_.c_str(), log_.not_connected, spec.flows_total());
   }
 
   std::mutex send_mu;  // STARTED from here, STOP from the runner's clock thread

@@ -48,7 +48,7 @@ class ServerSession {
                                                     uint64_t cookie, nlohmann::json& ports);
   // Each flow's connection, proven by the test's cookie; strangers are dropped and counted.
   // Reads START (into start_) too, as soon as it comes: the flows it names as not connected are
-  // no longer waited for, and leave `flows` (not_connected_ counts them).
+  // no longer waited for, and leave `flows` (log_.not_connected counts them).
   void accept_flows(const TestSpec& spec, std::vector<std::unique_ptr<FlowSlot>>& flows);
 
   int fd_;
@@ -68,7 +68,6 @@ class ServerSession {
   std::vector<std::unique_ptr<FlowListener>> listeners_;  // during set-up only
   uint64_t rejected_ = 0;         // data connections dropped for a wrong cookie or flow id
   std::optional<Message> start_;  // the client's START, read during accept_flows()
-  uint32_t not_connected_ = 0;    // flows the client's START named as not connected
 };
 
 }  // namespace mtperf::control

@@ -52,6 +52,7 @@ std::string format_test_log(const TestLog& log) {
     add("transport", s.transport);
     add("flows", std::to_string(s.flows_total()));
   }
+  if (log.not_connected > 0) add("not_connected", std::to_string(log.not_connected));
   if (log.counted) {
     add("bytes_sent", std::to_string(log.bytes_sent));
     add("bytes_recv", std::to_string(log.bytes_recv));

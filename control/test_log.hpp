@@ -5,6 +5,7 @@
 //   client=10.0.0.7:41234 workload=rr proto=tcp transport=tcp flows=4 bytes_sent=4096
 //   bytes_recv=4096 transactions=4096 result=ok
 //   client=10.0.0.9:5120 result=refused reason="authentication failed: ..."
+//   client=10.0.0.7:41236 workload=stream ... flows=1000 not_connected=3 ... result=ok
 //
 // (one line each). Values with a space, a quote, '=' or a backslash are quoted, with '"' and '\'
 // escaped; control characters become spaces. Fields the server never learned are left out.
@@ -26,6 +27,8 @@ struct TestLog {
   uint64_t transactions = 0;  // rr and crr only
   bool counted = false;       // the test ran: the counts above are the server's
   uint64_t flow_errors = 0;   // errors the server's side of a finished test reported
+  // Flows the client's START named as not connected: the test ran without them (not errors).
+  uint32_t not_connected = 0;
   Result result = Result::ok;
   std::string why;  // the error, or why the test was refused
   // A refusal's step, for counting (metrics): allow (not from --allow), pending (dropped under

@@ -4,6 +4,9 @@
 // START's list of them is checked as any input from the network.
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -42,7 +45,16 @@ std::vector<uint32_t> ids_of(const SideResult& side) {
 }  // namespace
 
 TEST_CASE("flows that cannot connect are named; the others run", "[not_connected]") {
-  LocalServer server(own_server_options());
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> log;
+  ServerOptions so = own_server_options();
+  so.log = [&](const std::string& line) {
+    std::lock_guard lock(mu);
+    log.push_back(line);
+    cv.notify_all();
+  };
+  LocalServer server(so);
   ClientOptions o;
   o.server = server.address();
   const int64_t start = now_ns();
@@ -64,6 +76,14 @@ TEST_CASE("flows that cannot connect are named; the others run", "[not_connected
   for (size_t i = 0; i < 2; ++i) {
     CHECK(out.client.flows[i].total.bytes_sent > 0);
     CHECK(out.client.flows[i].total.bytes_sent == out.server->flows[i].total.bytes_recv);
+  }
+  // The server's log line counts them apart from errors.
+  {
+    std::unique_lock lock(mu);
+    REQUIRE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return !log.empty(); }));
+    CHECK_THAT(log[0], Catch::Contains(" flows=5 not_connected=3 "));
+    CHECK_THAT(log[0], Catch::EndsWith(" result=ok"));
+    CHECK(log[0].find("flow_errors") == std::string::npos);
   }
   // The server serves the next test as before.
   TestOutcome next = run_test(memory_stream(2, ""), o);

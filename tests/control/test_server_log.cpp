@@ -105,6 +105,10 @@ TEST_CASE("log values are bare or quoted, and a line stays one line", "[server][
   log.result = TestLog::Result::refused;
   log.why = "no";
   CHECK(format_test_log(log) == "client=[::1]:7 result=refused reason=no");
+  log.spec = TestSpec{};
+  log.spec->flows = 4;
+  log.not_connected = 3;
+  CHECK_THAT(format_test_log(log), Catch::Contains(" flows=4 not_connected=3 result=refused"));
 }
 
 TEST_CASE("the server logs a finished stream test with its own byte counts", "[server][log]") {
