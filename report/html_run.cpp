@@ -183,6 +183,20 @@ std::string run_meta(const Json& doc) {
       grouped(number(env, "cpus")), text(env, "kernel"), text(env, "mtperf_version")));
 }
 
+// The flows that did not connect, the first ten by id and cause; "" when every flow connected.
+std::string not_connected_meta(const Json& s) {
+  const Json& lost = array(s, "flows_not_connected");
+  if (lost.empty()) return "";
+  std::string names;
+  for (size_t i = 0; i < lost.size() && i < 10; ++i) {
+    names += fmt::format("{}{} ({})", i ? ", " : "", grouped(number(lost[i], "flow")),
+                         text(lost[i], "error"));
+  }
+  if (lost.size() > 10) names += fmt::format(", and {} more", lost.size() - 10);
+  return meta(fmt::format("{} of {} flows did not connect; the figures are the others': {}.",
+                          lost.size(), grouped(number(s, "flows_asked")), names));
+}
+
 }  // namespace
 
 std::string run_section(const Json& doc) {
@@ -191,6 +205,7 @@ std::string run_section(const Json& doc) {
   std::string out = run_meta(doc);
   if (at(s, "interrupted").is_boolean() && at(s, "interrupted").get<bool>())
     out += meta("Interrupted: a partial result.");
+  out += not_connected_meta(s);
   if (rr) out += latency_chart(at(s, "latency_us"));
   out += cpu_chart(s) + flow_chart(s, rr);
   out += heading(3, "Summary") + summary_table(doc, rr);

@@ -298,6 +298,18 @@ TEST_CASE("a run page: latency on a log axis, the CPU split, per-flow bars, the 
   CHECK(page.find("44\u2009827") != std::string::npos);  // the transactions in the table
 }
 
+TEST_CASE("a run page names the flows that did not connect") {
+  CHECK(page_of(run_doc()).find("did not connect") == std::string::npos);
+  json doc = run_doc();
+  doc["summary"]["flows_asked"] = 3;
+  doc["summary"]["flows_not_connected"] = {
+      {{"flow", 2}, {"error", "connect to 127.0.0.1:40002: Connection <refused>"}}};
+  const std::string page = page_of(doc);
+  check_page(page);
+  CHECK(page.find("1 of 3 flows did not connect; the figures are the others&#39;: 2 (connect to "
+                  "127.0.0.1:40002: Connection &lt;refused&gt;).") != std::string::npos);
+}
+
 TEST_CASE("a compare page: bars with whiskers, samples and the verdict beside them") {
   const std::string page = page_of(compare_doc());
   check_page(page);
