@@ -27,7 +27,7 @@ using mtperf::floors::Engine;
 using mtperf::floors::Options;
 using mtperf::floors::Workload;
 
-constexpr uint32_t kMaxFlows = 4096;  // as mtperf's -P
+constexpr uint32_t kMaxFlows = 16384;  // both sides in one process: two descriptors a flow
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
@@ -103,7 +103,7 @@ Options parse(int argc, char** argv) {
       case 'P': {
         char* end = nullptr;
         unsigned long n = std::strtoul(optarg, &end, 10);
-        if (*end != '\0' || n < 1 || n > kMaxFlows) usage("bad number of flows (1..4096)");
+        if (*end != '\0' || n < 1 || n > kMaxFlows) usage("bad number of flows (1..16384)");
         o.flows = uint32_t(n);
         break;
       }
