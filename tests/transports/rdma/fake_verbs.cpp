@@ -116,6 +116,11 @@ int FakeVerbs::live_total() const {
   return n;
 }
 
+std::string FakeVerbs::leftovers() const {
+  if (live_total() == 0 && bad_destroys_ == 0) return "";
+  return "alive: " + live_text() + "; bad destroys: " + std::to_string(bad_destroys_);
+}
+
 std::string FakeVerbs::live_text() const {
   std::string s;
   for (size_t k = 0; k < kObjKinds; ++k) {

@@ -77,6 +77,9 @@ class FakeVerbs final : public VerbsApi {
   int live_total() const;
   std::string live_text() const;  // "qp 1, cm_id 2", or "none"
   int bad_destroys() const { return bad_destroys_; }
+  // "" when nothing is alive and nothing was destroyed wrongly; otherwise what is left, for a
+  // test's CHECK(f.leftovers() == "") to print.
+  std::string leftovers() const;
 
   // The nth call of c from now (1: the next) fails with err; fail_always: every one from the
   // next on. post_send: fail_post_send fails the next chain at its request `index` (0-based).

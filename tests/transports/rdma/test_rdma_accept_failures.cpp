@@ -89,9 +89,7 @@ TEST_CASE("crr: a failed accept is rejected and gives back its queue pair, id an
   ep.reset();
   listener.reset();
   res.reset();
-  INFO("alive after teardown: " << f.live_text());
-  CHECK(f.live_total() == 0);
-  CHECK(f.bad_destroys() == 0);
+  CHECK(f.leftovers() == "");
 }
 
 TEST_CASE("crr: many accepted, some refused, then teardown leaves nothing alive") {
@@ -128,9 +126,7 @@ TEST_CASE("crr: many accepted, some refused, then teardown leaves nothing alive"
   ep.reset();
   listener.reset();
   res.reset();
-  INFO("alive after teardown: " << f.live_text());
-  CHECK(f.live_total() == 0);
-  CHECK(f.bad_destroys() == 0);
+  CHECK(f.leftovers() == "");
 }
 
 TEST_CASE("setup: a flow's failed accept is rejected and leaves nothing alive") {
@@ -167,8 +163,7 @@ TEST_CASE("setup: a flow's failed accept is rejected and leaves nothing alive") 
   CHECK(f.bad_destroys() == 0);
   listener.reset();
   res.reset();
-  INFO("alive after teardown: " << f.live_text());
-  CHECK(f.live_total() == 0);
+  CHECK(f.leftovers() == "");
 }
 
 TEST_CASE("setup: a flow accepted and torn down leaves nothing alive") {
@@ -191,9 +186,7 @@ TEST_CASE("setup: a flow accepted and torn down leaves nothing alive") {
   ep.reset();
   listener.reset();
   res.reset();
-  INFO("alive after teardown: " << f.live_text());
-  CHECK(f.live_total() == 0);
-  CHECK(f.bad_destroys() == 0);
+  CHECK(f.leftovers() == "");
 }
 
 TEST_CASE("setup: a listener whose set-up fails partway leaves nothing alive") {
@@ -205,7 +198,5 @@ TEST_CASE("setup: a listener whose set-up fails partway leaves nothing alive") {
   auto res = std::make_shared<WorkerRes>(cfg, settings(SrqMode::off), false, f);
   f.fail(step);
   CHECK_THROWS_AS(rdma_listen(fake_address(), setup, res), std::runtime_error);
-  INFO("alive: " << f.live_text());
-  CHECK(f.live_total() == 0);
-  CHECK(f.bad_destroys() == 0);
+  CHECK(f.leftovers() == "");
 }

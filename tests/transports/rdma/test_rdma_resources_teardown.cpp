@@ -42,9 +42,7 @@ TEST_CASE("resources: a device set up and torn down leaves nothing alive") {
     CHECK(f.live(Obj::mr) == 2 + int(res.layout().conns));
     CHECK(f.live(Obj::qp) == 0);  // the queue pair that found the inline size is gone
   }
-  INFO("alive: " << f.live_text());
-  CHECK(f.live_total() == 0);
-  CHECK(f.bad_destroys() == 0);
+  CHECK(f.leftovers() == "");
 }
 
 TEST_CASE("resources: a device set-up failing at any step destroys what it made") {
@@ -89,9 +87,7 @@ TEST_CASE("resources: a device set-up failing at any step destroys what it made"
     res.device(f.context());
     CHECK(f.live(Obj::pd) == 1);
   }
-  INFO("alive: " << f.live_text());
-  CHECK(f.live_total() == 0);
-  CHECK(f.bad_destroys() == 0);
+  CHECK(f.leftovers() == "");
 }
 
 TEST_CASE(
@@ -105,5 +101,5 @@ TEST_CASE(
     CHECK(d.max_inline < inline_wanted(kInlineAuto, Verb::send));
     CHECK(f.live(Obj::qp) == 0);  // every probe's queue pair destroyed
   }
-  CHECK(f.live_total() == 0);
+  CHECK(f.leftovers() == "");
 }
