@@ -59,8 +59,11 @@ start_server() {
   echo "bench/scale.sh: mtperf serve did not start: $(cat "$tmp/serr")" >&2
   exit 1
 }
+# The server is /usr/bin/time's child: it is the one told to stop, so that time, still
+# waiting, writes its peak RSS (a TERM to time itself would leave the server running and
+# write nothing).
 stop_server() {
-  kill -TERM "$server_pid" 2>/dev/null || true
+  pkill -TERM -P "$server_pid" 2>/dev/null || true
   wait "$server_pid" 2>/dev/null || true
 }
 trap 'stop_server 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -77,7 +80,8 @@ one() {
     -T "$transport" -l "$len" --warmup 0.5 -q --format json >"$tmp/out.json" 2>"$tmp/err" || ok=0
   if [ "$separate" = 1 ]; then
     stop_server
-    srss=$(cat "$tmp/srss" 2>/dev/null | tail -1)
+    srss=$(tail -1 "$tmp/srss" 2>/dev/null)
+    [[ "$srss" =~ ^[0-9]+$ ]] || { echo "bench/scale.sh: no peak RSS from the server" >&2; exit 1; }
   fi
   if [ $ok = 0 ]; then
     grep -v '^Command exited' "$tmp/err" | sed "s/^/$w -P $n: /" >&2 || true
