@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -211,16 +212,27 @@ void set_requests(CompareOptions& o) {
   Compare& c = o.model;
   const std::vector<std::string>& w = o.workloads;
   std::vector<std::string> where(c.configs.size());
+  // An option goes to the workloads that read it (`-r` to rr, not to stream); one that none of
+  // them reads is refused, as `mtperf run` refuses it.
+  std::optional<UsageError> unused;
   for (const auto& name : w) {
     std::vector<std::string> a = c.common_args;
     a.insert(a.end(), {"-w", name});
-    parse_run_options(a);
+    parse_run_options(a, UnusedOptions::pass);
+    try {
+      parse_run_options(a);
+      unused.reset();
+      break;
+    } catch (const UsageError& e) {
+      if (!unused) unused = e;
+    }
   }
+  if (unused) throw *unused;
   o.requests.assign(w.size(), std::vector<RunRequest>(c.configs.size()));
   for (size_t k = 0; k < c.configs.size(); ++k)
     for (size_t r = 0; r < w.size(); ++r) {
       try {
-        const RunOptions ro = parse_run_options(run_args(c, k, w[r]));
+        const RunOptions ro = parse_run_options(run_args(c, k, w[r]), UnusedOptions::pass);
         c.length_s = ro.spec.duration_s;
         where[k] = where_told(ro);
         o.requests[r][k] = ro;

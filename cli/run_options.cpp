@@ -225,6 +225,65 @@ void set_placement(RunOptions& o, const CommandLine& cl) {
   o.placement = r;
 }
 
+}  // namespace
+
+std::string spec_field_option(SpecField f) {
+  switch (f) {
+    case SpecField::flows:
+      return "-P/--flows";
+    case SpecField::threads:
+      return "--threads";
+    case SpecField::duration:
+      return "-l/--length";
+    case SpecField::warmup:
+      return "--warmup";
+    case SpecField::message_size:
+      return "-m/--message-size";
+    case SpecField::request_size:
+    case SpecField::response_size:
+    case SpecField::rr_size:
+      return "-r/--rr-size";
+    case SpecField::burst:
+      return "--burst";
+    case SpecField::conn_rate:
+    case SpecField::rate:
+      return "--rate";
+    case SpecField::interval:
+      return "--interval";
+    case SpecField::udp_timeout:
+      return "--udp-timeout";
+    case SpecField::sndbuf:
+      return "--sndbuf";
+    case SpecField::rcvbuf:
+      return "--rcvbuf";
+    case SpecField::busy_poll:
+      return "--busy-poll";
+    case SpecField::congestion:
+      return "--cc";
+    case SpecField::bind_device:
+      return "--bind-device";
+    case SpecField::source:
+      return "--source";
+    case SpecField::transport:
+      return "-T/--transport";
+    case SpecField::transport_options:
+      return "-O/--topt";
+    case SpecField::wait:
+      return "--wait";
+    case SpecField::workload:
+      return "-w/--workload";
+    case SpecField::mptcp:
+      return "--mptcp";
+    case SpecField::server_cpus:
+      return "--server-cpus";
+    case SpecField::flow_servers:
+      return "--adapters";  // the addresses the placement picked
+  }
+  return "?";
+}
+
+namespace {
+
 // -T and -O.
 void set_transport(TestSpec& s, const po::variables_map& vm) {
   s.transport = get<std::string>(vm, "transport");
@@ -251,6 +310,44 @@ void set_transport(TestSpec& s, const po::variables_map& vm) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("option -O: ") + e.what());
   }
+}
+
+// Options a workload never reads are refused, not ignored: `-w stream -r 1,1` would otherwise
+// run and say nothing (docs/cli.md, "Options a workload does not use"). Each kind lists the
+// options it reads (WorkloadKind::options); an option some other kind reads is this kind's to
+// refuse.
+void refuse_unused(const CommandLine& cl, const TestSpec& s) {
+  const WorkloadKind& kind = kind_of(s.workload);
+  auto reads = [](const WorkloadKind& k, std::string_view option) {
+    for (std::string_view rest = k.options; !rest.empty();) {
+      const size_t comma = rest.find(',');
+      std::string_view word = rest.substr(0, comma);
+      while (word.starts_with(' '))
+        word.remove_prefix(1);
+      if (word == option) return true;
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    return false;
+  };
+  for (const WorkloadKind* other : workload_kinds()) {
+    for (std::string_view rest = other->options; !rest.empty();) {
+      const size_t comma = rest.find(',');
+      std::string option(rest.substr(0, comma));
+      option.erase(0, option.find_first_not_of(' '));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      if (!cl.has(option) || reads(kind, option)) continue;
+      std::string readers;
+      for (const WorkloadKind* k : workload_kinds())
+        if (reads(*k, option)) readers += (readers.empty() ? "" : ", ") + std::string(k->name);
+      throw UsageError("option " + cl.typed(option) + ": -w " + std::string(kind.name) +
+                       " does not use it (it sets " + readers +
+                       "); drop it or choose one of those");
+    }
+  }
+  if (cl.has("udp-timeout") && s.proto != Proto::udp)
+    throw UsageError("option " + cl.typed("udp-timeout") +
+                     ": a TCP test does not use it (it sets how long UDP rr waits for an answer); "
+                     "drop it or add -p udp");
 }
 
 // Message, request and response sizes, burst, rate and socket buffers.
@@ -326,7 +423,11 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
       s.verify_seed = (uint64_t(rd()) << 32) | rd();
     } while (s.verify_seed == 0);
   }
-  wrap("test", [&] { validate(s); });
+  try {
+    validate(s);
+  } catch (const SpecError& e) {
+    throw UsageError("option " + spec_field_option(e.field) + ": " + e.why);
+  }
 }
 
 // The server, the CPUs of each side, the key, the memory budget and the data sockets' source.
@@ -432,7 +533,7 @@ std::string run_usage() {
   return usage_text(run_spec());
 }
 
-RunOptions parse_run_options(const std::vector<std::string>& args) {
+RunOptions parse_run_options(const std::vector<std::string>& args, UnusedOptions unused) {
   RunOptions o;
   const CommandLine cl = parse_command_line(run_spec(), args);
   const po::variables_map& vm = cl.vm;
@@ -442,6 +543,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   }
   set_placement(o, cl);
   set_spec(o, vm);
+  if (unused == UnusedOptions::refuse) refuse_unused(cl, o.spec);
   set_iterations(o, get<std::string>(vm, "iterations"), get<std::string>(vm, "confidence"));
   set_hosts(o, vm);
   set_output(o, vm);

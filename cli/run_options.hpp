@@ -21,7 +21,15 @@ struct RunOptions : RunRequest {
   bool help = false;
 };
 
-RunOptions parse_run_options(const std::vector<std::string>& args);
+// What parse_run_options does with an option the workload does not use (`-w stream -r 1,1`):
+// `run` refuses it (bad usage); sweep and compare, whose rows or workloads differ, pass each
+// option to the runs that read it.
+enum class UnusedOptions { refuse, pass };
+RunOptions parse_run_options(const std::vector<std::string>& args,
+                             UnusedOptions unused = UnusedOptions::refuse);
+// The option of `mtperf run` that sets a field of the test (workloads/spec.hpp), as --help lists
+// it: "-r/--rr-size". Every SpecField has one.
+std::string spec_field_option(SpecField f);
 // The command `mtperf run`: its synopsis and options (sweep lists them as its own run options).
 CommandSpec run_spec();
 std::string run_usage();

@@ -182,7 +182,7 @@ SweepRequest sweep_request(const SweepOptions& so) {
       const auto axis = axis_run_args(so.axis, at);
       a.insert(a.end(), axis.begin(), axis.end());
       a.push_back("-q");
-      column.push_back(parse_run_options(a));
+      column.push_back(parse_run_options(a, UnusedOptions::pass));
     }
   }
   q.testbed = so.testbed;
@@ -194,7 +194,7 @@ RunOptions check_run_options(const SweepOptions& so) {
   std::vector<std::string> probe = so.forward;
   const auto column = axis_run_args(so.axis, so.values.back());
   probe.insert(probe.end(), column.begin(), column.end());
-  RunOptions o = parse_run_options(probe);
+  RunOptions o = parse_run_options(probe, UnusedOptions::pass);
   if (so.testbed && !o.embedded)
     throw UsageError("--testbed: the testbed's far host is the server; drop -H");
   if (const LineHook* line = line_hook_of(o.spec.transport); so.axis == SweepAxis::mtu && line)

@@ -95,6 +95,7 @@ int up(TestbedOptions options, const std::string& name, const std::string& dir, 
     return 1;
   }
   options.tag = name;
+  options.lasting = true;
   Testbed bed(options);
   nlohmann::json state = bed.state();
   state["name"] = name;

@@ -136,8 +136,8 @@ Sweep sweep_over_testbed(const SweepRequest& q) {
   }
   Sweep sweep = sweep_cells(
       q, [&](const RunRequest& o) { return run_on_hosts(o, hosts); }, setup);
-  sweep.hosts = fmt::format("testbed {} -> {} ({}, {} links)", hosts.near_ns, hosts.far_ns,
-                            hosts.kind, hosts.links.size());
+  sweep.hosts = fmt::format("testbed {} -> {} ({}, {} link{})", hosts.near_ns, hosts.far_ns,
+                            hosts.kind, hosts.links.size(), hosts.links.size() == 1 ? "" : "s");
   return sweep;
 }
 

@@ -89,7 +89,7 @@ Testbed::Testbed(const TestbedOptions& options) : options_(options) {
 Testbed::~Testbed() = default;
 
 void Testbed::build(const std::string& tag) {
-  hosts_ = std::make_unique<NetnsPair>(tag);
+  hosts_ = std::make_unique<NetnsPair>(tag, options_.lasting);
   const std::string& near = hosts_->near_ns();
   const std::string& far = hosts_->far_ns();
   for (int i = 0; i < options_.adapters; ++i) {

@@ -3,7 +3,7 @@
 // joined by N veth pairs, one /24 per pair from 10.231.0.0/16. Those addresses are assigned only
 // inside the namespaces this code creates, so test traffic never reaches a real network.
 //
-//   near ns  mtperf-<pid>-<tag>-near        far ns  mtperf-<pid>-<tag>-far
+//   near ns  mtperf-[<pid>-]<tag>-near      far ns  mtperf-[<pid>-]<tag>-far
 //     lo up                                   lo up
 //     mtperf<i>n 10.231.<i>.1/24 <──veth──>   mtperf<i>f 10.231.<i>.2/24   (i = 0..N-1)
 //
@@ -35,6 +35,7 @@ struct TestbedOptions {
   int mtu = 0;            // bytes, 68..65535; 0 keeps the veth default (1500)
   uint64_t rate_bps = 0;  // tbf shaping on both ends of every pair, bits/s; 0 = unshaped
   std::string tag;        // part of the namespace names; "" = a per-process sequence number
+  bool lasting = false;   // outlives its command: namespaces mtperf-<tag>-near/-far, no pid
 };
 
 struct TestbedLink {

@@ -13,7 +13,7 @@
 
 namespace mtperf {
 
-NetnsPair::NetnsPair(const std::string& tag) {
+NetnsPair::NetnsPair(const std::string& tag, bool lasting) {
   static std::atomic<int> sequence{0};
   std::string t = tag;
   if (t.empty()) {
@@ -21,7 +21,9 @@ NetnsPair::NetnsPair(const std::string& tag) {
   } else {
     check_testbed_name(t);
   }
-  const std::string base = fmt::format("{}{}-{}-", kTestbedPrefix, ::getpid(), t);
+  const std::string base = lasting && !tag.empty()
+                               ? fmt::format("{}{}-", kTestbedPrefix, t)
+                               : fmt::format("{}{}-{}-", kTestbedPrefix, ::getpid(), t);
   near_ = base + "near";
   far_ = base + "far";
   std::string why;

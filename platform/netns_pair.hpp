@@ -13,8 +13,10 @@ namespace mtperf {
 
 class NetnsPair {
  public:
-  // tag: [a-z0-9_-]{1,32}; "" = a per-process sequence number.
-  explicit NetnsPair(const std::string& tag);
+  // tag: [a-z0-9_-]{1,32}; "" = a per-process sequence number. lasting: the namespaces of a
+  // testbed that outlives its command (`testbed up`, `atm up`), named mtperf-<tag>-near/-far
+  // without the pid, so `ip netns exec mtperf-default-near ...` can be typed.
+  explicit NetnsPair(const std::string& tag, bool lasting = false);
   ~NetnsPair();  // deletes both namespaces, unless release() was called
   NetnsPair(const NetnsPair&) = delete;
   NetnsPair& operator=(const NetnsPair&) = delete;

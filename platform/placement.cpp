@@ -302,8 +302,8 @@ nlohmann::json to_json(const Placement& p) {
 
 std::string render_text(const Placement& p) {
   auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
-  std::string out = fmt::format("placement: {} adapter(s), {} flow(s), bind {}\n",
-                                p.adapters.size(), p.flows.size(), to_string(p.bind));
+  std::string out = fmt::format("placement: {} adapter(s), {} flow(s), pin {}\n", p.adapters.size(),
+                                p.flows.size(), to_string(p.bind));
   out += fmt::format("{:>4} {:<14} {:<12} {:>4} {:<10} {:<10} {}\n", "FLOW", "ADAPTER",
                      "CONTROLLER", "NUMA", "IRQ CPUS", "WORKER", "REASON");
   for (const auto& f : p.flows)

@@ -32,9 +32,10 @@ inline size_t edit_distance(std::string_view a, std::string_view b) {
 // letters, at least two, wrong), or "" — also for words under three letters.
 template <class Words>
 std::string nearest_word(std::string_view typed, const Words& known) {
-  if (typed.size() < 3) return "";
+  if (typed.size() < 2) return "";
   std::string best;
-  size_t best_d = std::max<size_t>(2, typed.size() / 4) + 1;
+  // Two letters ("rn") are one edit from what was meant, or too far from anything to guess.
+  size_t best_d = typed.size() < 3 ? 2 : std::max<size_t>(2, typed.size() / 4) + 1;
   for (const auto& k : known) {
     size_t d = edit_distance(typed, k);
     if (d < best_d) {

@@ -149,7 +149,8 @@ std::string compare_text(const Compare& c) {
       const CellStats s = cell_stats(c, row, k);
       std::string interval = "-";
       if (s.interval.valid)
-        interval = fmt::format("{:.2f}..{:.2f}", shown(row.figure, s.interval.lo),
+        // A rate is never below 0: the interval is clipped there, as in the HTML chart.
+        interval = fmt::format("{:.2f}..{:.2f}", shown(row.figure, std::max(0.0, s.interval.lo)),
                                shown(row.figure, s.interval.hi));
       out += fmt::format("  {:<16} {:>12} {:>25} {:>6}  {:<28} {:>8} {:>8}\n", c.configs[k].name,
                          s.median ? fmt::format("{:.2f}", shown(row.figure, *s.median)) : "failed",

@@ -85,7 +85,9 @@ std::string compare_row(const Json& row, const Json& compare) {
         if (e.is_string()) errors.push_back(workload + " " + name + ": " + e.get<std::string>());
     }
     ch.bars.push_back(b);
-    t.row({name, sig3(b.value), sig3(b.lo) + " .. " + sig3(b.hi), fixed(number(c, "ratio"), 3),
+    // A rate is never below 0: the table clips the interval there, as the chart's whisker does.
+    const std::optional<double> lo = b.lo ? std::optional<double>(std::max(0.0, *b.lo)) : b.lo;
+    t.row({name, sig3(b.value), sig3(lo) + " .. " + sig3(b.hi), fixed(number(c, "ratio"), 3),
            verdict_text(c), p_value(number(c, "p_value")), sig3(number(c, "local_service_demand")),
            sig3(number(c, "remote_service_demand")),
            fmt::format("{} ok, {} failed", grouped(number(c, "measured")),

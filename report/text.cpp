@@ -18,6 +18,16 @@ constexpr size_t kFlowsListed = 16;
 // The slowest flows named under the distribution.
 constexpr size_t kSlowestShown = 5;
 
+// "1 byte", "64 bytes".
+std::string bytes_text(uint64_t n) {
+  return fmt::format("{} byte{}", n, n == 1 ? "" : "s");
+}
+
+// What a figure merged over every iteration says after it; nothing for one iteration.
+std::string all_iterations(const Report& r) {
+  return r.iterations.size() > 1 ? fmt::format(" (all {} iterations)", r.iterations.size()) : "";
+}
+
 std::string cpu_cell(const std::optional<CpuFigures>& c) {
   if (!c) return "n/a";
   const CpuUsage& u = c->host.total;
@@ -193,6 +203,12 @@ void flows_table(std::string& out, const TestSpec& spec, const Summary& s) {
     if (!f.error.empty()) out += "  ERROR: " + f.error;
     out += "\n";
   }
+  // TCP_INFO counts over the connection's life; the hosts' tcp: lines over the window.
+  const bool any_retrans = std::any_of(s.flows.begin(), s.flows.end(), [](const FlowFigures& f) {
+    return f.retransmits.has_value();
+  });
+  if (!rr && any_retrans)
+    out += "  (retrans: the sender's TCP_INFO, the connection's whole life, warm-up included)\n";
 }
 
 // --verify: the bytes checked on both ends and, when any was wrong, where, per flow.
@@ -231,13 +247,18 @@ void headline_lines(std::string& out, const Report& r, bool rr) {
       "mtperf {} {} over {}: {} flow(s), {:.1f} s window after {:.1f} s warm-up, {} iteration(s)\n",
       to_string(spec.workload), to_string(spec.proto), spec.transport, spec.flows_total(),
       s.window_s, spec.warmup_s, r.iterations.size());
+  // With several iterations the headline is their mean; say so where the figure stands.
+  const std::string over = r.iterations.size() > 1
+                               ? fmt::format("mean of {} iterations; ", r.iterations.size())
+                               : std::string();
   if (rr) {
-    out += fmt::format(
-        "  transaction rate   {:.1f} trans/s  ({} bytes request, {} response, burst {})\n",
-        s.transaction_rate, spec.req_size, spec.resp_size, spec.burst);
+    out +=
+        fmt::format("  transaction rate   {:.1f} trans/s  ({}{} request, {} response, burst {})\n",
+                    s.transaction_rate, over, bytes_text(spec.req_size), bytes_text(spec.resp_size),
+                    spec.burst);
   } else {
-    out += fmt::format("  throughput         {:.2f} Mbit/s  (10^6 bits/s; {} bytes per send)\n",
-                       s.throughput_bps / 1e6, spec.stream_msg_size());
+    out += fmt::format("  throughput         {:.2f} Mbit/s  ({}10^6 bits/s; {} per send)\n",
+                       s.throughput_bps / 1e6, over, bytes_text(spec.stream_msg_size()));
     if (kind_of(spec.workload).flows_per_flow > 1) {
       out += fmt::format("    client->server   {:.2f} Mbit/s\n    server->client   {:.2f} Mbit/s\n",
                          s.throughput_c2s_bps / 1e6, s.throughput_s2c_bps / 1e6);
@@ -253,15 +274,16 @@ void headline_lines(std::string& out, const Report& r, bool rr) {
     const LatencyFigures& l = *s.latency;
     out += fmt::format(
         "  latency (us)       mean {:.2f} sd {:.2f} min {:.2f} p50 {:.2f} p90 {:.2f} p99 {:.2f} "
-        "p99.9 {:.2f} max {:.2f}\n",
-        l.mean_us, l.stddev_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us);
+        "p99.9 {:.2f} max {:.2f}{}\n",
+        l.mean_us, l.stddev_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us,
+        all_iterations(r));
   }
   if (s.connect_latency) {
     const LatencyFigures& l = *s.connect_latency;
     out += fmt::format(
         "  connect (us)       mean {:.2f} min {:.2f} p50 {:.2f} p90 {:.2f} p99 {:.2f} p99.9 {:.2f} "
-        "max {:.2f}\n",
-        l.mean_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us);
+        "max {:.2f}{}\n",
+        l.mean_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us, all_iterations(r));
   }
   if (const ConnectFailures& cf = s.connect_failures; cf.total() > 0) {
     out += fmt::format(
@@ -275,7 +297,10 @@ void headline_lines(std::string& out, const Report& r, bool rr) {
 }
 
 // Both hosts: CPU, interrupts, RDMA ports, network devices, mtperf's own CPU, fairness.
-void host_lines(std::string& out, const Summary& s) {
+void host_lines(std::string& out, const Report& r) {
+  const Summary& s = r.summary;
+  if (r.iterations.size() > 1)
+    out += fmt::format("  hosts, the last iteration ({0} of {0}) alone:\n", r.iterations.size());
   out +=
       fmt::format("  local cpu          {}  sd {}\n", cpu_cell(s.local_cpu), sd_cell(s.local_cpu));
   out += fmt::format("  remote cpu         {}  sd {}\n", cpu_cell(s.remote_cpu),
@@ -297,8 +322,13 @@ void host_lines(std::string& out, const Summary& s) {
                        percent(s.local_process_cpu_percent), percent(s.remote_process_cpu_percent));
   }
   if (s.flows.size() > 1) {
-    out += fmt::format("  fairness           Jain {:.4f}, min/max {:.3f}\n", s.jain_fairness,
-                       s.min_max_ratio);
+    if (r.iterations.size() > 1)
+      out += fmt::format(
+          "  fairness           Jain {:.4f} (mean of {} iterations), min/max {:.3f} (the last)\n",
+          s.jain_fairness, r.iterations.size(), s.min_max_ratio);
+    else
+      out += fmt::format("  fairness           Jain {:.4f}, min/max {:.3f}\n", s.jain_fairness,
+                         s.min_max_ratio);
   }
   // Only where it tells something: a few connections set up in no time.
   if (s.flows.size() > kFlowsListed && s.setup_s > 0)
@@ -388,10 +418,15 @@ std::string report_text(const Report& r) {
   const bool rr = kind_of(r.spec.workload).headline == Headline::transactions;
   std::string out;
   headline_lines(out, r, rr);
-  host_lines(out, r.summary);
+  host_lines(out, r);
   iteration_lines(out, r, rr);
   placement_lines(out, r, rr);
+  if (r.iterations.size() > 1 && !r.summary.flows.empty())
+    out += fmt::format(
+        "  per flow, the last iteration ({0} of {0}) alone; the headline is the mean of all {0}:\n",
+        r.iterations.size());
   flows_table(out, r.spec, r.summary);
+  if (r.peer) out += peer_text(*r.peer);
   ending_lines(out, r.summary);
   return out;
 }

@@ -107,14 +107,77 @@ Role role_of(const TestSpec& spec, uint32_t index, Side side) {
   return kind_of(spec.workload).role(index, spec.flows, side);
 }
 
+const char* to_string(SpecField f) {
+  switch (f) {
+    case SpecField::flows:
+      return "flows";
+    case SpecField::threads:
+      return "threads";
+    case SpecField::duration:
+      return "duration";
+    case SpecField::warmup:
+      return "warmup";
+    case SpecField::message_size:
+      return "message size";
+    case SpecField::request_size:
+      return "request size";
+    case SpecField::response_size:
+      return "response size";
+    case SpecField::rr_size:
+      return "request/response size";
+    case SpecField::burst:
+      return "burst";
+    case SpecField::conn_rate:
+      return "conn_rate";
+    case SpecField::rate:
+      return "rate";
+    case SpecField::interval:
+      return "interval";
+    case SpecField::udp_timeout:
+      return "udp timeout";
+    case SpecField::sndbuf:
+      return "socket send buffer";
+    case SpecField::rcvbuf:
+      return "socket receive buffer";
+    case SpecField::busy_poll:
+      return "busy poll";
+    case SpecField::congestion:
+      return "congestion";
+    case SpecField::bind_device:
+      return "bind device";
+    case SpecField::source:
+      return "source";
+    case SpecField::transport:
+      return "transport";
+    case SpecField::transport_options:
+      return "transport options";
+    case SpecField::wait:
+      return "wait";
+    case SpecField::workload:
+      return "workload";
+    case SpecField::mptcp:
+      return "mptcp";
+    case SpecField::server_cpus:
+      return "server cpus";
+    case SpecField::flow_servers:
+      return "flow servers";
+  }
+  return "?";
+}
+
 namespace {
 
-[[noreturn]] void bad(const std::string& field, const std::string& why) {
-  throw std::invalid_argument(field + ": " + why);
+[[noreturn]] void bad(SpecField field, const std::string& why) {
+  throw SpecError(field, why);
+}
+
+// A request's JSON that is not a test description at all (from_json).
+[[noreturn]] void bad(const std::string& where, const std::string& why) {
+  throw std::invalid_argument(where + ": " + why);
 }
 
 template <class T>
-void check_range(const char* field, T v, T lo, T hi) {
+void check_range(SpecField field, T v, T lo, T hi) {
   if (!(v >= lo && v <= hi)) {
     bad(field, "value " + std::to_string(v) + " is outside [" + std::to_string(lo) + ", " +
                    std::to_string(hi) + "]");
@@ -124,65 +187,67 @@ void check_range(const char* field, T v, T lo, T hi) {
 void validate_udp(const TestSpec& s) {
   const WorkloadKind& kind = kind_of(s.workload);
   if (kind.per_transaction)
-    bad("workload", std::string(kind.name) + " needs a connection-oriented protocol (tcp)");
+    bad(SpecField::workload,
+        std::string(kind.name) + " needs a connection-oriented protocol (tcp)");
   uint32_t k = kUdpHeaderBytes;
   if (kind.request_response && (s.req_size < k || s.resp_size < k)) {
-    bad("request/response size", "UDP datagrams carry a " + std::to_string(k) +
-                                     "-byte sequence header; sizes must be at least " +
-                                     std::to_string(k) + " bytes");
+    bad(SpecField::rr_size, "UDP datagrams carry a " + std::to_string(k) +
+                                "-byte sequence header; sizes must be at least " +
+                                std::to_string(k) + " bytes");
   }
   if (!kind.request_response && s.stream_msg_size() < k) {
-    bad("message size", "UDP datagrams must be at least " + std::to_string(k) + " bytes");
+    bad(SpecField::message_size, "UDP datagrams must be at least " + std::to_string(k) + " bytes");
   }
   if (s.stream_msg_size() > 65507)
-    bad("message size", "a UDP datagram carries at most 65507 bytes");
+    bad(SpecField::message_size, "a UDP datagram carries at most 65507 bytes");
   if (s.req_size > 65507 || s.resp_size > 65507) {
-    bad("request/response size", "a UDP datagram carries at most 65507 bytes");
+    bad(SpecField::rr_size, "a UDP datagram carries at most 65507 bytes");
   }
 }
 
 void validate_pacing(const TestSpec& s) {
-  check_range("conn_rate", s.conn_rate, 0.0, kLimits.max_conn_rate);
+  check_range(SpecField::conn_rate, s.conn_rate, 0.0, kLimits.max_conn_rate);
   if (s.conn_rate > 0 && s.workload != Workload::crr)
-    bad("conn_rate", "new connections per second pace crr only");
+    bad(SpecField::conn_rate, "new connections per second pace crr only");
   if (s.conn_rate > 0 && s.conn_rate / s.flows < kLimits.min_conn_rate_per_flow) {
-    bad("conn_rate", std::to_string(s.conn_rate) + " connections/s over " +
-                         std::to_string(s.flows) + " flows is below " +
-                         std::to_string(kLimits.min_conn_rate_per_flow) + " per flow");
+    bad(SpecField::conn_rate, std::to_string(s.conn_rate) + " connections/s over " +
+                                  std::to_string(s.flows) + " flows is below " +
+                                  std::to_string(kLimits.min_conn_rate_per_flow) + " per flow");
   }
-  check_range("rate", s.rate_bps, 0.0, kLimits.max_rate_bps);
+  check_range(SpecField::rate, s.rate_bps, 0.0, kLimits.max_rate_bps);
   if (s.rate_bps == 0) return;
   uint32_t senders = kind_of(s.workload).request_response ? 0 : s.flows;
   if (senders > 0 && s.rate_bps / senders < kLimits.min_rate_per_flow_bps) {
-    bad("rate", std::to_string(s.rate_bps) + " bit/s over " + std::to_string(senders) +
-                    " flows is below " + std::to_string(kLimits.min_rate_per_flow_bps) +
-                    " bit/s per flow");
+    bad(SpecField::rate, std::to_string(s.rate_bps) + " bit/s over " + std::to_string(senders) +
+                             " flows is below " + std::to_string(kLimits.min_rate_per_flow_bps) +
+                             " bit/s per flow");
   }
 }
 
 void validate_interval(const TestSpec& s) {
   if (s.interval_s == 0) return;
-  check_range("interval", s.interval_s, kLimits.min_interval_s, kLimits.max_duration_s);
+  check_range(SpecField::interval, s.interval_s, kLimits.min_interval_s, kLimits.max_duration_s);
   if (s.duration_s / s.interval_s > kLimits.max_intervals) {
-    bad("interval", std::to_string(s.interval_s) + " s over a " + std::to_string(s.duration_s) +
-                        " s test makes more than " + std::to_string(kLimits.max_intervals) +
-                        " interim reports; choose a longer interval");
+    bad(SpecField::interval, std::to_string(s.interval_s) + " s over a " +
+                                 std::to_string(s.duration_s) + " s test makes more than " +
+                                 std::to_string(kLimits.max_intervals) +
+                                 " interim reports; choose a longer interval");
   }
 }
 
 void validate_names(const TestSpec& s) {
-  if (s.sock.congestion.size() > 15) bad("congestion", "name longer than 15 characters");
+  if (s.sock.congestion.size() > 15) bad(SpecField::congestion, "name longer than 15 characters");
   for (char c : s.sock.congestion) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
-      bad("congestion", "name with a character other than a letter, digit, '_' or '-'");
+      bad(SpecField::congestion, "name with a character other than a letter, digit, '_' or '-'");
   }
-  if (s.sock.bind_device.size() > 15) bad("bind device", "name longer than 15 characters");
-  if (s.sock.source.size() > 255) bad("source", "longer than 255 characters");
-  if (s.transport.empty() || s.transport.size() > 32) bad("transport", "bad name");
-  if (s.transport_params.size() > 64) bad("transport options", "more than 64");
+  if (s.sock.bind_device.size() > 15) bad(SpecField::bind_device, "name longer than 15 characters");
+  if (s.sock.source.size() > 255) bad(SpecField::source, "longer than 255 characters");
+  if (s.transport.empty() || s.transport.size() > 32) bad(SpecField::transport, "bad name");
+  if (s.transport_params.size() > 64) bad(SpecField::transport_options, "more than 64");
   for (const auto& [k, v] : s.transport_params) {
     if (k.empty() || k.size() > kLimits.max_option_chars || v.size() > kLimits.max_option_chars)
-      bad("transport options",
+      bad(SpecField::transport_options,
           "a key or value longer than " + std::to_string(kLimits.max_option_chars) + " characters");
   }
 }
@@ -190,37 +255,37 @@ void validate_names(const TestSpec& s) {
 }  // namespace
 
 void validate(TestSpec& s) {
-  check_range("flows", s.flows, 1u, kLimits.max_flows);
-  check_range("threads", s.threads, 0u, kLimits.max_threads);
-  check_range("duration", s.duration_s, 0.05, kLimits.max_duration_s);
-  check_range("warmup", s.warmup_s, 0.0, kLimits.max_warmup_s);
-  check_range("message size", s.msg_size, 0u, kLimits.max_msg_size);
-  check_range("request size", s.req_size, 1u, kLimits.max_msg_size);
-  check_range("response size", s.resp_size, 1u, kLimits.max_msg_size);
-  check_range("burst", s.burst, 1u, kLimits.max_burst);
+  check_range(SpecField::flows, s.flows, 1u, kLimits.max_flows);
+  check_range(SpecField::threads, s.threads, 0u, kLimits.max_threads);
+  check_range(SpecField::duration, s.duration_s, 0.05, kLimits.max_duration_s);
+  check_range(SpecField::warmup, s.warmup_s, 0.0, kLimits.max_warmup_s);
+  check_range(SpecField::message_size, s.msg_size, 0u, kLimits.max_msg_size);
+  check_range(SpecField::request_size, s.req_size, 1u, kLimits.max_msg_size);
+  check_range(SpecField::response_size, s.resp_size, 1u, kLimits.max_msg_size);
+  check_range(SpecField::burst, s.burst, 1u, kLimits.max_burst);
   validate_pacing(s);
   validate_interval(s);
-  check_range("udp timeout", s.udp_timeout_s, 0.001, 10.0);
-  check_range("socket send buffer", s.sock.sndbuf, 0, 1 << 30);
-  check_range("socket receive buffer", s.sock.rcvbuf, 0, 1 << 30);
-  check_range("busy poll", s.sock.busy_poll_us, 0, 1000000);
+  check_range(SpecField::udp_timeout, s.udp_timeout_s, 0.001, 10.0);
+  check_range(SpecField::sndbuf, s.sock.sndbuf, 0, 1 << 30);
+  check_range(SpecField::rcvbuf, s.sock.rcvbuf, 0, 1 << 30);
+  check_range(SpecField::busy_poll, s.sock.busy_poll_us, 0, 1000000);
   validate_names(s);
-  if (s.wait == Wait::none) bad("wait", "must be spin or block");
+  if (s.wait == Wait::none) bad(SpecField::wait, "must be spin or block");
   if (s.proto == Proto::udp) validate_udp(s);
-  if (s.proto == Proto::udp && s.sock.mptcp) bad("mptcp", "MPTCP is a TCP option");
+  if (s.proto == Proto::udp && s.sock.mptcp) bad(SpecField::mptcp, "MPTCP is a TCP option");
   if (s.server_cpus.size() > kLimits.max_threads)
-    bad("server cpus", "more than " + std::to_string(kLimits.max_threads));
+    bad(SpecField::server_cpus, "more than " + std::to_string(kLimits.max_threads));
   for (int cpu : s.server_cpus)
-    check_range("server cpu", cpu, 0, 4095);
+    check_range(SpecField::server_cpus, cpu, 0, 4095);
   if (!s.flow_servers.empty()) {
     if (s.flow_servers.size() != s.flows_total())
-      bad("flow servers", std::to_string(s.flow_servers.size()) + " addresses for " +
-                              std::to_string(s.flows_total()) + " flows");
+      bad(SpecField::flow_servers, std::to_string(s.flow_servers.size()) + " addresses for " +
+                                       std::to_string(s.flows_total()) + " flows");
     for (const auto& a : s.flow_servers) {
       try {
         numeric_address(a, 0);
       } catch (const std::invalid_argument&) {
-        bad("flow servers", "'" + a.substr(0, 64) + "' is not a numeric IP address");
+        bad(SpecField::flow_servers, "'" + a.substr(0, 64) + "' is not a numeric IP address");
       }
     }
   }

@@ -3,6 +3,7 @@
 // the control request, and both sides run it. Every field has a bound (kLimits) that the server
 // checks before it sets anything up.
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,8 +106,52 @@ struct TestSpec {
 
 // Role of flow `index` on `side`.
 Role role_of(const TestSpec& spec, uint32_t index, Side side);
-// Fills defaults and checks every field against kLimits and its neighbours; throws
-// std::invalid_argument with the field's name and the bound it broke.
+// The fields validate() checks. A front end names each by the option that sets it (`mtperf
+// run`: cli/run_options.cpp), so an error never shows a field's internal name to a user.
+enum class SpecField : uint8_t {
+  flows,
+  threads,
+  duration,
+  warmup,
+  message_size,
+  request_size,
+  response_size,
+  rr_size,  // request and response together (UDP's bounds)
+  burst,
+  conn_rate,
+  rate,
+  interval,
+  udp_timeout,
+  sndbuf,
+  rcvbuf,
+  busy_poll,
+  congestion,
+  bind_device,
+  source,
+  transport,
+  transport_options,
+  wait,
+  workload,  // the workload against the protocol
+  mptcp,
+  server_cpus,
+  flow_servers,
+};
+inline constexpr SpecField kLastSpecField = SpecField::flow_servers;
+// The field's name in messages: "message size", "request/response size".
+const char* to_string(SpecField f);
+
+// What validate() throws: what() is "<to_string(field)>: <why>".
+struct SpecError : std::invalid_argument {
+  SpecError(SpecField f, const std::string& why_text)
+      : std::invalid_argument(std::string(to_string(f)) + ": " + why_text),
+        field(f),
+        why(why_text) {}
+  SpecField field;
+  std::string why;
+};
+
+// Fills defaults and checks every field against kLimits and its neighbours; throws SpecError
+// (a std::invalid_argument) with the field's name and the bound it broke.
 void validate(TestSpec& spec);
 
 void to_json(nlohmann::json& j, const TestSpec& s);

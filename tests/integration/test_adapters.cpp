@@ -107,7 +107,7 @@ TEST_CASE("stream -P 2 over four testbed adapters uses every link and adds up") 
     CHECK(j["summary"]["adapters"].size() == 4);
     CHECK(j["summary"]["flows"][0]["local_address"].is_string());
     std::string text = mtperf::report_text(r);
-    CHECK(text.find("placement: 4 adapter(s), 8 flow(s), bind irq") != std::string::npos);
+    CHECK(text.find("placement: 4 adapter(s), 8 flow(s), pin irq") != std::string::npos);
   }
   // The testbed is gone with everything in it.
   CHECK_FALSE(namespace_exists(near));

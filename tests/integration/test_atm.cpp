@@ -78,6 +78,13 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
   CHECK(state["links"].size() == 2);
   CHECK(state["kind"] == mode);
   CHECK(state["links"][1]["controller"] == "emu1");
+  // Named by the testbed alone, so `ip netns exec mtperf-NAME-near ...` can be typed.
+  CHECK(near == "mtperf-" + name + "-near");
+  CHECK(far == "mtperf-" + name + "-far");
+  // The README's `mtperf atm up ... && mtperf atm status`: at once, the counters are there.
+  const CommandResult first = mtperf_cmd("atm status --name " + name + " 2>&1");
+  CHECK(first.rc == 0);
+  CHECK_THAT(first.out, Catch::Contains("cells/s of"));
 
   // Both adapters carry a stream and request/response; the second by its own addresses.
   const double goodput = stream_goodput_bps("-T " + mode + " --testbed " + name + " --cc cubic");

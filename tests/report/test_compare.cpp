@@ -1,3 +1,4 @@
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -139,4 +140,21 @@ TEST_CASE("compare renderers carry every cell", "[compare]") {
   CHECK(rows[1]["cells"][1]["median"] == Approx(9.5e9));
   CHECK(rows[1]["cells"][1]["local_service_demand"] == Approx(1.2));
   CHECK(j["compare"]["baseline"] == "socket");
+}
+
+TEST_CASE("compare's text clips an interval at 0, as its HTML table and chart do", "[compare]") {
+  // Three runs far apart: the interval of the mean reaches below 0 (about -1431..2099).
+  Compare c = two_configs({1000, 1, 1}, {1000, 1000, 1000});
+  const std::string text = compare_text(c);
+  std::string line;
+  for (size_t at = text.find("\n  socket "); at != std::string::npos;) {
+    line = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+    break;
+  }
+  INFO(text);
+  REQUIRE(!line.empty());
+  CHECK(line.find(" 0.00..") != std::string::npos);
+  CHECK_FALSE(std::regex_search(line, std::regex("-[0-9]")));  // no negative figure
+  // The JSON keeps the statistic as computed; a reader clips it for display.
+  CHECK(compare_json(c)["compare"]["rows"][0]["cells"][0]["interval"]["lo"].get<double>() < 0);
 }

@@ -15,7 +15,7 @@ extern const WorkloadKind kCrrKind{
     .per_transaction = true,
     .flows_per_flow = 1,
     .conns_per_flow = 4,
-    .options = "rr-size",
+    .options = "rr-size, rate",
     .role = [](uint32_t, uint32_t,
                Side side) { return side == Side::client ? Role::crr_client : Role::crr_server; },
     .sends_in_flight =

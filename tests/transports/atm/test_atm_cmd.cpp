@@ -1,10 +1,14 @@
-#include <catch2/catch.hpp>
+#include <stdlib.h>
 
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "transports/atm/line/cells_cmd.hpp"
+#include "transports/atm/line/testbed_cmd.hpp"
 
 using mtperf::atm::atm_cells_command;
 using mtperf::atm::atm_decode_command;
@@ -190,4 +194,31 @@ TEST_CASE("cells rejects bad input naming the option") {
   std::ostringstream out, err;
   CHECK(atm_decode_command({"--encap", "x"}, in, out, err) == 2);
   CHECK(err.str().find("--encap") != std::string::npos);
+}
+
+// `mtperf atm up && mtperf atm status`: `up` returns once the state file is written; a status
+// that finds no counters file yet (or one being replaced) says so instead of failing.
+TEST_CASE("atm status with a state file and no counters yet succeeds") {
+  char tmpl[] = "/tmp/mtperf-atm-status-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::filesystem::path dir = tmpl;
+  {
+    std::ofstream state(dir / "atm-default.json");
+    state << R"({"kind":"clip","pid":0,"rate_cells_per_s":1412830.0,"mtu":9180,)"
+             R"("atm":{"adapters":1,"encap":"llc"},"near_ns":"a","far_ns":"b","links":[]})";
+  }
+  for (const char* stats : {"", "{}", "not json"}) {
+    CAPTURE(stats);
+    std::filesystem::remove(dir / "atm-default.stats.json");
+    if (*stats) std::ofstream(dir / "atm-default.stats.json") << stats;
+    std::ostringstream out, err;
+    const int rc = mtperf::atm::atm_testbed_command(
+        "status", {"--state-dir", dir.string(), "--name", "default"}, out, err);
+    INFO(out.str() << err.str());
+    CHECK(rc == 0);
+    CHECK(err.str().empty());
+    CHECK(out.str().find("atm testbed default: clip") != std::string::npos);
+    CHECK(out.str().find("counters: none yet") != std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
 }

@@ -295,6 +295,15 @@ void add_rates(json& stats, const json& previous, double dt_s) {
     state["name"] = name;
     state["pid"] = ::getpid();
     state["stats_file"] = stats_path(dir, name);
+    // The first counters before the state file: `up` returns on the report below, and a
+    // `status` right after it finds both files.
+    {
+      json first = bed.stats_json();
+      add_rates(first, json(), 0);
+      json file{{"adapters", first}, {"pid", ::getpid()}};
+      if (!options.capture.path.empty()) file["capture"] = bed.capture_summary();
+      write_json(stats_path(dir, name), file);
+    }
     write_json(state_path(dir, name), state);
     write_all(report_fd, "ok\n" + state.dump());
     ::close(report_fd);
@@ -327,6 +336,7 @@ int up(const CommandLine& cl, const std::string& name, const std::string& dir, s
        std::ostream& err) {
   atm::AtmTestbedOptions options = up_options(cl);
   options.tag = name;
+  options.lasting = true;
   if (fs::exists(state_path(dir, name))) {
     err << "mtperf atm up: testbed '" << name << "' is already up; run `mtperf atm down --name "
         << name << "` first or choose another --name\n";
@@ -398,9 +408,15 @@ void print_elan(const json& e, std::ostream& out) {
 }
 
 void print_stats(const json& state, const json& stats, std::ostream& out) {
+  // The daemon writes its first counters before the state file, but a status read at that
+  // moment by an older daemon, or a file being replaced, must not end the command.
+  if (!stats.is_object() || !stats.contains("adapters") || !stats["adapters"].is_array()) {
+    out << "  counters: none yet (the daemon writes them every second)\n";
+    return;
+  }
   const double nominal = state.value("rate_cells_per_s", 0.0);
-  const json& links = state["links"];
-  for (const auto& a : stats.value("adapters", json::array())) {
+  const json links = state.value("links", json::array());
+  for (const auto& a : stats["adapters"]) {
     const std::size_t i = a.value("adapter", std::size_t{0});
     const json l = i < links.size() ? links[i] : json::object();
     const bool lane = state.value("kind", "") == "lane";
