@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Dependencies point one way: cli -> fleet -> harness (the run layer) -> report -> control -> bindings ->
+# Dependencies point one way: cli -> fleet -> harness (the run layer) -> report -> peers -> control -> bindings ->
 # workloads -> transports -> (platform, stats). bindings/ instantiates the workload template over
 # each transport's engine type, so that neither workloads/ nor transports/ includes the other.
 # Fails when a file includes a header of a layer above its own.
@@ -8,11 +8,12 @@ cd "$(dirname "$0")/.."
 bad=0
 while IFS= read -r f; do
   case "$f" in
-    platform/*|stats/*) up='transports|workloads|bindings|control|report|harness|fleet|cli' ;;
-    transports/*) up='workloads|bindings|control|report|harness|fleet|cli' ;;
-    workloads/*) up='bindings|control|report|harness|fleet|cli' ;;
-    bindings/*) up='control|report|harness|fleet|cli' ;;
-    control/*) up='report|harness|fleet|cli' ;;
+    platform/*|stats/*) up='transports|workloads|bindings|control|peers|report|harness|fleet|cli' ;;
+    transports/*) up='workloads|bindings|control|peers|report|harness|fleet|cli' ;;
+    workloads/*) up='bindings|control|peers|report|harness|fleet|cli' ;;
+    bindings/*) up='control|peers|report|harness|fleet|cli' ;;
+    control/*) up='peers|report|harness|fleet|cli' ;;
+    peers/*) up='report|harness|fleet|cli' ;;
     report/*) up='harness|fleet|cli' ;;
     harness/*) up='fleet|cli' ;;
     fleet/*) up='cli' ;;
@@ -27,7 +28,7 @@ while IFS= read -r f; do
   # generated lists, never a transport's own code: the bindings reach the engines through the
   # generated engine list, the run layer and the command line reach a transport's line and its
   # own commands through the registry entry's line hook (transports/api/line.hpp).
-  if [[ $f =~ ^(workloads|bindings|control|report|harness|fleet|cli)/ ]]; then
+  if [[ $f =~ ^(workloads|bindings|control|peers|report|harness|fleet|cli)/ ]]; then
     while IFS= read -r hit; do
       [ -z "$hit" ] && continue
       echo "ci/layers.sh: $f:$hit includes a transport's own header (${f%%/*}/ sees transports/api/ only)" >&2

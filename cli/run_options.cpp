@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "harness/peer_run.hpp"
 #include "platform/affinity.hpp"
 #include "platform/number.hpp"
 #include "transports/api/registry.hpp"
@@ -108,6 +109,8 @@ po::options_description run_description() {
   add("histogram", text()->value_name("FILE"),
       "write the latency histogram's buckets to FILE (- for stdout)");
   add("key", text()->value_name("KEY"), "pre-shared key for an authenticating server");
+  add("peer", text()->value_name("NAME"),
+      "-H runs another tool's server: iperf3 (port 5201 by default; docs/interop.md)");
   add("max-memory", text()->value_name("SIZE"),
       "memory this side of a test may take, K/M/G = 1024-based (default 1G, or a quarter of this "
       "host's memory)");
@@ -533,6 +536,14 @@ std::string run_usage() {
   return usage_text(run_spec());
 }
 
+// --peer: iperf3's warm-up (omit) is whole seconds, none unless asked for; what the peer cannot
+// do is bad usage, found before anything connects (harness/peer_run.hpp).
+static void set_peer(RunOptions& o, bool warmup_defaulted, const std::string& peer) {
+  o.peer = peer;
+  if (warmup_defaulted) o.spec.warmup_s = 0;
+  check_peer_request(o);
+}
+
 RunOptions parse_run_options(const std::vector<std::string>& args, UnusedOptions unused) {
   RunOptions o;
   const CommandLine cl = parse_command_line(run_spec(), args);
@@ -558,6 +569,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args, UnusedOptions
         o.line_options[l.key] = get<std::string>(vm, l.flag.c_str());
     }
   }
+  if (vm.count("peer")) set_peer(o, vm["warmup"].defaulted(), get<std::string>(vm, "peer"));
   o.quiet = get<bool>(vm, "quiet");
   o.interim_lines = o.format == Format::text;  // the other formats keep stderr for errors
   return o;

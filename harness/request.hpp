@@ -22,6 +22,8 @@ struct RunRequest {
   TestSpec spec;
   control::ClientOptions client;
   bool embedded = true;  // no -H: an in-process server on 127.0.0.1
+  // --peer NAME: -H runs another tool's server, spoken to in its own protocol (peers/: "iperf3").
+  std::string peer;
   IterationRule rule;
   // --adapters/--per-controller/--pin: which adapters carry the flows (-P flows each) and where
   // their workers run. Absent: no placement, the flows go to -H's address.

@@ -7,6 +7,7 @@
 #include "control/local_server.hpp"
 #include "harness/hosts_run.hpp"
 #include "harness/line_run.hpp"
+#include "harness/peer_run.hpp"
 #include "platform/interrupt.hpp"
 #include "report/render.hpp"
 #include "workloads/kind.hpp"
@@ -86,6 +87,7 @@ Report run_iterations(const RunRequest& o, const control::ClientOptions& client,
 }
 
 Report run_where_told(const RunRequest& o, std::unique_ptr<control::LocalServer>& local) {
+  if (!o.peer.empty()) return run_with_peer(o);
   // A transport that brings its own line: the one --testbed names, or one built for the run.
   if (const LineHook* line = line_hook_of(o.spec.transport); line && (o.testbed || o.embedded))
     return run_on_line(o, *line);
@@ -105,6 +107,7 @@ std::string where_told(const RunRequest& o) {
   if (const LineHook* line = line_hook_of(o.spec.transport); line && (o.testbed || o.embedded))
     return line->where(o.testbed);
   if (o.testbed) return "testbed " + *o.testbed;
+  if (!o.peer.empty()) return o.peer + " server " + o.client.server;
   return o.embedded ? "loopback, an in-process server" : "server " + o.client.server;
 }
 

@@ -317,14 +317,16 @@ nlohmann::json report_json(const Report& r) {
             {"iterations", c.n},
             {"met", r.confidence_met}};
   }
-  return {{"schema", kJsonSchema},
-          {"test", r.spec},
-          {"environment", r.environment},
-          {"summary", summary_json(r.summary)},
-          {"omni", omni_json(r)},
-          {"iterations", iterations},
-          {"placement", r.placement ? to_json(*r.placement) : nlohmann::json()},
-          {"confidence", conf}};
+  nlohmann::json doc = {{"schema", kJsonSchema},
+                        {"test", r.spec},
+                        {"environment", r.environment},
+                        {"summary", summary_json(r.summary)},
+                        {"omni", omni_json(r)},
+                        {"iterations", iterations},
+                        {"placement", r.placement ? to_json(*r.placement) : nlohmann::json()},
+                        {"confidence", conf}};
+  if (r.peer) doc["peer"] = peer_json(*r.peer);
+  return doc;
 }
 
 }  // namespace mtperf

@@ -12,6 +12,7 @@
 #include "control/client.hpp"
 #include "platform/placement.hpp"
 #include "report/netdev_figures.hpp"
+#include "report/peer.hpp"
 #include "stats/confidence.hpp"
 #include "stats/histogram.hpp"
 #include "workloads/spec.hpp"
@@ -154,6 +155,8 @@ struct Report {
   std::optional<Placement> placement;  // tests over several adapters
   std::optional<ConfidenceInterval> confidence;
   bool confidence_met = false;
+  // --peer: the other tool's own counts beside this side's (report/peer.hpp).
+  std::optional<PeerFigures> peer;
 };
 
 // Folds the iterations into report.summary and the confidence figures.

@@ -17,6 +17,7 @@
 // goes on waiting for the right one, so a stranger cannot end someone else's test.
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "transports/api/transport.hpp"
 
@@ -39,6 +40,10 @@ struct FlowSetup {
   // connection time (RDMA: address and rkey in the private data) register it from this.
   uint32_t worker = 0;
   EngineConfig engine;
+  // A TCP client flow to a peer that is not mtperf (Caps::peer_greeting, peers/): these bytes
+  // are sent on the new connection in place of mtperf's flow hello (iperf3: the test's 37-byte
+  // cookie); null for mtperf's own servers. Owned by the caller, alive while connect() runs.
+  const std::vector<uint8_t>* greeting = nullptr;
 };
 
 // A flow's connection (or, with per_transaction, its listener or target) as the transport's

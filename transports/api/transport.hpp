@@ -120,6 +120,9 @@ struct Caps {
   bool provides_recv_buffers = false;  // receives land in engine buffers (Completion::data)
   bool linked_ops = false;             // honours WorkReq::link
   bool unsignaled_sends = false;       // honours WorkReq::signal = false
+  // The set-up greets a TCP flow's peer with FlowSetup::greeting in place of mtperf's own flow
+  // hello: a kernel socket that an unmodified peer's server can take (peers/, iperf3's cookie).
+  bool peer_greeting = false;
 };
 
 // A socket address (IPv4 or IPv6) that can be copied around freely.

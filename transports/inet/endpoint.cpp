@@ -259,6 +259,12 @@ std::unique_ptr<Endpoint> SocketSetup::connect(const SockAddr& server, const Soc
   if (source.family() != AF_UNSPEC) ep->opts.source = source.to_string();
   if (setup.per_transaction) return ep;  // each transaction connects on the data path
   ep->fd = connect_to(server, setup.proto, ep->opts, std::max(ms_until(deadline_ns), 1));
+  if (setup.greeting != nullptr && setup.proto == Proto::tcp) {  // a peer's own (peers/)
+    const std::vector<uint8_t>& g = *setup.greeting;
+    if (!write_all(ep->fd, g.data(), g.size(), ms_until(deadline_ns)))
+      throw std::runtime_error(flow_name(setup) + ": cannot greet " + server.to_string());
+    return ep;
+  }
   uint8_t hello[kHelloBytes];
   encode_hello({setup.cookie, setup.flow}, hello);
   if (setup.proto == Proto::udp) {

@@ -15,6 +15,7 @@ Caps socket_caps() {
   // A send is done when the kernel has copied it (or failed): the engine owes the workload no
   // completion for it, and rr saves one completion and its dispatch per transaction and side.
   c.unsignaled_sends = true;
+  c.peer_greeting = true;
   return c;
 }
 

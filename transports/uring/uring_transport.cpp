@@ -32,6 +32,7 @@ Caps uring_caps(const UringSettings& s) {
   c.provides_recv_buffers = s.multishot;
   c.linked_ops = s.link && !s.zerocopy;
   c.unsignaled_sends = s.cqe_skip && !s.zerocopy;
+  c.peer_greeting = true;
   return c;
 }
 

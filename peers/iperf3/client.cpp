@@ -1,0 +1,331 @@
+#include "peers/iperf3/client.hpp"
+
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "bindings/workers.hpp"
+#include "peers/iperf3/client_machine.hpp"
+#include "platform/clock.hpp"
+#include "platform/request_error.hpp"
+#include "platform/topology.hpp"
+#include "transports/api/control_socket.hpp"
+#include "workloads/engine_config.hpp"
+#include "workloads/kind.hpp"
+
+namespace mtperf::iperf3 {
+namespace {
+
+constexpr int kDrainTimeoutMs = 3000;  // the senders' last bytes acknowledged
+// After this side's last byte and its FIN were acknowledged, the server may still hold bytes
+// in its receive buffer; it stops counting at TEST_END, so they get this long to be read.
+constexpr int kSettleMs = 50;
+constexpr int kJoinTimeoutMs = 5000;  // after IPERF_DONE the server closes the streams
+
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
+  Fd& operator=(Fd&&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+[[noreturn]] void refuse(const std::string& why) {
+  throw RequestError("--peer iperf3: " + why + "; " + kCanDo);
+}
+
+void send_all(int fd, const std::vector<uint8_t>& bytes, int64_t deadline) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    pollfd p{fd, POLLOUT, 0};
+    int n = ::poll(&p, 1, ms_until(deadline));
+    if (n == 0) throw ProtocolError("the iperf3 server takes nothing on its control connection");
+    if (n < 0 && errno == EINTR) continue;
+    ssize_t w = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (w <= 0)
+      throw ProtocolError(std::string("the iperf3 control connection: ") + std::strerror(errno));
+    done += size_t(w);
+  }
+}
+
+// Feeds the machine from the control connection until it has an event, or the deadline.
+ClientMachine::Event next_event(int fd, ClientMachine& m, int timeout_ms) {
+  const int64_t deadline = deadline_in(timeout_ms);
+  ClientMachine::Event e = m.feed({});
+  uint8_t buf[16384];
+  while (e == ClientMachine::Event::none) {
+    std::vector<uint8_t> out = m.take_output();
+    if (!out.empty()) send_all(fd, out, deadline);
+    pollfd p{fd, POLLIN, 0};
+    int n = ::poll(&p, 1, ms_until(deadline));
+    if (n == 0)
+      throw ProtocolError("the iperf3 server sent nothing for " + std::to_string(timeout_ms) +
+                          " ms while " + m.waiting_for() + " was awaited");
+    if (n < 0 && errno == EINTR) continue;
+    ssize_t r = ::recv(fd, buf, sizeof buf, 0);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (r < 0)
+      throw ProtocolError(std::string("the iperf3 control connection: ") + std::strerror(errno));
+    if (r == 0)
+      throw ProtocolError("the iperf3 server closed the control connection while " +
+                          m.waiting_for() + " was awaited");
+    e = m.feed({buf, size_t(r)});
+  }
+  std::vector<uint8_t> out = m.take_output();
+  if (!out.empty()) send_all(fd, out, deadline);
+  return e;
+}
+
+ClientMachine::Event expect_event(int fd, ClientMachine& m, ClientMachine::Event want,
+                                  int timeout_ms) {
+  ClientMachine::Event e = next_event(fd, m, timeout_ms);
+  if (e != want) throw ProtocolError("the iperf3 server skipped a step before " + m.waiting_for());
+  return e;
+}
+
+Params params_of(const TestSpec& spec, const std::string& client_version) {
+  Params p;
+  p.omit_s = int64_t(spec.warmup_s);
+  p.time_s = std::max<int64_t>(1, int64_t(std::ceil(spec.duration_s)));
+  p.parallel = spec.flows;
+  p.reverse = spec.workload == Workload::maerts;
+  p.bidirectional = spec.workload == Workload::bidir;
+  p.len = spec.stream_msg_size();
+  p.window = std::max(spec.sock.sndbuf, spec.sock.rcvbuf);
+  p.nodelay = spec.sock.nodelay;
+  p.congestion = spec.sock.congestion;
+  p.client_version = client_version;
+  return p;
+}
+
+// Bytes written to a TCP socket and not yet acknowledged (SIOCOUTQ), and whether its FIN went
+// out and was acknowledged: then every byte is in the server's receive buffer.
+bool drained(int fd) {
+  int queued = 0;
+  if (::ioctl(fd, SIOCOUTQ, &queued) != 0) return true;  // cannot say: do not wait
+  tcp_info ti{};
+  socklen_t len = sizeof ti;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return true;
+  const bool fin_acked = ti.tcpi_state == TCP_FIN_WAIT2 || ti.tcpi_state == TCP_TIME_WAIT ||
+                         ti.tcpi_state == TCP_CLOSE;
+  return queued == 0 && fin_acked;
+}
+
+void wait_drained(const std::vector<Fd>& senders) {
+  const int64_t deadline = deadline_in(kDrainTimeoutMs);
+  for (const Fd& s : senders) {
+    while (!drained(s.fd) && now_ns() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(kSettleMs));
+}
+
+// This side's results, for the server's own report: each stream's bytes so far.
+Results own_results(const TestSpec& spec, const std::vector<FlowSlot*>& slots) {
+  Results r;
+  r.sender_has_retransmits = spec.workload == Workload::maerts ? -1 : 0;
+  for (const FlowSlot* f : slots) {
+    CounterValues c = CounterValues::read(f->counters);
+    StreamResult s;
+    s.id = stream_id(f->id);
+    s.bytes = f->role == Role::sender ? c.bytes_sent : c.bytes_recv;
+    s.end_time = spec.duration_s;
+    r.streams.push_back(s);
+  }
+  return r;
+}
+
+// The server's side as mtperf's report takes it: per flow its bytes, the sender's retransmits,
+// and iperf3's process CPU (a percentage of one CPU over the test) as the process's CPU time.
+SideResult server_side(const TestSpec& spec, const Results& res, double window_s) {
+  SideResult s;
+  s.side = Side::server;
+  // No window of its own: iperf3's CPU is its process's, shown apart (report/peer.hpp), never
+  // as mtperf's own CPU on the far side.
+  s.window_s = 0;
+  (void)window_s;
+  (void)res.cpu_util_total;
+  for (uint32_t i = 0; i < spec.flows_total(); ++i) {
+    const int32_t id = stream_id(i);
+    const StreamResult* st = nullptr;
+    for (const StreamResult& x : res.streams)
+      if (x.id == id) st = &x;
+    if (!st) {
+      s.errors.push_back("the iperf3 server's results have no stream " + std::to_string(id) +
+                         " (flow " + std::to_string(i) + ")");
+      continue;
+    }
+    FlowResult f;
+    f.id = i;
+    f.role = role_of(spec, i, Side::server);
+    if (f.role == Role::sender) {
+      f.total.bytes_sent = f.window.bytes_sent = st->bytes;
+      if (st->retransmits >= 0 && res.sender_has_retransmits == 1) {
+        f.stats.tcp_retransmits = uint32_t(std::min<int64_t>(st->retransmits, UINT32_MAX));
+        f.stats.tcp_info_valid = true;
+        f.stats.congestion = res.congestion_used;
+      }
+    } else {
+      f.total.bytes_recv = f.window.bytes_recv = st->bytes;
+    }
+    s.flows.push_back(f);
+  }
+  return s;
+}
+
+// Connects every flow in iperf3's order (bidir: the senders, then the receivers), each greeted
+// with the cookie. iperf3 needs them all: a flow that does not connect fails the test.
+std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transport& transport,
+                                                  const SockAddr& server, const Cookie& cookie,
+                                                  std::vector<Fd>& sender_fds, int timeout_ms) {
+  const std::vector<uint8_t> greeting(cookie.begin(), cookie.end());
+  const int64_t deadline = deadline_in(timeout_ms);
+  SockAddr source;
+  if (!spec.sock.source.empty()) source = control_socket::resolve(spec.sock.source, 0);
+  std::vector<std::unique_ptr<FlowSlot>> flows;
+  for (uint32_t i = 0; i < spec.flows_total(); ++i) {
+    auto f = std::make_unique<FlowSlot>();
+    f->id = i;
+    f->role = role_of(spec, i, Side::client);
+    f->proto = spec.proto;
+    if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
+    FlowSetup setup = flow_setup(spec, i, 0, transport.caps());
+    setup.greeting = &greeting;
+    try {
+      f->endpoint = transport.connect(server, source, setup, deadline);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("flow " + std::to_string(i) + " (iperf3 stream " +
+                               std::to_string(stream_id(i)) + "): " + e.what());
+    }
+    if (f->role == Role::sender) sender_fds.emplace_back(f->endpoint->dup_stats_fd());
+    flows.push_back(std::move(f));
+  }
+  return flows;
+}
+
+// Ends the runner on every way out of the test: an error from the server stops the flows.
+struct RunnerGuard {
+  Runner& r;
+  bool joined = false;
+  ~RunnerGuard() {
+    if (!joined) {
+      r.abort();
+      r.join();
+    }
+  }
+};
+
+}  // namespace
+
+void check_request(const TestSpec& spec) {
+  const WorkloadKind& kind = kind_of(spec.workload);
+  if (kind.request_response || kind.per_transaction)
+    refuse("iperf3 has no " + std::string(kind.name) + " (request/response) test");
+  if (spec.proto != Proto::tcp) refuse("UDP tests against iperf3 are not carried yet");
+  const TransportEntry& entry = find_transport(spec.transport);
+  if (!entry.caps.peer_greeting || entry.line != nullptr)
+    refuse("transport " + spec.transport + " cannot carry an iperf3 stream");
+  if (spec.flows > kMaxStreams)
+    refuse("-P " + std::to_string(spec.flows) + " is over iperf3's " + std::to_string(kMaxStreams) +
+           " streams");
+  if (spec.warmup_s != std::floor(spec.warmup_s))
+    refuse("iperf3's warm-up (omit) is whole seconds; --warmup " + std::to_string(spec.warmup_s) +
+           " is not");
+  if (spec.verify_seed != 0) refuse("iperf3 does not check payloads (--verify)");
+  if (!spec.server_cpus.empty()) refuse("iperf3 takes no server CPUs (--server-cpus)");
+  if (spec.stop_on_error) refuse("iperf3 cannot stop on an error (--stop-on-error)");
+  if (!spec.flow_servers.empty()) refuse("iperf3 listens on one address (no --adapters)");
+}
+
+Outcome run_test(const TestSpec& spec_in, const control::ClientOptions& opts,
+                 const ClientSettings& settings, IntervalCallback on_interval) {
+  TestSpec spec = spec_in;
+  validate(spec);
+  check_request(spec);
+  const TransportEntry& entry = find_transport(spec.transport);
+  check_params(entry, spec.transport_params);
+  ProbeResult probe = entry.probe("/");
+  if (!probe.usable)
+    throw std::runtime_error("transport " + spec.transport + " is not usable here: " + probe.why);
+  auto transport = entry.create(spec.transport_params);
+  control_socket::raise_fd_limit();
+
+  Outcome out;
+  out.params = params_of(spec, settings.client_version);
+  const int step = settings.step_timeout_ms;
+  const SockAddr server = control_socket::resolve(opts.server, kDefaultPort);
+  Fd ctl(control_socket::connect(server, opts.connect_timeout_ms));
+  int one = 1;
+  ::setsockopt(ctl.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  ClientMachine m(out.params, make_cookie());
+  using Event = ClientMachine::Event;
+
+  const int64_t setup_start = now_ns();
+  expect_event(ctl.fd, m, Event::create_streams, step);
+  std::vector<Fd> sender_fds;
+  auto flows = open_flows(spec, *transport, server, m.cookie(), sender_fds, step);
+  expect_event(ctl.fd, m, Event::test_start, step);
+  expect_event(ctl.fd, m, Event::test_running, step);
+  const double setup_s = double(now_ns() - setup_start) / 1e9;
+
+  std::vector<FlowSlot*> slots;
+  for (auto& f : flows)
+    slots.push_back(f.get());
+  Runner runner(spec, Side::client, *transport, run_worker, std::move(flows), opts.cpus);
+  runner.set_adapters(adapter_irqs("/"));
+  runner.set_interval_callback(std::move(on_interval));
+  runner.start();
+  RunnerGuard guard{runner};
+
+  // The window: the server speaks now only to give up (an error, its end).
+  uint8_t buf[512];
+  while (runner.clock().phase.load() != Phase::done && !runner.clock().abort.load()) {
+    pollfd p{ctl.fd, POLLIN, 0};
+    if (::poll(&p, 1, 20) <= 0) continue;
+    ssize_t r = ::recv(ctl.fd, buf, sizeof buf, 0);
+    if (r == 0) throw ProtocolError("the iperf3 server closed the control connection mid-test");
+    if (r > 0) m.feed({buf, size_t(r)});
+  }
+  if (!sender_fds.empty()) wait_drained(sender_fds);
+  m.end_test();
+  expect_event(ctl.fd, m, Event::results_wanted, step);
+  m.give_results(own_results(spec, slots));
+  expect_event(ctl.fd, m, Event::done, step);  // IPERF_DONE goes out with it
+  out.server = m.results();
+
+  // After IPERF_DONE the server closes its streams: receivers here read to their end.
+  std::thread watchdog;
+  std::atomic<bool> joined{false};
+  watchdog = std::thread([&] {
+    const int64_t until = deadline_in(kJoinTimeoutMs);
+    while (!joined.load() && now_ns() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!joined.load()) runner.abort();
+  });
+  out.test.client = runner.join();
+  guard.joined = true;
+  joined.store(true);
+  watchdog.join();
+
+  out.test.server = server_side(spec, out.server, out.test.client.window_s);
+  out.test.transport_settings = transport->effective_settings();
+  out.test.server_address = server.to_string();
+  out.test.setup_s = setup_s;
+  out.test.flows_asked = spec.flows_total();
+  return out;
+}
+
+}  // namespace mtperf::iperf3

@@ -1,0 +1,49 @@
+#include "report/peer.hpp"
+
+#include <fmt/format.h>
+
+namespace mtperf {
+
+nlohmann::json peer_json(const PeerFigures& p) {
+  nlohmann::json streams = nlohmann::json::array();
+  for (const PeerStream& s : p.streams) {
+    streams.push_back({{"flow", s.flow},
+                       {"peer_id", s.peer_id},
+                       {"direction", s.direction},
+                       {"bytes_here", s.here},
+                       {"bytes_peer", s.peer},
+                       {"margin_bytes", s.margin},
+                       {"agree", s.agree},
+                       {"peer_retransmits", s.peer_retransmits ? nlohmann::json(*s.peer_retransmits)
+                                                               : nlohmann::json()}});
+  }
+  return {{"peer", p.peer},
+          {"streams", streams},
+          {"agree", p.all_agree()},
+          {"margin", p.margin_why},
+          {"cpu_util_total", p.cpu_total},
+          {"cpu_util_user", p.cpu_user},
+          {"cpu_util_system", p.cpu_system},
+          {"congestion", p.congestion}};
+}
+
+std::string peer_text(const PeerFigures& p) {
+  std::string out = fmt::format("  {} server: CPU {:.1f}% of one CPU (usr {:.1f} sys {:.1f}){}\n",
+                                p.peer, p.cpu_total, p.cpu_user, p.cpu_system,
+                                p.congestion.empty() ? "" : ", congestion " + p.congestion);
+  out += fmt::format("  bytes that crossed, here and as {} counted them ({}):\n", p.peer,
+                     p.margin_why);
+  for (const PeerStream& s : p.streams) {
+    const uint64_t apart = s.here > s.peer ? s.here - s.peer : s.peer - s.here;
+    out += fmt::format(
+        "    flow {} ({} stream {}, {}): here {} {}, {} {} {}{}{}\n", s.flow, p.peer, s.peer_id,
+        s.direction, s.direction == "c2s" ? "sent" : "received", s.here, p.peer,
+        s.direction == "c2s" ? "received" : "sent", s.peer,
+        s.peer_retransmits ? fmt::format(", {} retransmits", *s.peer_retransmits) : std::string(),
+        s.agree ? (apart == 0 ? ", equal" : fmt::format(", {} apart", apart))
+                : fmt::format(", MISMATCH: {} apart, over the margin of {}", apart, s.margin));
+  }
+  return out;
+}
+
+}  // namespace mtperf

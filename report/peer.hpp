@@ -1,0 +1,43 @@
+#pragma once
+// A run against another tool's server (`mtperf run --peer iperf3`): what the peer counted beside
+// what this side counted, stream by stream, and whether the bytes that crossed agree within the
+// stated margin. Rendered by text.cpp and json.cpp under "peer".
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mtperf {
+
+struct PeerStream {
+  uint32_t flow = 0;
+  int32_t peer_id = 0;    // the peer's own id of the stream (iperf3: 1, 3, 4, ...)
+  std::string direction;  // "c2s" (this side sent) or "s2c"
+  uint64_t here = 0;      // bytes this side sent (c2s) or received (s2c)
+  uint64_t peer = 0;      // bytes the peer received (c2s) or sent (s2c)
+  uint64_t margin = 0;    // how far apart they may be, bytes (PeerFigures::margin_why)
+  bool agree = true;      // |here - peer| <= margin
+  std::optional<int64_t> peer_retransmits;  // the peer's TCP retransmits when it sent
+};
+
+struct PeerFigures {
+  std::string peer;  // "iperf3"
+  std::vector<PeerStream> streams;
+  double cpu_total = 0, cpu_user = 0, cpu_system = 0;  // the peer's process, % of one CPU
+  std::string congestion;                              // what the peer's sockets used, as it says
+  std::string margin_why;                              // why the counts may differ, and by how much
+  std::string server_output;                           // --get-server-output: the peer's own report
+  bool all_agree() const {
+    for (const PeerStream& s : streams)
+      if (!s.agree) return false;
+    return true;
+  }
+};
+
+nlohmann::json peer_json(const PeerFigures& p);
+// The text report's lines: each stream's two counts, and a mismatch flagged.
+std::string peer_text(const PeerFigures& p);
+
+}  // namespace mtperf

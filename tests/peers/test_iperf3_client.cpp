@@ -1,0 +1,121 @@
+// `mtperf run --peer iperf3` against the real iperf3 server (Debian 12: 3.12) on 127.0.0.1: every
+// workload it claims, the two sides' byte counts compared, the refusals, a busy server.
+#include <nlohmann/json.hpp>
+
+#include <catch2/catch.hpp>
+
+#include "tests/peers/iperf3_server.hpp"
+#include "tests/support/command.hpp"
+#include "tests/support/skip.hpp"
+
+using mtperf::test::Iperf3Server;
+using mtperf::test::mtperf_cmd;
+
+MTPERF_TEST_REQUIRES(mtperf::test::why_no_iperf3());
+
+namespace {
+
+nlohmann::json run_json(const Iperf3Server& s, const std::string& args) {
+  auto r = mtperf_cmd("run --peer iperf3 -H " + s.address() + " --format json " + args);
+  REQUIRE(r.rc == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+// Without a warm-up both sides count the whole test, and the counts are equal (harness/
+// peer_run.cpp says why): what iperf3 sent this side reads to the end; what this side sent
+// iperf3 counts until TEST_END, which goes only after every byte was acknowledged.
+void check_equal(const nlohmann::json& doc, size_t streams) {
+  const auto& p = doc.at("peer");
+  CHECK(p.at("peer") == "iperf3");
+  REQUIRE(p.at("streams").size() == streams);
+  for (const auto& s : p.at("streams")) {
+    INFO(s.dump());
+    CHECK(s.at("bytes_here").get<uint64_t>() > 0);
+    CHECK(s.at("bytes_here") == s.at("bytes_peer"));
+    CHECK(s.at("agree") == true);
+  }
+  CHECK(p.at("agree") == true);
+  CHECK(doc.at("summary").at("errors").empty());
+}
+
+}  // namespace
+
+TEST_CASE("stream against iperf3 -s: the bytes sent are the bytes iperf3 received") {
+  Iperf3Server s;
+  auto doc = run_json(s, "-w stream -l 0.5");
+  check_equal(doc, 1);
+  const auto& f = doc.at("summary").at("flows").at(0);
+  CHECK(f.at("server_bytes_received") == doc["peer"]["streams"][0]["bytes_peer"]);
+  CHECK(doc.at("summary").at("throughput_bps").get<double>() > 0);
+}
+
+TEST_CASE("maerts (-R) with 2 flows: iperf3's bytes sent are the bytes received here") {
+  Iperf3Server s;
+  check_equal(run_json(s, "-w maerts -P 2 -l 0.5"), 2);
+}
+
+TEST_CASE("bidir with 2 flows each way: four streams, each agreeing") {
+  Iperf3Server s;
+  auto doc = run_json(s, "-w bidir -P 2 -l 0.5");
+  check_equal(doc, 4);
+  const auto& st = doc["peer"]["streams"];
+  CHECK(st[0]["direction"] == "c2s");
+  CHECK(st[2]["direction"] == "s2c");
+  CHECK(st[2]["peer_id"] == 4);  // iperf3 numbers its streams 1, 3, 4, 5
+}
+
+TEST_CASE("the options iperf3 carries: -m, buffers, congestion control, nodelay") {
+  Iperf3Server s;
+  auto doc = run_json(s,
+                      "-w stream -l 0.3 -m 8K --sndbuf 512K --rcvbuf 512K --cc reno "
+                      "--no-delay true");
+  check_equal(doc, 1);
+  CHECK(doc["peer"]["congestion"] == "reno");
+}
+
+TEST_CASE("a warm-up is iperf3's omit: the window's counts agree within 10%") {
+  Iperf3Server s;
+  auto doc = run_json(s, "-w stream -l 0.5 --warmup 1");
+  for (const auto& st : doc["peer"]["streams"]) {
+    INFO(st.dump());
+    CHECK(st["agree"] == true);
+    CHECK(st["margin_bytes"].get<uint64_t>() > 0);
+  }
+}
+
+TEST_CASE("what iperf3 cannot do is refused at once, exit 2, naming what it can") {
+  for (const char* args : {"-w rr", "-w crr", "-p udp", "-P 129", "--warmup 0.5", "--verify"}) {
+    auto r = mtperf_cmd(std::string("run --peer iperf3 -H 127.0.0.1:9 ") + args + " 2>&1");
+    INFO(args);
+    CHECK(r.rc == 2);
+    CHECK(r.out.find("stream, maerts (-R) and bidir") != std::string::npos);
+  }
+  auto r = mtperf_cmd("run --peer iperf4 -H 127.0.0.1:9 2>&1");
+  CHECK(r.rc == 2);
+  CHECK(r.out.find("iperf4") != std::string::npos);
+  r = mtperf_cmd("run --peer iperf3 2>&1");  // no -H
+  CHECK(r.rc == 2);
+}
+
+TEST_CASE("a busy iperf3 server: its own words, exit 1") {
+  Iperf3Server s(false);
+  // A real iperf3 client holds the server for 2 s; mtperf comes while it runs.
+  FILE* other = ::popen(("exec " + std::string(mtperf::test::kIperf3) + " -c 127.0.0.1 -p " +
+                         std::to_string(s.port()) + " -t 2 >/dev/null 2>&1")
+                            .c_str(),
+                        "r");
+  REQUIRE(other != nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto r = mtperf_cmd("run --peer iperf3 -H " + s.address() + " -l 0.2 2>&1");
+  CHECK(r.rc == 1);
+  CHECK(r.out.find("the server is busy running a test") != std::string::npos);
+  ::pclose(other);
+}
+
+TEST_CASE("nothing listening: a clear error, exit 1") {
+  auto r =
+      mtperf_cmd("run --peer iperf3 -H 127.0.0.1:" + std::to_string(mtperf::test::free_port()) +
+                 " -l 0.2 2>&1");
+  CHECK(r.rc == 1);
+  CHECK(r.out.find("127.0.0.1") != std::string::npos);
+}
