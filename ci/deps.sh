@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config clang-format
       liburing-dev libibverbs-dev librdmacm-dev libboost-program-options-dev catch2
       nlohmann-json3-dev libfmt-dev libisal-dev libssl-dev libbenchmark-dev
-      iproute2 procps
+      iproute2 procps iperf3 sockperf
       python3-jsonschema  # tests/report/json_schema_check.py: the JSON output against docs/json-schema
       slurmctld slurmd slurm-client munge openmpi-bin  # tests/fleet: mtperf fleet under srun and mpirun
       python3-yaml  # tests/fleet/recipes_check.py: the Kubernetes recipe as YAML
