@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
+#include "control/server.hpp"
 #include "fleet/checks.hpp"
 #include "fleet/compare.hpp"
 #include "fleet/coordinator.hpp"
@@ -65,8 +66,11 @@ CommandSpec fleet_spec() {
       "0, its coordinator there; with --per-host N, N of them, one per rank of a host");
   add("per-host", po::value<uint32_t>()->value_name("N"),
       "N ranks on each host, one per adapter: rank i of a host takes the i-th --bind address");
-  add("key", text()->value_name("KEY"),
-      "pre-shared key of the coordinator and of every rank's server");
+  add("key-file", text()->value_name("FILE"),
+      "the fleet's pre-shared key (mode 600; default: the environment's MTPERF_KEY): every rank "
+      "and the coordinator prove it, and every control frame is sealed with it");
+  add("insecure", po::bool_switch(),
+      "run without a key on addresses beyond loopback (anyone who reaches the fleet can join it)");
   add("join-timeout", po::value<double>()->default_value(60, "60")->value_name("SECONDS"),
       "how long rank 0 waits for every rank to join");
   add("pair-timeout", po::value<double>()->value_name("SECONDS"),
@@ -84,7 +88,7 @@ CommandSpec fleet_spec() {
   add("image", text()->default_value("mtperf:latest", "mtperf:latest")->value_name("IMAGE"),
       "--emit kubernetes: the container image");
   add("key-secret", text()->value_name("NAME"),
-      "--emit kubernetes: the Secret whose 'key' is --key");
+      "--emit kubernetes: the Secret whose 'key' is the fleet's key (default: NAME-key)");
   spec.hidden.add_options()("host,H", text(), "")("testbed", text(), "")(
       "confidence,I", text(), "")("histogram", text(), "");
   spec.about =
@@ -199,6 +203,32 @@ std::string render(const FleetOptions& o, const fleet::FleetDoc& d,
   return fleet::fleet_text(d, verdicts);
 }
 
+// Why a fleet without a key would be reachable beyond loopback ("" when it would not): its
+// ranks' servers and its coordinator listen on `bind`, and the ranks reach the coordinator at
+// the launcher's host or the rendezvous file's.
+std::string keyless_exposure(const std::string& bind, const fleet::Launch& launch) {
+  if (bind.empty() || bind == "0.0.0.0" || bind == "::")
+    return "the ranks listen on every address (no --bind)";
+  if (!fleet::is_loopback(bind)) return "the ranks listen on " + bind;
+  if (!launch.coordinator.empty()) {
+    std::string host;
+    uint16_t port = 0;
+    fleet::split_host_port(launch.coordinator, 0, host, port);
+    if (!fleet::is_loopback(host)) return "the coordinator is " + host;
+  }
+  return "";
+}
+
+std::string keyless_refusal(const std::string& why) {
+  return "no key, and " + why +
+         ": anyone who reaches the fleet could join it and make its ranks send traffic. Make a "
+         "key every rank can read on a shared filesystem, and give it to every rank:\n"
+         "  (umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > "
+         "~/.mtperf-fleet.key)\n"
+         "  mtperf fleet --key-file ~/.mtperf-fleet.key ...   (or MTPERF_KEY in the environment)\n"
+         "(--insecure runs without a key; on loopback alone none is needed)";
+}
+
 int emit_command(const FleetOptions& o, const std::vector<std::string>& args) {
   fleet::EmitOptions e;
   e.kind = o.cl.get<std::string>("emit");
@@ -302,7 +332,12 @@ int fleet_command(const std::vector<std::string>& args) {
                launch.size, launch.launcher.c_str(), launch.why.c_str());
   catch_interrupts();
   std::atomic<bool> stop{false}, done{false};
-  const std::string key = cl.has("key") ? cl.get<std::string>("key") : "";
+  std::string key;
+  try {
+    key = control::load_key(cl.has("key-file") ? cl.get<std::string>("key-file") : "");
+  } catch (const std::exception& e) {
+    return usage_error(fleet_spec(), std::cerr, std::string("option --key-file: ") + e.what());
+  }
   std::string bind = cl.has("bind") ? cl.get<std::string>("bind") : "";
   if (cl.has("per-host")) {
     try {
@@ -315,6 +350,12 @@ int fleet_command(const std::vector<std::string>& args) {
                        "option --bind: several addresses need --per-host (one per rank of a host)");
   }
   bind = address_of(bind);
+  if (key.empty() && !cl.get<bool>("insecure")) {
+    if (std::string why = keyless_exposure(bind, launch); !why.empty()) {
+      std::fprintf(stderr, "mtperf fleet: %s\n", keyless_refusal(why).c_str());
+      return kExitUsage;
+    }
+  }
   nlohmann::json test = o.run.spec;
   test.erase("transport");
 
@@ -372,6 +413,7 @@ int fleet_command(const std::vector<std::string>& args) {
         fleet::split_host_port(launch.coordinator, c.port, h, c.port);
       }
       c.key = key;
+      c.job = launch.job;
       c.size = launch.size;
       c.join_timeout_ms = m.join_timeout_ms;
       c.need_all = cl.get<bool>("need-all");

@@ -45,7 +45,8 @@ CommandSpec serve_spec() {
   add("bind", po::value<std::string>()->default_value("0.0.0.0", "0.0.0.0")->value_name("ADDRESS"),
       "address to listen on");
   add("key", po::value<std::string>()->value_name("KEY"),
-      "pre-shared key clients must prove (HMAC challenge)");
+      "pre-shared key clients must prove, and every control frame sealed with it (shows in ps: "
+      "prefer --key-file, or MTPERF_KEY in the environment)");
   add("key-file", po::value<std::string>()->value_name("FILE"),
       "the key from a file (whitespace trimmed; mode 600 or stricter), read again on SIGHUP: "
       "new clients need the new key, running tests go on");
@@ -85,6 +86,7 @@ control::ServerOptions server_options(const po::variables_map& vm) {
   if (vm.count("key-file")) o.key_file = vm["key-file"].as<std::string>();
   if (!o.key.empty() && !o.key_file.empty())
     throw std::invalid_argument("options --key and --key-file: give one of them");
+  if (o.key.empty() && o.key_file.empty()) o.key = control::load_key("");  // MTPERF_KEY
   if (vm.count("allow")) {
     for (const auto& text : vm["allow"].as<std::vector<std::string>>()) {
       try {

@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "control/server.hpp"
 #include "harness/peer_run.hpp"
 #include "platform/affinity.hpp"
 #include "platform/number.hpp"
@@ -108,7 +109,10 @@ po::options_description run_description() {
   add("output,o", text()->value_name("FILE"), "write the report to FILE (default: stdout)");
   add("histogram", text()->value_name("FILE"),
       "write the latency histogram's buckets to FILE (- for stdout)");
-  add("key", text()->value_name("KEY"), "pre-shared key for an authenticating server");
+  add("key", text()->value_name("KEY"),
+      "pre-shared key for an authenticating server (shows in ps: prefer --key-file or MTPERF_KEY)");
+  add("key-file", text()->value_name("FILE"),
+      "the pre-shared key from a file (mode 600; default: the environment's MTPERF_KEY)");
   add("peer", text()->value_name("NAME"),
       "-H runs another tool's server: iperf3 (port 5201 by default; docs/interop.md)");
   add("max-memory", text()->value_name("SIZE"),
@@ -459,7 +463,18 @@ void set_hosts(RunOptions& o, const po::variables_map& vm) {
       throw UsageError(std::string("option --server-cpus: ") + e.what());
     }
   }
-  if (vm.count("key")) o.client.key = get<std::string>(vm, "key");
+  if (vm.count("key") && vm.count("key-file"))
+    throw UsageError("options --key and --key-file: give one of them");
+  if (vm.count("key")) {
+    o.client.key = get<std::string>(vm, "key");
+  } else {
+    try {
+      o.client.key =
+          control::load_key(vm.count("key-file") ? get<std::string>(vm, "key-file") : "");
+    } catch (const std::exception& e) {
+      throw UsageError(std::string(vm.count("key-file") ? "option --key-file: " : "") + e.what());
+    }
+  }
   if (vm.count("max-memory")) {
     try {
       o.client.max_memory = parse_bytes(get<std::string>(vm, "max-memory"));

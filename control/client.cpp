@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "bindings/workers.hpp"
+#include "control/link.hpp"
 #include "control/policy.hpp"
 #include "control/protocol.hpp"
 #include "control/routes.hpp"
@@ -166,7 +167,8 @@ void check_local_limits(const TestSpec& spec, const ClientOptions& opts, const T
 // thread of its own and passed to the runner, which ends the client's window as on SIGINT.
 class StopListener {
  public:
-  StopListener(int fd, Runner& runner) : thread_([this, fd, &runner] { listen(fd, runner); }) {}
+  StopListener(Link& ctl, Runner& runner)
+      : thread_([this, &ctl, &runner] { listen(ctl, runner); }) {}
   ~StopListener() {
     done_.store(true);
     thread_.join();
@@ -175,14 +177,14 @@ class StopListener {
   StopListener& operator=(const StopListener&) = delete;
 
  private:
-  void listen(int fd, Runner& runner) {
+  void listen(Link& ctl, Runner& runner) {
     while (!done_.load()) {
-      pollfd p{fd, POLLIN, 0};
+      pollfd p{ctl.fd(), POLLIN, 0};
       int n = ::poll(&p, 1, 50);
       if (n == 0 || (n < 0 && errno == EINTR)) continue;
       if (n < 0) return;
       try {
-        Message m = recv_message(fd, kMaxRequestBody, kSetupTimeoutMs);
+        Message m = recv_message(ctl, kMaxRequestBody, kSetupTimeoutMs);
         if (m.type == MsgType::stop) runner.stop_early(stop_from(m.body));
       } catch (const std::exception&) {
         // The server went away: the flows see it too, and DONE/RESULT says what happened.
@@ -210,7 +212,7 @@ class StopListener {
 
 // The server's RESULT. With stop_on_error a STOP may come first: the server's window failed as
 // the client's was ending, after the listener had gone.
-Message expect_result(int fd, bool stop_on_error) {
+Message expect_result(Link& fd, bool stop_on_error) {
   int64_t deadline = deadline_in(kSetupTimeoutMs + 30000);
   if (!stop_on_error) return expect_until(fd, MsgType::result, kMaxResultBody, deadline);
   for (int skipped = 0;; ++skipped) {
@@ -220,10 +222,45 @@ Message expect_result(int fd, bool stop_on_error) {
 }
 
 // The client's side of the test once it ran, hearing the server's STOP meanwhile when asked to.
-SideResult join_listening(Runner& runner, int ctl_fd, bool stop_on_error) {
+SideResult join_listening(Runner& runner, Link& ctl_fd, bool stop_on_error) {
   std::optional<StopListener> listener;
   if (stop_on_error) listener.emplace(ctl_fd, runner);
   return runner.join();
+}
+
+// HELLO .. WELCOME (.. AUTH, AUTHORIZED with a key): the message that lists the server's
+// addresses. With a key the server must prove it first (WELCOME's proof over both nonces): a
+// server that does not ask for the key, or cannot prove it, is refused, never run against
+// unauthenticated. From AUTH on, every frame is sealed (link.hpp).
+Message greet(Link& ctl, const ClientOptions& opts, const std::string& where,
+              std::string& challenge) {
+  const std::string nonce = random_hex(16);
+  send_message(ctl, {MsgType::hello, {{"version", kVersion}, {"nonce", nonce}}}, kSetupTimeoutMs);
+  Message welcome = expect(ctl, MsgType::welcome, kMaxRequestBody, kSetupTimeoutMs);
+  auto c = welcome.body.find("challenge");
+  if (c == welcome.body.end()) {
+    if (!opts.key.empty()) {
+      throw ProtocolError("authentication failed: the server at " + where +
+                          " does not ask for a key, and this client has one: refusing to run "
+                          "unauthenticated (is it the server you meant, started with its key?)");
+    }
+    return welcome;
+  }
+  if (opts.key.empty()) {
+    throw ProtocolError("the server at " + where +
+                        " wants a key: give it with --key-file FILE or MTPERF_KEY");
+  }
+  challenge = nonce_field(welcome.body, "challenge", "server's WELCOME");
+  std::string proof;
+  json_field::optional(welcome.body, "server's WELCOME", "proof", proof);
+  if (!mac_matches(proof, prove(opts.key, "server", nonce, challenge))) {
+    throw ProtocolError("authentication failed: the server at " + where +
+                        " did not prove it has the key (a different key, or not the server you "
+                        "meant): refusing to go on");
+  }
+  send_message(ctl, {MsgType::auth, {{"mac", auth_mac(opts.key, challenge)}}}, kSetupTimeoutMs);
+  ctl.seal(opts.key, true, nonce, challenge);
+  return expect(ctl, MsgType::authorized, kMaxRequestBody, kSetupTimeoutMs);
 }
 
 }  // namespace
@@ -243,25 +280,11 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   control_socket::raise_fd_limit();
 
   SockAddr server = control_socket::resolve(opts.server, kDefaultPort);
-  Fd ctl;
-  ctl.fd = control_socket::connect(server, opts.connect_timeout_ms);
-  nlohmann::json hello = {{"version", kVersion}};
-  send_message(ctl.fd, {MsgType::hello, hello}, kSetupTimeoutMs);
-  Message welcome = expect(ctl.fd, MsgType::welcome, kMaxRequestBody, kSetupTimeoutMs);
-  // With a key, the client proves it first (AUTH); only then does the server list its addresses.
-  Message listing = welcome;
+  Fd ctl_fd;
+  ctl_fd.fd = control_socket::connect(server, opts.connect_timeout_ms);
+  Link ctl(ctl_fd.fd);
   std::string challenge;
-  if (auto c = welcome.body.find("challenge"); c != welcome.body.end()) {
-    if (opts.key.empty()) throw ProtocolError("the server wants a key (--key)");
-    try {
-      challenge = json_field::string(*c, "server's WELCOME.challenge", 256);
-    } catch (const std::invalid_argument& e) {
-      throw ProtocolError(e.what());
-    }
-    send_message(ctl.fd, {MsgType::auth, {{"mac", auth_mac(opts.key, challenge)}}},
-                 kSetupTimeoutMs);
-    listing = expect(ctl.fd, MsgType::authorized, kMaxRequestBody, kSetupTimeoutMs);
-  }
+  Message listing = greet(ctl, opts, server.to_string(), challenge);
   std::vector<std::string> sources;
   if (!opts.flow_sources.empty()) {
     route_flows(spec, opts, listing, sources);
@@ -271,22 +294,22 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   if (!challenge.empty()) test["mac"] = test_mac(opts.key, challenge, test["test"]);
   check_flow_limits(spec, server, opts.server_in_process);
   const int64_t setup_start_ns = now_ns();
-  send_message(ctl.fd, {MsgType::test, test}, kSetupTimeoutMs);
-  Message ready = expect(ctl.fd, MsgType::ready, kMaxRequestBody, kSetupTimeoutMs);
+  send_message(ctl, {MsgType::test, test}, kSetupTimeoutMs);
+  Message ready = expect(ctl, MsgType::ready, kMaxRequestBody, kSetupTimeoutMs);
   std::vector<FlowFailure> failed;
   auto flows = open_flows(spec, *transport, server, ready.body, sources, opts.need_all, failed);
   const double setup_s = double(now_ns() - setup_start_ns) / 1e9;
 
-  send_message(ctl.fd, {MsgType::start, start_body(failed)}, kSetupTimeoutMs);
-  expect(ctl.fd, MsgType::started, kMaxRequestBody, kSetupTimeoutMs);
+  send_message(ctl, {MsgType::start, start_body(failed)}, kSetupTimeoutMs);
+  expect(ctl, MsgType::started, kMaxRequestBody, kSetupTimeoutMs);
   Runner runner(spec, Side::client, *transport, run_worker, std::move(flows), opts.cpus);
   runner.set_adapters(adapter_irqs("/"));
   runner.set_interval_callback(std::move(on_interval));
   runner.set_stop_on_error(spec.stop_on_error);
-  runner.set_netdevs(flow_netdevs(sources, ctl.fd));
+  runner.set_netdevs(flow_netdevs(sources, ctl.fd()));
   runner.start();
   TestOutcome out;
-  out.client = join_listening(runner, ctl.fd, spec.stop_on_error);
+  out.client = join_listening(runner, ctl, spec.stop_on_error);
   out.transport_settings = transport->effective_settings();
   out.server_address = server.to_string();
   out.setup_s = setup_s;
@@ -296,8 +319,8 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   out.flow_servers = spec.flow_servers;
   Message result;
   try {
-    send_message(ctl.fd, {MsgType::done, nlohmann::json::object()}, kSetupTimeoutMs);
-    result = expect_result(ctl.fd, spec.stop_on_error);
+    send_message(ctl, {MsgType::done, nlohmann::json::object()}, kSetupTimeoutMs);
+    result = expect_result(ctl, spec.stop_on_error);
   } catch (const ProtocolError& e) {
     // The server went away during the test: what the flows saw of it says more.
     if (out.client.errors.empty()) throw;

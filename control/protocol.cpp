@@ -121,6 +121,8 @@ bool wait_until(int fd, short events, int64_t deadline_ns) {
   }
 }
 
+}  // namespace
+
 // Every byte of [data, data + len) by the deadline, however the peer spreads them out.
 void read_all_until(int fd, char* data, size_t len, int64_t deadline_ns) {
   while (len > 0) {
@@ -150,8 +152,6 @@ void write_all_until(int fd, const char* data, size_t len, int64_t deadline_ns) 
     if (!wait_until(fd, POLLOUT, deadline_ns)) io_failure("sending", ETIMEDOUT);
   }
 }
-
-}  // namespace
 
 void send_message_until(int fd, const Message& m, int64_t deadline_ns) {
   std::string frame = encode(m);

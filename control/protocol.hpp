@@ -46,7 +46,7 @@
 
 namespace mtperf::control {
 
-inline constexpr uint8_t kVersion = 2;  // 2: AUTH, and the MAC covers the TEST body
+inline constexpr uint8_t kVersion = 3;  // 3: HELLO's nonce, WELCOME's proof, sealed frames
 inline constexpr uint16_t kDefaultPort = 12865;
 inline constexpr size_t kHeaderBytes = 12;
 inline constexpr uint32_t kMaxRequestBody = 64 * 1024;  // what a server accepts
@@ -97,6 +97,11 @@ inline int64_t monotonic_ns() {
   return now_ns();
 }
 using mtperf::deadline_in;
+
+// Every byte of [data, data + len) read from (written to) a socket by deadline_ns, however the
+// peer spreads them out; ProtocolError on timeout, EOF or a socket error.
+void read_all_until(int fd, char* data, size_t len, int64_t deadline_ns);
+void write_all_until(int fd, const char* data, size_t len, int64_t deadline_ns);
 
 // Blocking frame I/O over a socket: the whole frame by deadline_ns (CLOCK_MONOTONIC); throws
 // ProtocolError on timeout, EOF ("the peer closed the control connection") or a malformed frame.

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -48,6 +49,18 @@ void add_traffic(std::vector<TrafficCounters>& all, const TrafficCounters& t) {
 
 void log_to_stderr(const std::string& line) {
   std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+std::string load_key(const std::string& path) {
+  if (!path.empty()) return read_key_file(path);
+  const char* env = std::getenv("MTPERF_KEY");
+  if (env == nullptr) return "";
+  std::string key(env);
+  const char* space = " \t\r\n\v\f";
+  const size_t first = key.find_first_not_of(space);
+  if (first == std::string::npos) return "";
+  if (key.size() > 4096) throw std::runtime_error("MTPERF_KEY: over 4 KiB; a key is one line");
+  return key.substr(first, key.find_last_not_of(space) - first + 1);
 }
 
 std::string read_key_file(const std::string& path) {

@@ -63,6 +63,10 @@ struct ServerOptions {
 // The key in `path`, leading and trailing whitespace trimmed. Throws std::runtime_error when the
 // file cannot be read, is group or world readable (or writable), is over 4 KiB or holds no key.
 std::string read_key_file(const std::string& path);
+// A command's pre-shared key: read_key_file(path) when a path is given, else the environment's
+// MTPERF_KEY (whitespace trimmed), else "". Never from the command line: argv shows in ps, in
+// /proc and in a scheduler's stored job script.
+std::string load_key(const std::string& path);
 
 // The pre-shared key, replaced whole by a reload while sessions read it. Thread-safe.
 class SharedKey {

@@ -24,6 +24,11 @@
 namespace mtperf::control {
 namespace {
 
+std::string mac_of(const Message& m) {
+  auto it = m.body.find("mac");
+  return it != m.body.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 constexpr int kSetupTimeoutMs = 10000;
 
 uint64_t random_u64() {
@@ -64,7 +69,7 @@ Wake wait_for_flow(int fd, int control_fd, int64_t deadline_ns, bool watch_contr
 
 ServerSession::ServerSession(int control_fd, const ServerOptions& opts, Admission& admission,
                              const SharedKey& key)
-    : fd_(control_fd), opts_(opts), admission_(admission), key_(key) {
+    : fd_(control_fd), link_(control_fd), opts_(opts), admission_(admission), key_(key) {
   try {
     peer_ = control_socket::peer_address(fd_).to_string();
   } catch (const std::exception&) {
@@ -109,7 +114,7 @@ void ServerSession::run() noexcept {
     if (opts_.verbose) std::fprintf(stderr, "mtperf serve: %s: %s\n", peer_.c_str(), e.what());
     if (!aborted_) {
       try {
-        send_message(fd_, {MsgType::error, {{"message", e.what()}}}, 1000);
+        send_message(link_, {MsgType::error, {{"message", e.what()}}}, 1000);
       } catch (const std::exception&) {
         // The client is gone; nothing more to tell it.
       }
@@ -195,7 +200,7 @@ void ServerSession::accept_flows(const TestSpec& spec,
   std::vector<bool> given_up(flows.size(), false);  // START named them: never waited for
   // The client sends START once each of its connects has ended, naming those that failed.
   auto read_start = [&] {
-    start_ = expect(fd_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
+    start_ = expect(link_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
     for (uint32_t id : not_connected_from_json(start_->body, spec.flows_total()))
       given_up[id] = true;
   };
@@ -242,7 +247,7 @@ void ServerSession::accept_flows(const TestSpec& spec,
 }
 
 Message ServerSession::receive(MsgType want, int64_t deadline_ns) {
-  Message m = recv_message_until(fd_, kMaxRequestBody, deadline_ns);
+  Message m = recv_message_until(link_, kMaxRequestBody, deadline_ns);
   if (m.type != want) {
     throw ProtocolError("expected " + std::string(to_string(want)) + ", got " +
                         std::string(to_string(m.type)));
@@ -251,7 +256,7 @@ Message ServerSession::receive(MsgType want, int64_t deadline_ns) {
 }
 
 TestSpec ServerSession::handshake(int64_t deadline_ns) {
-  receive(MsgType::hello, deadline_ns);
+  Message hello = receive(MsgType::hello, deadline_ns);
   // Our addresses, so that a client running over several adapters can send each flow to the
   // address on its adapter's subnet; with a key, only to a client that proved it has the key.
   nlohmann::json addresses = addresses_to_json(interface_addresses());
@@ -260,23 +265,30 @@ TestSpec ServerSession::handshake(int64_t deadline_ns) {
   const std::string key = key_.get();  // a reload from now on is for the next connection
   bool keyed = !key.empty();
   if (keyed) {
+    // The server proves the key first (over the client's nonce and its own challenge); the
+    // client proves it next, and from then on every frame is sealed (link.hpp).
+    step_ = "auth";
+    const std::string nonce = nonce_field(hello.body, "nonce", "the client's HELLO");
     challenge = random_hex(16);
     welcome["challenge"] = challenge;
+    welcome["proof"] = prove(key, "server", nonce, challenge);
+    send_message_until(link_, {MsgType::welcome, welcome}, deadline_ns);
+    Message auth;
+    try {
+      auth = receive(MsgType::auth, deadline_ns);
+    } catch (const ProtocolError& e) {
+      throw ProtocolError(std::string("authentication failed: no AUTH after the key challenge (a "
+                                      "client without the key, or with another, gives up here): ") +
+                          e.what());
+    }
+    if (!mac_matches(mac_of(auth), auth_mac(key, challenge)))
+      throw ProtocolError("authentication failed: the client's key does not match the server's");
+    link_.seal(key, false, nonce, challenge);
+    step_ = "handshake";
+    send_message_until(link_, {MsgType::authorized, {{"addresses", addresses}}}, deadline_ns);
   } else {
     welcome["addresses"] = addresses;
-  }
-  send_message_until(fd_, {MsgType::welcome, welcome}, deadline_ns);
-  auto mac_of = [](const Message& m) {
-    auto it = m.body.find("mac");
-    return it != m.body.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  if (keyed) {
-    Message auth = receive(MsgType::auth, deadline_ns);
-    if (!mac_matches(mac_of(auth), auth_mac(key, challenge))) {
-      step_ = "auth";
-      throw ProtocolError("authentication failed: the client's key does not match the server's");
-    }
-    send_message_until(fd_, {MsgType::authorized, {{"addresses", addresses}}}, deadline_ns);
+    send_message_until(link_, {MsgType::welcome, welcome}, deadline_ns);
   }
   Message req = receive(MsgType::test, deadline_ns);
   auto it = req.body.find("test");
@@ -299,13 +311,13 @@ namespace {
 
 // --stop-on-error: the server's window ended at its flows' failure; STOP tells the client, which
 // ends its own as on SIGINT. A client that is gone hears nothing: the test ends as it would.
-std::function<void(const EarlyStop&)> stop_teller(int fd, std::mutex& send_mu) {
-  return [fd, &send_mu](const EarlyStop& s) {
+std::function<void(const EarlyStop&)> stop_teller(Link& link, std::mutex& send_mu) {
+  return [&link, &send_mu](const EarlyStop& s) {
     nlohmann::json body = {
         {"cause", to_string(s.cause)}, {"at_s", s.at_s}, {"reason", s.why.substr(0, 200)}};
     try {
       std::lock_guard lock(send_mu);
-      send_message(fd, {MsgType::stop, body}, kSetupTimeoutMs);
+      send_message(link, {MsgType::stop, body}, kSetupTimeoutMs);
     } catch (const std::exception&) {
     }
   };
@@ -342,7 +354,7 @@ void ServerSession::exchange() {
   uint64_t cookie = random_u64();
   nlohmann::json ports = nlohmann::json::array();
   auto flows = open_flows(spec, *transport, cookie, ports);
-  send_message(fd_, {MsgType::ready, {{"ports", ports}, {"cookie", cookie}}}, kSetupTimeoutMs);
+  send_message(link_, {MsgType::ready, {{"ports", ports}, {"cookie", cookie}}}, kSetupTimeoutMs);
   accept_flows(spec, flows);
   if (opts_.verbose && log_.not_connected > 0) {
     std::fprintf(stderr, "mtperf serve: %s: %u of %u flows did not connect; the test goes on\n",
@@ -354,7 +366,7 @@ void ServerSession::exchange() {
   runner.set_netdevs(flow_netdevs(spec.flow_servers, fd_));
   runner.set_adapters(adapter_irqs("/"));
   runner.set_stop_on_error(spec.stop_on_error);
-  if (spec.stop_on_error) runner.set_stop_callback(stop_teller(fd_, send_mu));
+  if (spec.stop_on_error) runner.set_stop_callback(stop_teller(link_, send_mu));
   {
     std::lock_guard lock(live_mu_);
     live_ = TrafficCounters{spec.transport, std::string(to_string(spec.workload)),
@@ -366,10 +378,10 @@ void ServerSession::exchange() {
   try {
     {
       std::lock_guard lock(send_mu);
-      send_message(fd_, {MsgType::started, nlohmann::json::object()}, kSetupTimeoutMs);
+      send_message(link_, {MsgType::started, nlohmann::json::object()}, kSetupTimeoutMs);
     }
     double wait_s = spec.warmup_s + spec.duration_s + Runner::kLingerS + 60;
-    expect(fd_, MsgType::done, kMaxRequestBody, int(wait_s * 1000));
+    expect(link_, MsgType::done, kMaxRequestBody, int(wait_s * 1000));
     runner.clock().finish.store(true);
   } catch (...) {
     runner.abort();  // the client vanished or misbehaved: stop and free everything now
@@ -381,7 +393,7 @@ void ServerSession::exchange() {
   count(result);
   let_go_of_runner();
   result.side = Side::server;
-  send_message(fd_, {MsgType::result, side_to_json(result)}, kSetupTimeoutMs);
+  send_message(link_, {MsgType::result, side_to_json(result)}, kSetupTimeoutMs);
 }
 
 }  // namespace mtperf::control

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "control/link.hpp"
 #include "control/metrics.hpp"
 #include "control/protocol.hpp"
 #include "control/server.hpp"
@@ -52,6 +53,7 @@ class ServerSession {
   void accept_flows(const TestSpec& spec, std::vector<std::unique_ptr<FlowSlot>>& flows);
 
   int fd_;
+  Link link_;  // fd_'s frames, sealed once both ends proved the key
   const ServerOptions& opts_;
   Admission& admission_;
   const SharedKey& key_;

@@ -1,13 +1,22 @@
 #include "fleet/coordinator.hpp"
 
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <stdexcept>
 
+#include "control/link.hpp"
 #include "control/protocol.hpp"
 #include "fleet/net.hpp"
 #include "fleet/protocol.hpp"
@@ -22,16 +31,27 @@ using nlohmann::json;
 
 namespace {
 
-bool is_loopback(const std::string& a) {
-  return a.rfind("127.", 0) == 0 || a == "::1";
-}
+// Joins in their handshake at once: beyond it the oldest is dropped (a rank retries its JOIN).
+constexpr size_t kMaxPendingJoins = 1024;
+// Clock offsets are measured again before a step when the last measure is this old.
+constexpr int64_t kClockResyncNs = 30'000'000'000LL;
+
+// A connection between accept and its JOIN: one state machine each, driven by poll, so that
+// idle or slow connections hold up no one.
+struct Pending {
+  std::unique_ptr<control::Link> link;
+  std::string from;
+  int64_t deadline_ns = 0;
+  bool welcomed = false;
+  std::string nonce, challenge;
+};
 
 }  // namespace
 
 struct Coordinator::Impl {
   struct Conn {
-    int fd = -1;
-    int64_t offset_ns = 0;  // the rank's realtime clock minus ours
+    std::unique_ptr<control::Link> link;  // sealed once the JOIN is proven (with a key)
+    int64_t offset_ns = 0;                // the rank's realtime clock minus ours
     int64_t rtt_ns = 0;
     std::string peer, local;  // the connection's addresses
   };
@@ -41,6 +61,8 @@ struct Coordinator::Impl {
   int listen_fd = -1;
   std::vector<Conn> conns;  // by rank
   FleetDoc doc;
+  int64_t clocks_at_ns = 0;
+  bool fd_limit_named = false;
 
   Impl(CoordinatorOptions o, const std::atomic<bool>& s) : opts(std::move(o)), stop(s) {
     listen_fd = listen_tcp(opts.bind, opts.port);
@@ -58,7 +80,7 @@ struct Coordinator::Impl {
   }
   ~Impl() {
     for (Conn& c : conns)
-      if (c.fd >= 0) close(c.fd);
+      if (c.link) close(c.link->fd());
     if (listen_fd >= 0) close(listen_fd);
   }
 
@@ -69,9 +91,9 @@ struct Coordinator::Impl {
 
   void lose(uint32_t rank, const std::string& why) {
     Conn& c = conns[rank];
-    if (c.fd >= 0) {
-      close(c.fd);
-      c.fd = -1;
+    if (c.link) {
+      close(c.link->fd());
+      c.link.reset();
     }
     if (doc.roster[rank].lost.empty()) {
       doc.roster[rank].lost = why;
@@ -79,7 +101,7 @@ struct Coordinator::Impl {
     }
   }
 
-  bool live(uint32_t rank) const { return conns[rank].fd >= 0; }
+  bool live(uint32_t rank) const { return conns[rank].link != nullptr; }
 
   // Why a pair with this rank cannot run ("" when it can).
   std::string absent(uint32_t rank) const {
@@ -89,67 +111,170 @@ struct Coordinator::Impl {
     return "";
   }
 
-  void handshake(int fd) {
-    const int64_t deadline = control::deadline_in(kHandshakeTimeoutMs);
-    Message hello = control::expect_until(fd, MsgType::hello, control::kMaxRequestBody, deadline);
+  // HELLO: with a key, the coordinator proves it first, over the rank's nonce and its challenge.
+  void welcome(Pending& p, const Message& hello) {
     if (!hello.body.contains("fleet"))
       throw control::ProtocolError("a HELLO without \"fleet\": not an mtperf fleet rank");
-    json welcome = {{"version", control::kVersion}};
-    std::string challenge;
+    json w = {{"version", control::kVersion}};
     if (!opts.key.empty()) {
-      challenge = control::random_hex(16);
-      welcome["challenge"] = challenge;
+      p.nonce = control::nonce_field(hello.body, "nonce", "HELLO");
+      p.challenge = control::random_hex(16);
+      w["challenge"] = p.challenge;
+      w["proof"] = control::prove(opts.key, "coordinator", p.nonce, p.challenge);
     }
-    control::send_message_until(fd, {MsgType::welcome, welcome}, deadline);
-    Message join = control::expect_until(fd, MsgType::join, control::kMaxRequestBody, deadline);
+    // A few hundred bytes into a new connection's empty send buffer: never waits.
+    control::send_message(*p.link, {MsgType::welcome, w}, 1000);
+    p.welcomed = true;
+  }
+
+  // JOIN: the rank proven (with a key), of this job and this test, at the address it connected
+  // from; its connection sealed from here on. Returns its rank.
+  uint32_t admit(Pending& p, const Message& join) {
     const json& mj = join.body.at("member");
     if (!opts.key.empty()) {
       std::string mac;
       jf::optional(join.body, "join", "mac", mac);
-      if (!control::mac_matches(mac, join_mac(opts.key, challenge, mj)))
+      if (!control::mac_matches(mac, join_mac(opts.key, p.challenge, mj)))
         throw control::ProtocolError("authentication failed (wrong or missing key)");
+      // Proven: from here on, a refusal too is sealed, so the rank can trust it.
+      p.link->seal(opts.key, false, p.nonce, p.challenge);
     }
     Member m = member_from_json(mj, "join.member");
+    const std::string who = "rank " + std::to_string(m.rank);
     if (m.rank >= opts.size)
-      throw control::ProtocolError("rank " + std::to_string(m.rank) + " is outside the fleet of " +
-                                   std::to_string(opts.size));
+      throw control::ProtocolError(who + " is outside the fleet of " + std::to_string(opts.size));
+    std::string job;
+    jf::optional(join.body, "join", "job", job);
+    if (job != opts.job)
+      throw control::ProtocolError(who + " is of job '" + (job.empty() ? "-" : job) +
+                                   "', this fleet is job '" + (opts.job.empty() ? "-" : opts.job) +
+                                   "'");
     if (doc.roster[m.rank].joined)
-      throw control::ProtocolError("rank " + std::to_string(m.rank) + " has joined already (from " +
-                                   doc.roster[m.rank].host + ")");
+      throw control::ProtocolError(who + " has joined already (from " + doc.roster[m.rank].host +
+                                   ")");
     if (join.body.value("test", json()) != opts.test)
-      throw control::ProtocolError("rank " + std::to_string(m.rank) +
+      throw control::ProtocolError(who +
                                    "'s test differs from rank 0's (give every rank the same "
                                    "options)");
-    Conn& c = conns[m.rank];
-    c.fd = fd;
-    c.peer = peer_host(fd);
-    c.local = local_host(fd);
-    if (m.address.empty()) m.address = c.peer;
+    const std::string peer = peer_host(p.link->fd());
+    // Traffic only toward the roster: the address other ranks will be sent to is the one this
+    // rank's connection came from (it binds its connection to the address it declares).
+    if (!m.address.empty() && m.address != peer && !(is_loopback(m.address) && is_loopback(peer)))
+      throw control::ProtocolError(who + " declares the address " + m.address +
+                                   " but connected from " + peer +
+                                   ": refused (a rank's server must be at the address it joins "
+                                   "from)");
+    const uint32_t rank = m.rank;
+    Conn& c = conns[rank];
+    c.link = std::move(p.link);
+    c.peer = peer;
+    c.local = local_host(c.link->fd());
+    if (m.address.empty()) m.address = peer;
     m.joined = true;
-    doc.roster[m.rank] = std::move(m);
+    doc.roster[rank] = std::move(m);
+    return rank;
+  }
+
+  void refuse(Pending& p, const std::string& why) {
+    doc.errors.push_back("a rank connecting from " + p.from + " was refused: " + why);
+    std::fprintf(stderr, "mtperf fleet: a rank connecting from %s was refused: %s\n",
+                 p.from.c_str(), why.c_str());
+    try {
+      control::send_message(*p.link, {MsgType::error, {{"message", why}}}, 200);
+    } catch (const std::exception&) {
+    }
+    close(p.link->fd());
+    p.link.reset();
+  }
+
+  // Takes what arrived on one pending connection; true when it joined.
+  bool step_pending(Pending& p) {
+    Message m;
+    try {
+      while (p.link && p.link->try_recv(m, control::kMaxRequestBody)) {
+        if (!p.welcomed) {
+          welcome(p, control::check_type(std::move(m), MsgType::hello));
+          continue;
+        }
+        admit(p, control::check_type(std::move(m), MsgType::join));
+        return true;
+      }
+    } catch (const std::exception& e) {
+      // A rank of another key leaves at the challenge, its own check of our proof failing.
+      const bool left = p.welcomed && !opts.key.empty() &&
+                        std::string_view(e.what()).find("closed") != std::string_view::npos;
+      refuse(p, left ? std::string("authentication failed (wrong or missing key: it left after "
+                                   "the challenge): ") +
+                           e.what()
+                     : std::string(e.what()));
+    }
+    return false;
+  }
+
+  // New connections while there are descriptors; EMFILE/ENFILE pauses accepting (named once).
+  void accept_new(std::vector<Pending>& pending, int64_t& paused_until) {
+    for (;;) {
+      int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+          paused_until = control::monotonic_ns() + 100'000'000;
+          if (!fd_limit_named) {
+            fd_limit_named = true;
+            rlimit rl{};
+            getrlimit(RLIMIT_NOFILE, &rl);
+            doc.errors.push_back(std::string("accepting joins: ") + std::strerror(errno) +
+                                 " (RLIMIT_NOFILE " + std::to_string(rl.rlim_cur) +
+                                 "): joins wait for a descriptor");
+          }
+        }
+        return;  // EAGAIN, or an error the next wake-up meets again
+      }
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      if (pending.size() >= kMaxPendingJoins) {
+        close(pending.front().link->fd());
+        pending.erase(pending.begin());
+      }
+      Pending p;
+      p.link = std::make_unique<control::Link>(fd);
+      p.from = peer_host(fd);
+      p.deadline_ns = control::deadline_in(kHandshakeTimeoutMs);
+      pending.push_back(std::move(p));
+    }
   }
 
   uint32_t accept_joins() {
     const int64_t deadline = control::deadline_in(opts.join_timeout_ms);
+    fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
+    std::vector<Pending> pending;
+    int64_t paused_until = 0;
     uint32_t joined = 0;
     while (joined < opts.size && !stop) {
-      const int64_t left_ms = (deadline - control::monotonic_ns()) / 1000000;
-      if (left_ms <= 0) break;
-      int fd = accept_within(listen_fd, int(std::min<int64_t>(left_ms, 200)));
-      if (fd < 0) continue;
-      const std::string from = peer_host(fd);
-      try {
-        handshake(fd);
-        ++joined;
-      } catch (const std::exception& e) {
-        doc.errors.push_back("a rank connecting from " + from + " was refused: " + e.what());
-        try {
-          control::send_message(fd, {MsgType::error, {{"message", e.what()}}}, 1000);
-        } catch (const std::exception&) {
-        }
-        close(fd);
-      }
+      const int64_t now = control::monotonic_ns();
+      if (now >= deadline) break;
+      std::vector<pollfd> fds;
+      const bool accepting = now >= paused_until;
+      if (accepting) fds.push_back({listen_fd, POLLIN, 0});
+      for (const Pending& p : pending)
+        fds.push_back({p.link->fd(), POLLIN, 0});
+      const int64_t wait_ms = std::clamp<int64_t>((deadline - now) / 1000000, 1, 100);
+      const int n = ::poll(fds.data(), fds.size(), int(wait_ms));
+      if (n < 0 && errno != EINTR)
+        throw std::runtime_error(std::string("poll: ") + strerror(errno));
+      const size_t first = accepting ? 1 : 0;
+      for (size_t k = first; n > 0 && k < fds.size(); ++k)
+        if (fds[k].revents && pending[k - first].link && step_pending(pending[k - first])) ++joined;
+      const int64_t after = control::monotonic_ns();
+      for (Pending& p : pending)
+        if (p.link && after > p.deadline_ns)
+          refuse(p, "no JOIN within " + std::to_string(kHandshakeTimeoutMs / 1000) +
+                        " s of connecting");
+      std::erase_if(pending, [](const Pending& p) { return !p.link; });
+      if (accepting && n > 0 && fds[0].revents) accept_new(pending, paused_until);
     }
+    for (Pending& p : pending)
+      close(p.link->fd());
     for (uint32_t r = 0; r < opts.size; ++r)
       if (!doc.roster[r].joined)
         doc.errors.push_back("rank " + std::to_string(r) + " never joined (within " +
@@ -161,13 +286,14 @@ struct Coordinator::Impl {
   void fill_loopback_addresses() {
     std::string outward;
     for (const Conn& c : conns)
-      if (c.fd >= 0 && !is_loopback(c.local)) outward = c.local;
+      if (c.link && !is_loopback(c.local)) outward = c.local;
     if (outward.empty()) return;
     for (uint32_t r = 0; r < opts.size; ++r)
       if (doc.roster[r].joined && is_loopback(doc.roster[r].address) && is_loopback(conns[r].peer))
         doc.roster[r].address = outward;
   }
 
+  // Three round trips a rank, the shortest kept: its offset and round-trip time.
   void sync_clocks() {
     for (uint32_t r = 0; r < opts.size; ++r) {
       if (!live(r)) continue;
@@ -176,9 +302,9 @@ struct Coordinator::Impl {
         int64_t best_rtt = INT64_MAX;
         for (int i = 0; i < 3; ++i) {
           const int64_t t0 = realtime_ns();
-          control::send_message(c.fd, {MsgType::clock, json::object()}, kHandshakeTimeoutMs);
-          Message m =
-              control::expect(c.fd, MsgType::clock, control::kMaxRequestBody, kHandshakeTimeoutMs);
+          control::send_message(*c.link, {MsgType::clock, json::object()}, kHandshakeTimeoutMs);
+          Message m = control::expect(*c.link, MsgType::clock, control::kMaxRequestBody,
+                                      kHandshakeTimeoutMs);
           const int64_t t1 = realtime_ns();
           const int64_t theirs = jf::required<int64_t>(m.body, "clock", "now_ns");
           if (t1 - t0 < best_rtt) {
@@ -192,6 +318,7 @@ struct Coordinator::Impl {
         lose(r, std::string("during the clock exchange: ") + e.what());
       }
     }
+    clocks_at_ns = control::monotonic_ns();
   }
 
   Plan make() {
@@ -206,7 +333,7 @@ struct Coordinator::Impl {
     for (uint32_t r = 0; r < opts.size; ++r) {
       if (!live(r)) continue;
       try {
-        control::send_message(conns[r].fd, {type, body}, kHandshakeTimeoutMs);
+        control::send_message(*conns[r].link, {type, body}, kHandshakeTimeoutMs);
       } catch (const std::exception& e) {
         lose(r, e.what());
       }
@@ -244,14 +371,14 @@ struct Coordinator::Impl {
     }
     int64_t max_rtt = 0;
     for (const Conn& c : conns)
-      if (c.fd >= 0) max_rtt = std::max(max_rtt, c.rtt_ns);
+      if (c.link) max_rtt = std::max(max_rtt, c.rtt_ns);
     const int64_t start = realtime_ns() + int64_t(opts.start_delay_ms) * 1000000 + 4 * max_rtt;
     std::vector<bool> waiting(opts.size, false);
     for (uint32_t r = 0; r < opts.size; ++r) {
       if (!live(r)) continue;
       json body = {{"step", step_no}, {"start_ns", start + conns[r].offset_ns}, {"runs", runs[r]}};
       try {
-        control::send_message(conns[r].fd, {MsgType::round, body}, kHandshakeTimeoutMs);
+        control::send_message(*conns[r].link, {MsgType::round, body}, kHandshakeTimeoutMs);
         waiting[r] = true;
       } catch (const std::exception& e) {
         lose(r, e.what());
@@ -259,12 +386,26 @@ struct Coordinator::Impl {
     }
     const int64_t deadline = control::deadline_in(opts.start_delay_ms + opts.pair_timeout_ms);
     std::vector<int64_t> starts;
+    // Each rank's RESULTS as its bytes arrive: one that stalls mid-frame holds up no one, and
+    // at the deadline what the others sent is taken before anyone is declared lost.
+    auto take = [&](uint32_t r) {
+      try {
+        Message m;
+        if (!conns[r].link->try_recv(m, kMaxFleetBody)) return;
+        waiting[r] = false;
+        take_results(r, control::check_type(std::move(m), MsgType::results).body, step_no, out,
+                     start, starts);
+      } catch (const std::exception& e) {
+        waiting[r] = false;
+        lose(r, e.what());
+      }
+    };
     while (!stop) {
       std::vector<pollfd> fds;
       std::vector<uint32_t> ranks;
       for (uint32_t r = 0; r < opts.size; ++r) {
         if (waiting[r] && live(r)) {
-          fds.push_back({conns[r].fd, POLLIN, 0});
+          fds.push_back({conns[r].link->fd(), POLLIN, 0});
           ranks.push_back(r);
         }
       }
@@ -272,23 +413,17 @@ struct Coordinator::Impl {
       const int64_t left_ms = (deadline - control::monotonic_ns()) / 1000000;
       if (left_ms <= 0) {
         for (uint32_t r : ranks)
-          lose(r, "no RESULTS of step " + std::to_string(step_no) + " within " +
-                      std::to_string((opts.start_delay_ms + opts.pair_timeout_ms) / 1000) +
-                      " s (--pair-timeout)");
+          take(r);
+        for (uint32_t r : ranks)
+          if (waiting[r])
+            lose(r, "no RESULTS of step " + std::to_string(step_no) + " within " +
+                        std::to_string((opts.start_delay_ms + opts.pair_timeout_ms) / 1000) +
+                        " s (--pair-timeout)");
         break;
       }
       if (poll(fds.data(), fds.size(), int(std::min<int64_t>(left_ms, 200))) <= 0) continue;
-      for (size_t k = 0; k < fds.size(); ++k) {
-        if (!fds[k].revents) continue;
-        const uint32_t r = ranks[k];
-        waiting[r] = false;
-        try {
-          Message m = control::expect_until(conns[r].fd, MsgType::results, kMaxFleetBody, deadline);
-          take_results(r, m.body, step_no, out, start, starts);
-        } catch (const std::exception& e) {
-          lose(r, e.what());
-        }
-      }
+      for (size_t k = 0; k < fds.size(); ++k)
+        if (fds[k].revents) take(ranks[k]);
     }
     for (PairResult& r : out) {
       if (r.ok || !r.error.empty()) continue;
@@ -337,13 +472,13 @@ struct Coordinator::Impl {
       if (!live(r)) continue;
       try {
         if (ok)
-          control::send_message(conns[r].fd, {MsgType::finish, {{"ok", true}}}, 2000);
+          control::send_message(*conns[r].link, {MsgType::finish, {{"ok", true}}}, 2000);
         else
-          control::send_message(conns[r].fd, {MsgType::error, {{"message", why}}}, 2000);
+          control::send_message(*conns[r].link, {MsgType::error, {{"message", why}}}, 2000);
       } catch (const std::exception&) {
       }
-      close(conns[r].fd);
-      conns[r].fd = -1;
+      close(conns[r].link->fd());
+      conns[r].link.reset();
     }
   }
 
@@ -382,6 +517,7 @@ struct Coordinator::Impl {
     uint32_t step_no = 0;
     for (const Step& s : steps) {
       if (stop || must_end()) break;
+      if (control::monotonic_ns() - clocks_at_ns > kClockResyncNs) sync_clocks();
       for (PairResult& r : run_step(s, step_no++))
         doc.results.push_back(std::move(r));
     }
@@ -390,6 +526,7 @@ struct Coordinator::Impl {
         if (i >= doc.results.size() || stop) continue;
         const PairResult& old = doc.results[i];
         Step s{old.round, old.transport, {old.pair}};
+        if (control::monotonic_ns() - clocks_at_ns > kClockResyncNs) sync_clocks();
         PairResult again = run_step(s, step_no++).front();
         again.tries = old.tries + 1;
         doc.results[i] = std::move(again);

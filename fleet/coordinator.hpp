@@ -19,7 +19,8 @@ namespace mtperf::fleet {
 struct CoordinatorOptions {
   std::string bind;  // "" = any IPv4 address
   uint16_t port = 0;
-  std::string key;
+  std::string key;  // "" = no authentication (the command allows it on loopback or --insecure)
+  std::string job;  // the launcher's job id: a JOIN of another job is refused
   uint32_t size = 0;
   int join_timeout_ms = 60000;
   bool need_all = false;  // a rank missing or lost ends the run

@@ -13,7 +13,7 @@ struct EmitOptions {
   std::vector<std::string> args;        // the fleet's own arguments, as given (without --emit)
   std::string image = "mtperf:latest";  // kubernetes: the container image
   std::string name = "mtperf-fleet";    // kubernetes: the Job and Service name
-  std::string key_secret;               // kubernetes: a Secret holding the key ("" = none)
+  std::string key_secret;               // kubernetes: the Secret holding the key ("" = NAME-key)
   bool rdma = false;                    // kubernetes: privileged, the RDMA device resource
 };
 

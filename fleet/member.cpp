@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "control/link.hpp"
 #include "control/protocol.hpp"
 #include "control/server.hpp"
 #include "fleet/net.hpp"
@@ -46,11 +48,12 @@ class ServingThread {
 };
 
 // Connects to the coordinator, trying again until the deadline: ranks start in any order.
-int reach(const std::string& host, uint16_t port, int64_t deadline, const std::atomic<bool>* stop) {
+int reach(const std::string& host, uint16_t port, const std::string& source, int64_t deadline,
+          const std::atomic<bool>* stop) {
   std::string last;
   while (!stopped(stop)) {
     try {
-      return connect_tcp(host, port, 2000);
+      return connect_tcp(host, port, 2000, source);
     } catch (const std::exception& e) {
       last = e.what();
     }
@@ -69,7 +72,38 @@ void sleep_until_realtime(int64_t at_ns, const std::atomic<bool>* stop) {
   }
 }
 
-json run_round(const MemberOptions& o, const json& body) {
+// ROSTER's members, each rank's server as the coordinator gave it: the only servers a ROUND may
+// send this rank's traffic to.
+std::vector<std::string> roster_servers(const json& body) {
+  const json& list = body.at("roster");
+  if (!list.is_array() || list.size() > kMaxFleetRanks)
+    throw control::ProtocolError("ROSTER.roster: not a list of at most " +
+                                 std::to_string(kMaxFleetRanks) + " members");
+  std::vector<std::string> servers(list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    Member m = member_from_json(list[i], "ROSTER.roster[" + std::to_string(i) + "]");
+    if (m.rank != i)
+      throw control::ProtocolError("ROSTER.roster[" + std::to_string(i) + "]: rank " +
+                                   std::to_string(m.rank) + " out of place");
+    if (m.joined && m.lost.empty() && !m.address.empty())
+      servers[i] = join_host_port(m.address, m.port);
+  }
+  return servers;
+}
+
+// Why this rank refuses to run `server` as rank dst's ("" when it is the roster's).
+std::string outside_roster(const std::vector<std::string>& roster, uint32_t self, uint32_t dst,
+                           const std::string& server) {
+  if (dst >= roster.size() || roster[dst].empty())
+    return "rank " + std::to_string(dst) + " is not a member of the roster";
+  if (dst == self) return "a run against this rank itself";
+  if (server != roster[dst])
+    return "server " + server + " is not rank " + std::to_string(dst) + "'s (" + roster[dst] +
+           " in the roster)";
+  return "";
+}
+
+json run_round(const MemberOptions& o, const std::vector<std::string>& roster, const json& body) {
   const uint32_t step = jf::required<uint32_t>(body, "round", "step");
   const int64_t start = jf::required<int64_t>(body, "round", "start_ns");
   const json& runs = body.at("runs");
@@ -82,17 +116,29 @@ json run_round(const MemberOptions& o, const json& body) {
     std::string server;
     PairResult result;
     std::optional<int64_t> started;
+    std::string refused;  // traffic toward a host outside the roster: never sent
   };
   std::vector<Run> assigned(runs.size());
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string where = "ROUND.runs[" + std::to_string(i) + "]";
-    assigned[i].index = jf::required<size_t>(runs[i], where, "index");
-    assigned[i].transport = jf::required<uint32_t>(runs[i], where, "transport");
-    assigned[i].server = jf::required<std::string>(runs[i], where, "server");
+    Run& r = assigned[i];
+    r.index = jf::required<size_t>(runs[i], where, "index");
+    r.transport = jf::required<uint32_t>(runs[i], where, "transport");
+    r.server = jf::required<std::string>(runs[i], where, "server");
+    r.refused = outside_roster(roster, o.launch.rank, jf::required<uint32_t>(runs[i], where, "dst"),
+                               r.server);
+    if (!r.refused.empty()) {
+      r.refused = "refused by rank " + std::to_string(o.launch.rank) + ": " + r.refused;
+      std::fprintf(stderr, "mtperf fleet: rank %u: step %u, %s: %s\n", o.launch.rank, step,
+                   where.c_str(), r.refused.c_str());
+      r.result.ok = false;
+      r.result.error = r.refused;
+    }
   }
   sleep_until_realtime(start, o.stop);
   std::vector<std::thread> threads;
   for (Run& r : assigned) {
+    if (!r.refused.empty()) continue;
     threads.emplace_back([&o, &r] {
       r.started = realtime_ns();
       try {
@@ -114,6 +160,112 @@ json run_round(const MemberOptions& o, const json& body) {
   return {{"step", step}, {"results", results}};
 }
 
+// Thrown for a failure worth another JOIN: the connection failed before the coordinator said
+// anything this rank can trust (it was busy, restarting, or dropped us among strangers).
+struct Retry : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// HELLO, WELCOME, JOIN on a new connection. With a key the coordinator must prove it first:
+// one that does not ask for the key, or cannot prove it, is refused (never a silent downgrade);
+// from the JOIN on, every frame is sealed (control/link.hpp).
+void greet(const MemberOptions& o, control::Link& link, const Member& me) {
+  const std::string nonce = control::random_hex(16);
+  Message welcome;
+  try {
+    control::send_message(
+        link, {MsgType::hello, {{"version", control::kVersion}, {"fleet", 1}, {"nonce", nonce}}},
+        kHandshakeTimeoutMs);
+    welcome = control::recv_message(link, control::kMaxRequestBody, kHandshakeTimeoutMs);
+  } catch (const control::ProtocolError& e) {
+    throw Retry(e.what());
+  }
+  welcome = control::check_type(std::move(welcome), MsgType::welcome);
+  json mj = to_json(me);
+  json join = {{"member", mj}, {"test", o.test}, {"job", o.launch.job}};
+  auto c = welcome.body.find("challenge");
+  if (c == welcome.body.end()) {
+    if (!o.key.empty())
+      throw std::runtime_error(
+          "authentication failed: it does not ask for the key, and this rank has one: refusing "
+          "to join unauthenticated "
+          "(a coordinator started without the key, or not the fleet's)");
+  } else {
+    if (o.key.empty())
+      throw std::runtime_error(
+          "the coordinator wants a key: give every rank the same --key-file FILE or MTPERF_KEY");
+    const std::string challenge = control::nonce_field(welcome.body, "challenge", "WELCOME");
+    std::string proof;
+    jf::optional(welcome.body, "WELCOME", "proof", proof);
+    if (!control::mac_matches(proof, control::prove(o.key, "coordinator", nonce, challenge)))
+      throw std::runtime_error(
+          "authentication failed: it did not prove it has the fleet's key (a different key, or "
+          "not the fleet's coordinator): refusing to join");
+    join["mac"] = join_mac(o.key, challenge, mj);
+    control::send_message(link, {MsgType::join, join}, kHandshakeTimeoutMs);
+    link.seal(o.key, true, nonce, challenge);
+    return;
+  }
+  control::send_message(link, {MsgType::join, join}, kHandshakeTimeoutMs);
+}
+
+// Connects and joins, trying again with a growing pause until the deadline.
+std::unique_ptr<control::Link> join(const MemberOptions& o, const std::string& host, uint16_t port,
+                                    const Member& me, int64_t deadline) {
+  const std::string source = o.bind.empty() || o.bind == "0.0.0.0" ? "" : o.bind;
+  int pause_ms = 200;
+  for (;;) {
+    auto link = std::make_unique<control::Link>(reach(host, port, source, deadline, o.stop));
+    try {
+      greet(o, *link, me);
+      return link;
+    } catch (const Retry& e) {
+      close(link->fd());
+      if (stopped(o.stop) || control::monotonic_ns() + int64_t(pause_ms) * 1000000 > deadline)
+        throw std::runtime_error(std::string("no JOIN taken before --join-timeout: ") + e.what());
+    } catch (...) {
+      close(link->fd());
+      throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    pause_ms = std::min(pause_ms * 2, 3000);
+  }
+}
+
+// After the JOIN: clocks, the roster, rounds, until FINISH.
+void serve_coordinator(const MemberOptions& o, control::Link& link) {
+  // Until the roster: the coordinator waits for the other ranks' JOINs.
+  int wait_ms = o.join_timeout_ms + 2 * kHandshakeTimeoutMs;
+  std::vector<std::string> roster;
+  while (!stopped(o.stop)) {
+    Message m = control::recv_message(link, kMaxFleetBody, wait_ms);
+    switch (m.type) {
+      case MsgType::clock:
+        control::send_message(link, {MsgType::clock, {{"now_ns", realtime_ns()}}},
+                              kHandshakeTimeoutMs);
+        break;
+      case MsgType::roster:
+        wait_ms = jf::required<int>(m.body, "roster", "wait_ms");
+        if (wait_ms < 1000 || wait_ms > 86'400'000)
+          throw control::ProtocolError("ROSTER.wait_ms " + std::to_string(wait_ms) +
+                                       " is outside 1 s..1 day");
+        roster = roster_servers(m.body);
+        break;
+      case MsgType::round:
+        control::send_message(link, {MsgType::results, run_round(o, roster, m.body)},
+                              kHandshakeTimeoutMs);
+        break;
+      case MsgType::finish:
+        return;
+      case MsgType::error:
+        throw std::runtime_error(m.body.value("message", std::string("(no message)")));
+      default:
+        throw control::ProtocolError("unexpected " + std::string(control::to_string(m.type)));
+    }
+  }
+  throw std::runtime_error("interrupted");
+}
+
 }  // namespace
 
 void run_member(const MemberOptions& o) {
@@ -133,60 +285,22 @@ void run_member(const MemberOptions& o) {
   std::string host;
   uint16_t port = 0;
   split_host_port(where, o.coordinator_port, host, port);
-  const int fd = reach(host, port, join_deadline, o.stop);
-  struct Closer {
-    int fd;
-    ~Closer() { close(fd); }
-  } closer{fd};
   const std::string them = "the coordinator at " + join_host_port(host, port);
+  Member me;
+  me.rank = o.launch.rank;
+  me.host = host_name();
+  me.address = o.bind == "0.0.0.0" ? "" : o.bind;
+  me.port = serving.port();
+  me.cpus = std::thread::hardware_concurrency();
+  me.transports = o.usable;
+  me.launcher = o.launch.launcher;
   try {
-    control::send_message(fd, {MsgType::hello, {{"version", control::kVersion}, {"fleet", 1}}},
-                          kHandshakeTimeoutMs);
-    Message welcome =
-        control::expect(fd, MsgType::welcome, control::kMaxRequestBody, kHandshakeTimeoutMs);
-    Member me;
-    me.rank = o.launch.rank;
-    me.host = host_name();
-    me.address = o.bind == "0.0.0.0" ? "" : o.bind;
-    me.port = serving.port();
-    me.cpus = std::thread::hardware_concurrency();
-    me.transports = o.usable;
-    me.launcher = o.launch.launcher;
-    json mj = to_json(me);
-    json join = {{"member", mj}, {"test", o.test}};
-    if (auto c = welcome.body.find("challenge"); c != welcome.body.end()) {
-      if (o.key.empty())
-        throw std::runtime_error("the coordinator wants a key: give --key (the same as rank 0's)");
-      join["mac"] = join_mac(o.key, jf::value<std::string>(*c, "WELCOME.challenge"), mj);
-    }
-    control::send_message(fd, {MsgType::join, join}, kHandshakeTimeoutMs);
-    // Until the roster: the coordinator waits for the other ranks' JOINs.
-    int wait_ms = o.join_timeout_ms + 2 * kHandshakeTimeoutMs;
-    while (!stopped(o.stop)) {
-      Message m = control::recv_message(fd, kMaxFleetBody, wait_ms);
-      switch (m.type) {
-        case MsgType::clock:
-          control::send_message(fd, {MsgType::clock, {{"now_ns", realtime_ns()}}},
-                                kHandshakeTimeoutMs);
-          break;
-        case MsgType::roster:
-          wait_ms = jf::required<int>(m.body, "roster", "wait_ms");
-          if (wait_ms < 1000 || wait_ms > 86'400'000)
-            throw control::ProtocolError("ROSTER.wait_ms " + std::to_string(wait_ms) +
-                                         " is outside 1 s..1 day");
-          break;
-        case MsgType::round:
-          control::send_message(fd, {MsgType::results, run_round(o, m.body)}, kHandshakeTimeoutMs);
-          break;
-        case MsgType::finish:
-          return;
-        case MsgType::error:
-          throw std::runtime_error(m.body.value("message", std::string("(no message)")));
-        default:
-          throw control::ProtocolError("unexpected " + std::string(control::to_string(m.type)));
-      }
-    }
-    throw std::runtime_error("interrupted");
+    std::unique_ptr<control::Link> link = join(o, host, port, me, join_deadline);
+    struct Closer {
+      int fd;
+      ~Closer() { close(fd); }
+    } closer{link->fd()};
+    serve_coordinator(o, *link);
   } catch (const std::exception& e) {
     throw std::runtime_error(them + ": " + e.what());
   }

@@ -71,9 +71,9 @@ int listen_tcp(const std::string& host, uint16_t port) {
   return control_socket::listen(control_socket::resolve(where, port), 1024);
 }
 
-int connect_tcp(const std::string& host, uint16_t port, int timeout_ms) {
+int connect_tcp(const std::string& host, uint16_t port, int timeout_ms, const std::string& source) {
   int fd = control_socket::connect(control_socket::resolve(join_host_port(host, port), port),
-                                   timeout_ms);
+                                   timeout_ms, source);
   no_delay(fd);
   return fd;
 }
@@ -108,6 +108,10 @@ std::string host_name() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "?";
   return buf;
+}
+
+bool is_loopback(const std::string& address) {
+  return address.rfind("127.", 0) == 0 || address == "::1" || address == "localhost";
 }
 
 }  // namespace mtperf::fleet

@@ -11,8 +11,10 @@ void split_host_port(const std::string& text, uint16_t default_port, std::string
                      uint16_t& port);
 // A listening TCP socket on host:port ("" or "0.0.0.0": any IPv4 address; port 0: any port).
 int listen_tcp(const std::string& host, uint16_t port);
-// Connects to host:port within timeout_ms (names resolved with getaddrinfo); the connected fd.
-int connect_tcp(const std::string& host, uint16_t port, int timeout_ms);
+// Connects to host:port within timeout_ms (names resolved with getaddrinfo), from the local
+// address `source` when one is given; the connected fd.
+int connect_tcp(const std::string& host, uint16_t port, int timeout_ms,
+                const std::string& source = "");
 // accept() waiting at most timeout_ms; -1 when nothing arrived.
 int accept_within(int listen_fd, int timeout_ms);
 uint16_t local_port(int fd);
@@ -22,5 +24,7 @@ std::string peer_host(int fd);
 // "HOST:PORT" or "[V6]:PORT".
 std::string join_host_port(const std::string& host, uint16_t port);
 std::string host_name();
+// 127.0.0.0/8, ::1 or "localhost".
+bool is_loopback(const std::string& address);
 
 }  // namespace mtperf::fleet

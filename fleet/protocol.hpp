@@ -4,9 +4,10 @@
 // coordinator (a thread of rank 0; rank 0 itself joins over loopback like the others).
 //
 //   rank                                              coordinator
-//     | -- HELLO   {version, fleet}                 -->  |
-//     | <-- WELCOME {version, challenge?}            --  |   challenge: the coordinator has a key
-//     | -- JOIN    {member, test, mac?}             -->  |   mac (key only) = M("join", member)
+//     | -- HELLO   {version, fleet, nonce}          -->  |
+//     | <-- WELCOME {version, challenge?, proof?}    --  |   with a key: the coordinator proves
+//     | -- JOIN    {member, test, job, mac?}        -->  |   it first; mac = M("join", member)
+//     |  (with a key, every frame from here on is sealed both ways: control/link.hpp)
 //     | <-- CLOCK   {}                               --  |   three times: the coordinator times
 //     | -- CLOCK   {now_ns}                         -->  |   the round trip, estimates the offset
 //     | <-- ROSTER  {roster, plan, wait_ms}          --  |   once every rank joined (or
@@ -21,8 +22,14 @@
 // for each RESULTS at most the per-pair deadline. A rank that closes its connection, or misses
 // the deadline, is lost: named in the document, its pairs' cells empty with the reason.
 //
+// Trust (docs/security.md): with a key K both ends prove it before anything is taken from the
+// other, proof = control/link.hpp's P("coordinator") over the rank's nonce N and the challenge C;
 // M("join", J) = hex(HMAC-SHA256(K, "mtperf fleet join" 0x00 C 0x00 J)), J the JOIN body's
-// "member" value in canonical JSON, C the challenge (control/protocol.hpp's conventions).
+// "member" value in canonical JSON (control/protocol.hpp's conventions). The coordinator takes a
+// member's address only as the address its connection came from, and refuses a JOIN of another
+// job; a rank runs a test only against a server of the roster it was sent, at that member's
+// address and port. The coordinator takes joins and RESULTS as their bytes come (poll over every
+// connection, a state machine each), so idle or stalled connections hold up no one.
 #include <cstdint>
 #include <string>
 
@@ -36,6 +43,7 @@ inline constexpr uint16_t kDefaultFleetPort = 12866;
 inline constexpr uint32_t kMaxFleetBody = 4u << 20;
 inline constexpr int kHandshakeTimeoutMs = 10000;
 inline constexpr uint32_t kMaxRunsPerRank = 4096;
+inline constexpr uint32_t kMaxFleetRanks = 65536;
 
 std::string join_mac(const std::string& key, const std::string& challenge,
                      const nlohmann::json& member);

@@ -1,5 +1,7 @@
-// A server with a key: nothing about the host before the client proves the key (AUTH), and the
-// proof covers the TEST body, so a test altered after the MAC is refused.
+// A server with a key: it proves the key first (WELCOME's proof over the client's nonce), nothing
+// about the host before the client proves it (AUTH), every frame after AUTH sealed (a frame
+// injected, replayed or altered on the path is refused), and the proof covers the TEST body.
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
@@ -7,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "control/client.hpp"
+#include "control/link.hpp"
 #include "control/local_server.hpp"
 #include "control/protocol.hpp"
 #include "transports/inet/inet.hpp"
@@ -21,21 +24,34 @@ const std::string kKey = "correct horse";
 
 struct Conn {
   int fd;
+  Link link;
+  std::string nonce = random_hex(16);
   explicit Conn(const LocalServer& s)
       : fd(inet::connect_to(inet::resolve(s.address(), 0), Proto::tcp, SocketOptions{},
-                            kTimeoutMs)) {}
+                            kTimeoutMs)),
+        link(fd) {}
   ~Conn() { ::close(fd); }
-  void send(MsgType t, nlohmann::json body) const {
-    send_message(fd, {t, std::move(body)}, kTimeoutMs);
+  void send(MsgType t, nlohmann::json body) {
+    send_message(link, {t, std::move(body)}, kTimeoutMs);
   }
-  Message recv() const { return recv_message(fd, kMaxResultBody, kTimeoutMs); }
-  // HELLO -> WELCOME; returns the challenge.
-  std::string hello() const {
-    send(MsgType::hello, {{"version", kVersion}});
+  Message recv() { return recv_message(link, kMaxResultBody, kTimeoutMs); }
+  // HELLO -> WELCOME, the server's proof checked; returns the challenge.
+  std::string hello() {
+    send(MsgType::hello, {{"version", kVersion}, {"nonce", nonce}});
     Message w = recv();
     REQUIRE(w.type == MsgType::welcome);
     CHECK_FALSE(w.body.contains("addresses"));  // nothing about the host before the proof
-    return w.body.at("challenge").get<std::string>();
+    const std::string challenge = w.body.at("challenge").get<std::string>();
+    CHECK(w.body.at("proof") == prove(kKey, "server", nonce, challenge));
+    return challenge;
+  }
+  // hello(), AUTH, then sealed: AUTHORIZED.
+  std::string authorized() {
+    std::string challenge = hello();
+    send(MsgType::auth, {{"mac", auth_mac(kKey, challenge)}});
+    link.seal(kKey, true, nonce, challenge);
+    REQUIRE(recv().type == MsgType::authorized);
+    return challenge;
   }
 };
 
@@ -88,6 +104,7 @@ TEST_CASE("after AUTH, the addresses; a TEST altered after its MAC is refused", 
   Conn c(server);
   std::string challenge = c.hello();
   c.send(MsgType::auth, {{"mac", auth_mac(kKey, challenge)}});
+  c.link.seal(kKey, true, c.nonce, challenge);
   Message ok = c.recv();
   REQUIRE(ok.type == MsgType::authorized);
   CHECK(ok.body.at("addresses").is_array());
@@ -103,9 +120,7 @@ TEST_CASE("after AUTH, the addresses; a TEST altered after its MAC is refused", 
 TEST_CASE("a TEST without its MAC is refused by a keyed server", "[auth]") {
   LocalServer server(keyed());
   Conn c(server);
-  std::string challenge = c.hello();
-  c.send(MsgType::auth, {{"mac", auth_mac(kKey, challenge)}});
-  REQUIRE(c.recv().type == MsgType::authorized);
+  c.authorized();
   c.send(MsgType::test, {{"test", short_rr()}});
   Message m = c.recv();
   CHECK(m.type == MsgType::error);
@@ -124,7 +139,7 @@ TEST_CASE("a client with the key runs its test; without it, it is told why", "[a
   o.key = "battery staple";
   CHECK_THROWS_WITH(run_test(short_rr(), o), Catch::Contains("authentication failed"));
   o.key.clear();
-  CHECK_THROWS_WITH(run_test(short_rr(), o), Catch::Contains("--key"));
+  CHECK_THROWS_WITH(run_test(short_rr(), o), Catch::Contains("--key-file"));
 }
 
 TEST_CASE("without a key, WELCOME lists the addresses at once", "[auth]") {
@@ -135,4 +150,49 @@ TEST_CASE("without a key, WELCOME lists the addresses at once", "[auth]") {
   REQUIRE(w.type == MsgType::welcome);
   CHECK(w.body.at("addresses").is_array());
   CHECK_FALSE(w.body.contains("challenge"));
+}
+
+TEST_CASE("a keyed server refuses a HELLO without a nonce, naming it", "[auth]") {
+  LocalServer server(keyed());
+  Conn c(server);
+  c.send(MsgType::hello, {{"version", kVersion}});
+  Message m = c.recv();
+  CHECK(m.type == MsgType::error);
+  CHECK_THAT(m.body.value("message", ""), Catch::Contains("HELLO.nonce: missing"));
+}
+
+TEST_CASE("after AUTH, a frame injected, replayed or altered on the path is refused", "[auth]") {
+  LocalServer server(keyed());
+  SECTION("injected: a TEST with a forged trailer after AUTH") {
+    Conn c(server);
+    c.authorized();
+    std::string frame = encode({MsgType::test, {{"test", short_rr()}}}) + std::string(32, 'x');
+    write_all_until(c.fd, frame.data(), frame.size(), deadline_in(kTimeoutMs));
+    Message m = c.recv();  // the server's ERROR, itself sealed: it comes from the server
+    CHECK(m.type == MsgType::error);
+    CHECK_THAT(m.body.value("message", ""), Catch::Contains("failed its integrity check"));
+  }
+  SECTION("altered: one byte of a sealed TEST flipped") {
+    Conn c(server);
+    std::string challenge = c.authorized();
+    nlohmann::json t = short_rr();
+    const std::string mac = test_mac(kKey, challenge, t);
+    // A sealed frame made by a second link of the same keys, then altered in flight.
+    int sv[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    Link tap(sv[0]);
+    tap.seal(kKey, true, c.nonce, challenge);
+    tap.send({MsgType::test, {{"test", t}, {"mac", mac}}}, deadline_in(kTimeoutMs));
+    std::string frame(4096, '\0');
+    ssize_t n = ::read(sv[1], frame.data(), frame.size());
+    REQUIRE(n > 44);
+    frame.resize(size_t(n));
+    frame[20] ^= 0x01;
+    ::close(sv[0]);
+    ::close(sv[1]);
+    write_all_until(c.fd, frame.data(), frame.size(), deadline_in(kTimeoutMs));
+    Message m = c.recv();
+    CHECK(m.type == MsgType::error);
+    CHECK_THAT(m.body.value("message", ""), Catch::Contains("failed its integrity check"));
+  }
 }

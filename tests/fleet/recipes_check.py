@@ -4,7 +4,7 @@
 recipes_check.py MTPERF
 - kubernetes: parsed as YAML; the headless Service and the Indexed Job checked field by field
   (selector = pod labels, completions = parallelism = size, subdomain = the Service, one pod per
-  node, the rank-0 name, the key from the Secret); and every field of the Job that
+  node, the rank-0 name, the key a file from the Secret); and every field of the Job that
   `kubectl create job --dry-run=client -o yaml` writes for the same image and command is there,
   of the same type (skipped with the reason where kubectl is missing);
 - slurm, pdsh, mpirun: `bash -n` accepts them.
@@ -58,11 +58,16 @@ expect(c["image"] == "registry.example/mtperf:1", "the image")
 cmd = c["command"]
 expect(cmd[:6] == ["mtperf", "fleet", "--size", "4", "--coordinator", f"{name}-0.{name}"],
        f"the command names the size and rank 0: {cmd[:6]}")
-expect(cmd[6:8] == ["--key", "$(MTPERF_KEY)"], "the key from the environment")
+expect(cmd[6:8] == ["--key-file", "/etc/mtperf-key/key"], "the key from a file")
+expect("--key" not in cmd and not any("MTPERF_KEY" in a for a in cmd), "no key on argv")
 expect("-w" in cmd and cmd[cmd.index("-w") + 1] == "stream", "the fleet's options follow")
-env = {e["name"]: e for e in c.get("env", [])}
-expect(env.get("MTPERF_KEY", {}).get("valueFrom", {}).get("secretKeyRef", {}).get("name") ==
-       "fleet-key", "MTPERF_KEY from the Secret")
+mounts = {m["name"]: m for m in c.get("volumeMounts", [])}
+expect(mounts.get("fleet-key", {}).get("mountPath") == "/etc/mtperf-key" and
+       mounts["fleet-key"].get("readOnly") is True, "the key's volume mounted read-only")
+vols = {v["name"]: v for v in pod.get("volumes", [])}
+secret = vols.get("fleet-key", {}).get("secret", {})
+expect(secret.get("secretName") == "fleet-key", "the key's volume is the Secret")
+expect(secret.get("defaultMode") == 0o400, "the key file is the container user's alone")
 
 kubectl = shutil.which("kubectl")
 if kubectl:

@@ -24,10 +24,23 @@ set -e
 [ $rc -eq 0 ] || { echo "the Slurm cluster did not come up"; exit 1; }
 eval "$out"
 check() { python3 "$here/fleet_check.py" --schema "$root/docs/json-schema/fleet.schema.json" "$@"; }
+# The fleet's key as the emitted recipe makes it: a file on the filesystem every node shares,
+# this user's alone; never on a command line.
+key="$dir/fleet.key"
+(umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$key")
+
+echo "== without a key, beyond loopback: refused before anything starts (exit 2)"
+set +e
+out=$(timeout 60 srun -N2 --ntasks-per-node=1 "$mtperf" fleet -w stream -l 1 2>&1)
+rc=$?
+set -e
+[ $rc -eq 2 ] || { echo "a keyless fleet ended with $rc, not 2: $out"; exit 1; }
+grep -q "no key" <<<"$out" && grep -q -- "--key-file" <<<"$out" ||
+  { echo "the refusal does not say how to make a key: $out"; exit 1; }
 
 echo "== srun -N4 mtperf fleet -w stream -T socket,uring --pattern all-pairs -l 2"
-timeout 240 srun -N4 --ntasks-per-node=1 "$mtperf" fleet -w stream -T socket,uring \
-  --pattern all-pairs -l 2 --format json -o "$dir/all.json"
+timeout 240 srun -N4 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" -w stream \
+  -T socket,uring --pattern all-pairs -l 2 --format json -o "$dir/all.json"
 check "$dir/all.json" --ranks 4 --transports socket,uring --max-spread-ms 50
 python3 - "$dir/all.json" <<'PY'
 import json, sys
@@ -41,8 +54,8 @@ PY
 echo "== rank 2 SIGKILLed mid-run"
 start=$(date +%s)
 set +e
-timeout 240 srun -N4 --ntasks-per-node=1 "$mtperf" fleet -w stream --pattern shift -l 2 \
-  --pair-timeout 10 --format json -o "$dir/killed.json" &
+timeout 240 srun -N4 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" -w stream \
+  --pattern shift -l 2 --pair-timeout 10 --format json -o "$dir/killed.json" &
 srun_pid=$!
 victim=""
 for _ in $(seq 100); do

@@ -341,17 +341,33 @@ TEST_CASE("launch recipes: sbatch, mpirun, pdsh, a Kubernetes Indexed Job", "[fl
   CHECK_THAT(s, Catch::Contains("#SBATCH --nodes=4") && Catch::Contains("--ntasks-per-node=1"));
   CHECK_THAT(s, Catch::Contains("srun --nodes=4 --ntasks-per-node=1 mtperf fleet -w stream -T "
                                 "socket,uring --check 'pair.throughput>=0.9*max'"));
+  // Every shell recipe makes the key file (this user's alone) before the ranks start, and hands
+  // it over as a file: the key itself is never in the recipe nor on a command line.
+  auto keyed_by_file = [](const std::string& r) {
+    CHECK_THAT(r, Catch::Contains("umask 077") && Catch::Contains("head -c 32 /dev/urandom"));
+    CHECK_THAT(r, Catch::Contains("--key-file") && !Catch::Contains("--key ") &&
+                      !Catch::Contains("MTPERF_KEY=") && !Catch::Contains("--insecure"));
+    CHECK(r.find("--key-file") > r.find("umask 077"));
+  };
+  keyed_by_file(s);
   o.kind = "mpirun";
   CHECK_THAT(emit(o), Catch::Contains("mpirun -np 4") && Catch::Contains("--rendezvous"));
+  keyed_by_file(emit(o));
   o.kind = "pdsh";
   CHECK_THAT(emit(o), Catch::Contains("--rank %n --size 4"));
+  keyed_by_file(emit(o));
   o.kind = "kubernetes";
   o.key_secret = "fleet-key";
   const std::string k = emit(o);
   CHECK_THAT(k, Catch::Contains("completionMode: Indexed") && Catch::Contains("completions: 4"));
   CHECK_THAT(k, Catch::Contains("hostNetwork: true") && Catch::Contains("clusterIP: None"));
   CHECK_THAT(k, Catch::Contains("- mtperf-fleet-0.mtperf-fleet"));
-  CHECK_THAT(k, Catch::Contains("secretKeyRef") && Catch::Contains("name: fleet-key"));
+  CHECK_THAT(k, Catch::Contains("secretName: fleet-key") && Catch::Contains("defaultMode: 0400"));
+  CHECK_THAT(k, Catch::Contains("- --key-file\n        - /etc/mtperf-key/key\n") &&
+                    Catch::Contains("mountPath: /etc/mtperf-key"));
+  CHECK_THAT(k, !Catch::Contains("$(MTPERF_KEY)") && !Catch::Contains("- --key\n"));
+  o.key_secret.clear();
+  CHECK_THAT(emit(o), Catch::Contains("secretName: mtperf-fleet-key"));
   o.kind = "ansible";
   CHECK_THROWS_WITH(emit(o), Catch::Contains("one of slurm, mpirun, kubernetes, pdsh"));
   CHECK(shell_quote("a b'c") == "'a b'\\''c'");

@@ -21,6 +21,8 @@ int listen(const SockAddr& where, int backlog);
 
 // A TCP connection to `server`, waiting at most timeout_ms. Throws with "connect to ADDR: ...".
 int connect(const SockAddr& server, int timeout_ms);
+// The same from the local address `source` (numeric; "" = any), so that the peer sees it.
+int connect(const SockAddr& server, int timeout_ms, const std::string& source);
 
 // The next connection on listen_fd, waiting at most timeout_ms; -1 with errno set when none
 // came (ETIMEDOUT) or accept failed.

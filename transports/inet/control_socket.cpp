@@ -18,6 +18,12 @@ int connect(const SockAddr& server, int timeout_ms) {
   return inet::connect_to(server, Proto::tcp, SocketOptions{}, timeout_ms);
 }
 
+int connect(const SockAddr& server, int timeout_ms, const std::string& source) {
+  SocketOptions o;
+  o.source = source;
+  return inet::connect_to(server, Proto::tcp, o, timeout_ms);
+}
+
 int accept(int listen_fd, int timeout_ms) {
   return inet::accept_within(listen_fd, timeout_ms);
 }
