@@ -89,7 +89,7 @@ CommandSpec fleet_spec() {
       "--emit kubernetes: the container image");
   add("key-secret", text()->value_name("NAME"),
       "--emit kubernetes: the Secret whose 'key' is the fleet's key (default: NAME-key)");
-  spec.hidden.add_options()("host,H", text(), "")("testbed", text(), "")(
+  spec.hidden.add_options()("key", text(), "")("host,H", text(), "")("testbed", text(), "")(
       "confidence,I", text(), "")("histogram", text(), "");
   spec.about =
       "Other options go to every pair's test, as `mtperf run` takes them: -w, -p, -l, -P, -m, -r,\n"
@@ -118,6 +118,10 @@ FleetOptions parse_fleet(const std::vector<std::string>& args) {
   o.cl = parse_command_line(fleet_spec(), args);
   const CommandLine& cl = o.cl;
   if (cl.help || cl.has("emit")) return o;
+  if (cl.has("key"))
+    throw UsageError("option " + cl.typed("key") +
+                     ": a key on the command line shows in ps, /proc and stored job scripts; give "
+                     "it in a file (--key-file FILE, mode 600) or in the environment (MTPERF_KEY)");
   for (const char* own : {"host", "testbed", "confidence", "histogram"})
     if (cl.has(own))
       throw UsageError("option " + cl.typed(own) +

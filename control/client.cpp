@@ -235,8 +235,27 @@ SideResult join_listening(Runner& runner, Link& ctl_fd, bool stop_on_error) {
 Message greet(Link& ctl, const ClientOptions& opts, const std::string& where,
               std::string& challenge) {
   const std::string nonce = random_hex(16);
-  send_message(ctl, {MsgType::hello, {{"version", kVersion}, {"nonce", nonce}}}, kSetupTimeoutMs);
-  Message welcome = expect(ctl, MsgType::welcome, kMaxRequestBody, kSetupTimeoutMs);
+  Message welcome;
+  try {
+    send_message(ctl, {MsgType::hello, {{"version", kVersion}, {"nonce", nonce}}}, kSetupTimeoutMs);
+    welcome = expect(ctl, MsgType::welcome, kMaxRequestBody, kSetupTimeoutMs);
+  } catch (const ProtocolError& e) {
+    // Told apart where the bytes allow: silence, a close, or bytes that are not mtperf's.
+    const std::string what = e.what();
+    if (what.find("timed out") != std::string::npos) {
+      throw ProtocolError("the server at " + where + " sent nothing within " +
+                          std::to_string(kSetupTimeoutMs / 1000) +
+                          " s of the HELLO: is an mtperf server (mtperf serve) listening there, "
+                          "or another program?");
+    }
+    if (what.find("bad frame magic") != std::string::npos) {
+      throw ProtocolError("the server at " + where +
+                          " does not speak mtperf's control protocol (its first bytes are not "
+                          "an mtperf frame): another program on that port? (--peer names the "
+                          "tools mtperf can run against)");
+    }
+    throw ProtocolError("the server at " + where + ": " + what);
+  }
   auto c = welcome.body.find("challenge");
   if (c == welcome.body.end()) {
     if (!opts.key.empty()) {

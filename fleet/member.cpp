@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "control/link.hpp"
@@ -137,17 +138,25 @@ json run_round(const MemberOptions& o, const std::vector<std::string>& roster, c
   }
   sleep_until_realtime(start, o.stop);
   std::vector<std::thread> threads;
+  threads.reserve(assigned.size());
   for (Run& r : assigned) {
     if (!r.refused.empty()) continue;
-    threads.emplace_back([&o, &r] {
-      r.started = realtime_ns();
-      try {
-        r.result = o.run_pair(r.transport, r.server);
-      } catch (const std::exception& e) {
-        r.result.ok = false;
-        r.result.error = e.what();
-      }
-    });
+    try {
+      threads.emplace_back([&o, &r] {
+        r.started = realtime_ns();
+        try {
+          r.result = o.run_pair(r.transport, r.server);
+        } catch (const std::exception& e) {
+          r.result.ok = false;
+          r.result.error = e.what();
+        }
+      });
+    } catch (const std::system_error& e) {
+      // Out of threads (RLIMIT_NPROC, memory): this run fails, named; those started finish.
+      r.result.ok = false;
+      r.result.error = std::string("cannot start a thread for this run: ") + e.what() +
+                       " (ulimit -u, or fewer runs per rank)";
+    }
   }
   for (auto& t : threads)
     t.join();

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -195,4 +196,36 @@ TEST_CASE("after AUTH, a frame injected, replayed or altered on the path is refu
     CHECK(m.type == MsgType::error);
     CHECK_THAT(m.body.value("message", ""), Catch::Contains("failed its integrity check"));
   }
+}
+
+TEST_CASE("a keyed client refuses a server that does not ask for the key (no downgrade)",
+          "[auth]") {
+  LocalServer server;  // no key
+  ClientOptions o;
+  o.server = server.address();
+  o.key = kKey;
+  CHECK_THROWS_WITH(run_test(short_rr(), o),
+                    Catch::Contains("does not ask for a key") &&
+                        Catch::Contains("refusing to run unauthenticated"));
+}
+
+TEST_CASE("a peer that is not an mtperf server is named as such, with its address", "[auth]") {
+  int lfd = inet::listen_on(inet::resolve("127.0.0.1:0", 0), Proto::tcp, SocketOptions{}, 4);
+  const std::string where = inet::local_address(lfd).to_string();
+  std::thread other([lfd] {
+    int fd = inet::accept_within(lfd, kTimeoutMs);
+    if (fd < 0) return;
+    const std::string banner = "SSH-2.0-OpenSSH_9.2\r\n";
+    (void)::write(fd, banner.data(), banner.size());
+    char c;
+    (void)::read(fd, &c, 1);
+    ::close(fd);
+  });
+  ClientOptions o;
+  o.server = where;
+  CHECK_THROWS_WITH(run_test(short_rr(), o),
+                    Catch::Contains("the server at " + where) &&
+                        Catch::Contains("does not speak mtperf's control protocol"));
+  other.join();
+  ::close(lfd);
 }

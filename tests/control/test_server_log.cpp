@@ -169,6 +169,19 @@ TEST_CASE("the server logs a refused test with the reason", "[server][log]") {
   CHECK_THAT(line, Catch::StartsWith("client=127.0.0.1:"));
   CHECK_THAT(line, Catch::Contains(" result=refused reason=\"authentication failed"));
   CHECK(line.find("bytes_") == std::string::npos);
+  // A client of another key (or none) leaves at the challenge, the server's proof not its
+  // key's: the line says so, not only that the connection closed.
+  CHECK_THAT(line, Catch::Contains("no AUTH after the key challenge (a client without the key"));
+}
+
+TEST_CASE("MTPERF_KEY is the key when no file is given; a file wins", "[server]") {
+  ::setenv("MTPERF_KEY", "  from the environment \n", 1);
+  CHECK(load_key("") == "from the environment");
+  TempDir dir;
+  write_file(dir.path + "/key", "from a file\n");
+  CHECK(load_key(dir.path + "/key") == "from a file");
+  ::unsetenv("MTPERF_KEY");
+  CHECK(load_key("").empty());
 }
 
 TEST_CASE("a key file is refused when others may read it, or when it holds no key", "[server]") {
