@@ -27,7 +27,7 @@ constexpr Command kCommands[] = {
     {"run", "run a test (without -H: against an in-process server on 127.0.0.1)"},
     {"serve", "serve tests to clients"},
     {"suite", "every workload on every usable transport, on loopback, side by side"},
-    {"sweep", "the multi-adapter scalability table: workloads over 1..N adapters"},
+    {"sweep", "workloads over one axis: adapters, message sizes, flows or a testbed's MTU"},
     {"compare", "configurations side by side, iterated, with a verdict per workload"},
     {"fleet", "every pair of a cluster, one process per host from srun, mpirun, k8s"},
     {"report", "JSON documents as one self-contained HTML page with charts and tables"},

@@ -237,54 +237,54 @@ void set_placement(RunOptions& o, const CommandLine& cl) {
 std::string spec_field_option(SpecField f) {
   switch (f) {
     case SpecField::flows:
-      return "-P/--flows";
+      return "flows";
     case SpecField::threads:
-      return "--threads";
+      return "threads";
     case SpecField::duration:
-      return "-l/--length";
+      return "length";
     case SpecField::warmup:
-      return "--warmup";
+      return "warmup";
     case SpecField::message_size:
-      return "-m/--message-size";
+      return "message-size";
     case SpecField::request_size:
     case SpecField::response_size:
     case SpecField::rr_size:
-      return "-r/--rr-size";
+      return "rr-size";
     case SpecField::burst:
-      return "--burst";
+      return "burst";
     case SpecField::conn_rate:
     case SpecField::rate:
-      return "--rate";
+      return "rate";
     case SpecField::interval:
-      return "--interval";
+      return "interval";
     case SpecField::udp_timeout:
-      return "--udp-timeout";
+      return "udp-timeout";
     case SpecField::sndbuf:
-      return "--sndbuf";
+      return "sndbuf";
     case SpecField::rcvbuf:
-      return "--rcvbuf";
+      return "rcvbuf";
     case SpecField::busy_poll:
-      return "--busy-poll";
+      return "busy-poll";
     case SpecField::congestion:
-      return "--cc";
+      return "cc";
     case SpecField::bind_device:
-      return "--bind-device";
+      return "bind-device";
     case SpecField::source:
-      return "--source";
+      return "source";
     case SpecField::transport:
-      return "-T/--transport";
+      return "transport";
     case SpecField::transport_options:
-      return "-O/--topt";
+      return "topt";
     case SpecField::wait:
-      return "--wait";
+      return "wait";
     case SpecField::workload:
-      return "-w/--workload";
+      return "workload";
     case SpecField::mptcp:
-      return "--mptcp";
+      return "mptcp";
     case SpecField::server_cpus:
-      return "--server-cpus";
+      return "server-cpus";
     case SpecField::flow_servers:
-      return "--adapters";  // the addresses the placement picked
+      return "adapters";  // the addresses the placement picked
   }
   return "?";
 }
@@ -382,13 +382,23 @@ void set_sizes(TestSpec& s, const po::variables_map& vm) {
         int(std::min<uint64_t>(parse_size("rcvbuf", get<std::string>(vm, "rcvbuf")), INT32_MAX));
 }
 
-void set_spec(RunOptions& o, const po::variables_map& vm) {
+// The test's own checks (validate()), an error named by the option that sets the field, as typed.
+void check_test(TestSpec& s, const CommandLine& cl) {
+  try {
+    validate(s);
+  } catch (const SpecError& e) {
+    throw UsageError("option " + cl.typed(spec_field_option(e.field)) + ": " + e.why);
+  }
+}
+
+void set_spec(RunOptions& o, const CommandLine& cl) {
+  const po::variables_map& vm = cl.vm;
   TestSpec& s = o.spec;
-  auto wrap = [](const char* option, auto f) {
+  auto wrap = [&cl](const char* option, auto f) {
     try {
       f();
     } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("option --") + option + ": " + e.what());
+      throw UsageError("option " + cl.typed(option) + ": " + e.what());
     }
   };
   wrap("workload", [&] { s.workload = parse_workload(get<std::string>(vm, "workload")); });
@@ -430,11 +440,7 @@ void set_spec(RunOptions& o, const po::variables_map& vm) {
       s.verify_seed = (uint64_t(rd()) << 32) | rd();
     } while (s.verify_seed == 0);
   }
-  try {
-    validate(s);
-  } catch (const SpecError& e) {
-    throw UsageError("option " + spec_field_option(e.field) + ": " + e.why);
-  }
+  check_test(s, cl);
 }
 
 // The server, the CPUs of each side, the key, the memory budget and the data sockets' source.
@@ -568,10 +574,11 @@ RunOptions parse_run_options(const std::vector<std::string>& args, UnusedOptions
     return o;
   }
   set_placement(o, cl);
-  set_spec(o, vm);
+  set_spec(o, cl);
   if (unused == UnusedOptions::refuse) refuse_unused(cl, o.spec);
   set_iterations(o, get<std::string>(vm, "iterations"), get<std::string>(vm, "confidence"));
   set_hosts(o, vm);
+  check_test(o.spec, cl);  // again: --bind-device and --source are set with the hosts
   set_output(o, vm);
   o.spec.stop_on_error = get<bool>(vm, "stop-on-error");
   o.client.need_all = get<bool>(vm, "need-all");

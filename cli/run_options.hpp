@@ -27,8 +27,8 @@ struct RunOptions : RunRequest {
 enum class UnusedOptions { refuse, pass };
 RunOptions parse_run_options(const std::vector<std::string>& args,
                              UnusedOptions unused = UnusedOptions::refuse);
-// The option of `mtperf run` that sets a field of the test (workloads/spec.hpp), as --help lists
-// it: "-r/--rr-size". Every SpecField has one.
+// The long name of the option of `mtperf run` that sets a field of the test (workloads/spec.hpp),
+// as --help lists it: "rr-size" for -r/--rr-size. Every SpecField has one.
 std::string spec_field_option(SpecField f);
 // The command `mtperf run`: its synopsis and options (sweep lists them as its own run options).
 CommandSpec run_spec();

@@ -76,6 +76,9 @@ Grid grid_of(const Json& doc, size_t transport, const std::string& figure) {
   return g;
 }
 
+// Cells at least this wide (px) carry their figure as a number: up to 28 ranks drawn.
+constexpr double kNumberedCell = 20;
+
 std::string heatmap(const Json& doc, const Grid& g, const std::string& title,
                     const std::string& figure) {
   const double cell = std::clamp(560.0 / double(std::max<size_t>(g.n, 1)), 6.0, 32.0);
@@ -116,6 +119,10 @@ std::string heatmap(const Json& doc, const Grid& g, const std::string& title,
       }
       const double share = higher_is_better(figure) ? *v / *best : (*v > 0 ? *best / *v : 0);
       c.rect(x, y, cell, cell, colour(share), "#ffffff");
+      // The figure itself where it fits; the colour alone says only how far from the best.
+      if (cell >= kNumberedCell)
+        c.text(x + cell / 2, y + cell * 0.62, svg::compact(*v * unit_scale(figure)),
+               {svg::Anchor::middle, std::min(10.0, cell * 0.32), "#000"});
     }
   }
   c.text(left - 4, top - 4, "client \\ server", {svg::Anchor::end, 10, "#666"});
@@ -221,17 +228,15 @@ std::vector<std::string> figures_of(const Json& doc, const std::string& transpor
 
 std::string fleet_section(const Json& doc) {
   const Json& f = at(doc, "fleet");
+  const auto spread_ns = number(f, "start_spread_max_ns");
   std::string out = meta(fmt::format(
-      "{} ranks launched by {}; pattern {}, {} ordered pairs, {} at once; workload {}; start "
-      "spread at most {} ms",
+      "{} ranks launched by {}; pattern {}, {} ordered pairs, {} at once; workload {}; {}",
       fixed(number(f, "size"), 0), text(f, "launcher"), text(at(f, "plan"), "pattern"),
       fixed(number(at(f, "plan"), "ordered_pairs"), 0),
       text(at(f, "plan"), "concurrency") == "isolated" ? "one pair" : "a round",
       text(f, "workload"),
-      fixed(number(f, "start_spread_max_ns")
-                ? std::optional<double>(*number(f, "start_spread_max_ns") / 1e6)
-                : std::nullopt,
-            2)));
+      spread_ns ? "the pairs of a step started at most " + fixed(*spread_ns / 1e6, 2) + " ms apart"
+                : std::string("the start spread was not measured (no step ran two pairs)")));
   const auto& names = array(f, "transports");
   for (size_t t = 0; t < names.size(); ++t) {
     if (!names[t].is_string()) continue;

@@ -99,7 +99,12 @@ std::string cpu_chart(const Json& summary) {
   return figure(charts::stack_chart(ch), caption);
 }
 
-std::string flow_chart(const Json& summary, bool rr) {
+// What the per-flow and host figures cover: with several iterations, the last one alone.
+std::string last_of(size_t iterations) {
+  return iterations > 1 ? fmt::format(", the last iteration ({0} of {0})", iterations) : "";
+}
+
+std::string flow_chart(const Json& summary, bool rr, size_t iterations) {
   const Json& flows = array(summary, "flows");
   if (flows.empty()) return "";
   double largest = 0;
@@ -107,7 +112,8 @@ std::string flow_chart(const Json& summary, bool rr) {
     largest = std::max(largest, number(f, rr ? "transaction_rate" : "throughput_bps").value_or(0));
   const Unit unit = rr ? Unit{1, "trans/s"} : bps_unit(largest);
   charts::BarChart ch;
-  ch.title = "Per-flow " + std::string(rr ? "transaction rate" : "throughput");
+  ch.title =
+      "Per-flow " + std::string(rr ? "transaction rate" : "throughput") + last_of(iterations);
   ch.y_label = (rr ? "transaction rate, " : "throughput, ") + unit.name;
   charts::Series s{rr ? "transaction rate" : "throughput", {}, {}, false, false, 0};
   for (const Json& f : flows) {
@@ -137,20 +143,25 @@ std::string demand(const Json& sd) {
 std::string summary_table(const Json& doc, bool rr) {
   const Json& s = at(doc, "summary");
   const Json& lat = at(s, "latency_us");
+  // With several iterations, each figure says what it covers (report/summary.cpp finish_report).
+  const size_t n = array(doc, "iterations").size();
+  const std::string mean = n > 1 ? fmt::format(" (mean of {} iterations)", n) : "";
+  const std::string all = n > 1 ? fmt::format(" (all {} iterations)", n) : "";
+  const std::string last = n > 1 ? fmt::format(" (the last of {} iterations)", n) : "";
   Table t({"figure", "value"});
-  t.row({"measured window", fixed(number(s, "window_s"), 3) + " s"});
-  t.row({"throughput, all directions", bps(number(s, "throughput_bps"))});
-  t.row({"client to server", bps(number(s, "throughput_c2s_bps"))});
-  t.row({"server to client", bps(number(s, "throughput_s2c_bps"))});
+  t.row({"measured window" + last, fixed(number(s, "window_s"), 3) + " s"});
+  t.row({"throughput, all directions" + mean, bps(number(s, "throughput_bps"))});
+  t.row({"client to server" + mean, bps(number(s, "throughput_c2s_bps"))});
+  t.row({"server to client" + mean, bps(number(s, "throughput_s2c_bps"))});
   if (rr) {
-    t.row({"transactions", grouped(number(s, "transactions"))});
-    t.row({"transaction rate, /s", grouped(number(s, "transaction_rate"))});
+    t.row({"transactions" + last, grouped(number(s, "transactions"))});
+    t.row({"transaction rate, /s" + mean, grouped(number(s, "transaction_rate"))});
     for (const char* k : {"mean", "p50", "p90", "p99", "p99_9", "max"})
-      t.row({std::string("latency ") + k + ", \u00b5s", sig3(number(lat, k))});
+      t.row({std::string("latency ") + k + ", \u00b5s" + all, sig3(number(lat, k))});
   }
-  t.row({"Jain's fairness index", fixed(number(s, "jain_fairness"), 3)});
-  t.row({"client host CPU", percent(number(at(s, "local_cpu"), "util_percent"))});
-  t.row({"server host CPU", percent(number(at(s, "remote_cpu"), "util_percent"))});
+  t.row({"Jain's fairness index" + mean, fixed(number(s, "jain_fairness"), 3)});
+  t.row({"client host CPU" + last, percent(number(at(s, "local_cpu"), "util_percent"))});
+  t.row({"server host CPU" + last, percent(number(at(s, "remote_cpu"), "util_percent"))});
   t.row({"service demand, client", demand(at(at(s, "service_demand"), "local"))});
   t.row({"service demand, server", demand(at(at(s, "service_demand"), "remote"))});
   t.row({"mtperf process CPU, client", percent(number(s, "local_process_cpu_percent"))});
@@ -207,7 +218,7 @@ std::string run_section(const Json& doc) {
     out += meta("Interrupted: a partial result.");
   out += not_connected_meta(s);
   if (rr) out += latency_chart(at(s, "latency_us"));
-  out += cpu_chart(s) + flow_chart(s, rr);
+  out += cpu_chart(s) + flow_chart(s, rr, array(doc, "iterations").size());
   out += heading(3, "Summary") + summary_table(doc, rr);
   std::vector<std::string> errors;
   for (const Json& e : array(s, "errors"))

@@ -28,6 +28,11 @@ enum class Phase : uint8_t { warmup, measure, done };
 // Written by the runner's clock thread and the control session, read by workers.
 struct PhaseClock {
   std::atomic<Phase> phase{Phase::warmup};
+  // Set just before the window's last counter reading, while the phase is still `measure` (the
+  // edge readings of CPU and devices follow): from then on no latency or connect sample is
+  // taken, so a sample's transaction is one the window counts (at most one a flow in flight
+  // across the flag, never one the window left out by the time its reading took).
+  std::atomic<bool> window_closed{false};
   std::atomic<bool> finish{false};  // responders (receivers, rr/crr servers) may stop now
   std::atomic<bool> abort{false};   // stop at once: the peer vanished or a worker failed
   int64_t start_ns = 0;

@@ -269,6 +269,7 @@ void Runner::clock_main() {
     }
   }
   if (ok) sleep_until(end);
+  clock_.window_closed.store(true);
   at_end_ = snapshot();
   queued1_ = queued();
   window_end_ns_ = now_ns();

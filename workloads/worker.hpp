@@ -73,6 +73,7 @@ class Worker {
     // that could time out); 0 for a paced sender, which on_timers() pumps on every turn.
     int64_t timer_due_ns = 0;
     int64_t started_ns = 0;  // crr: transaction start
+    int64_t connect_ns = 0;  // crr: the connect of the transaction in flight took this long
     // crr clients: an open waits for its timer (--rate's next slot, or a retry after a failed
     // connect), and since when connects have failed without one succeeding (0: the last one
     // did).
@@ -91,7 +92,11 @@ class Worker {
 
   int64_t clock_now() const { return precise_clock_ ? now_ns() : coarse_now_ns(); }
   bool phase_done() const { return clock_.phase.load(std::memory_order_relaxed) == Phase::done; }
-  bool measuring() const { return clock_.phase.load(std::memory_order_relaxed) == Phase::measure; }
+  // Samples (latency, connect) are taken in the window the counters measure (PhaseClock).
+  bool measuring() const {
+    return clock_.phase.load(std::memory_order_relaxed) == Phase::measure &&
+           !clock_.window_closed.load();
+  }
 
   void setup();
   void start(Flow& f, int64_t now);
@@ -210,6 +215,9 @@ class Worker {
   void finish(Flow& f);
   void record_latency(Flow& f, int64_t rtt_ns) {
     if (!measuring() || !spec_.measure) return;
+    sample_latency(f, rtt_ns);
+  }
+  void sample_latency(Flow& f, int64_t rtt_ns) {
     const uint64_t v = uint64_t(std::max<int64_t>(rtt_ns, 0));
     job_.latency.record(v);
     FlowStats& s = f.slot->stats;
@@ -217,9 +225,8 @@ class Worker {
     s.latency_sum_ns += v;
     if (s.latency) s.latency->record(v);
   }
-  void record_connect(int64_t ns) {
-    if (!measuring() || !spec_.measure || !job_.connect_latency) return;
-    job_.connect_latency->record(uint64_t(std::max<int64_t>(ns, 0)));
+  void sample_connect(int64_t ns) {
+    if (job_.connect_latency) job_.connect_latency->record(uint64_t(std::max<int64_t>(ns, 0)));
   }
 
   E& e_;

@@ -234,7 +234,7 @@ void Worker<E>::crr_open(Flow& f) {
     }
     return;
   }
-  record_connect(t1 - t0);
+  f.connect_ns = t1 - t0;  // sampled with its transaction, in the window that counts it
   f.failing_since_ns = 0;
   f.conn = id;
   f.acc = 0;
@@ -266,7 +266,12 @@ void Worker<E>::crr_client_recv(Flow& f, const Completion& c, int conn, int64_t 
     post_recv(f, conn);
     return;
   }
-  record_latency(f, now - f.started_ns);
+  // One reading for both samples: a connect belongs to the window its transaction does, so the
+  // connects timed are exactly the transactions timed.
+  if (measuring() && spec_.measure) {
+    sample_latency(f, now - f.started_ns);
+    sample_connect(f.connect_ns);
+  }
   FlowCounters::add(ctr.transactions, 1);
   close_conn(conn);
   f.conn = -1;

@@ -159,6 +159,17 @@ TEST_CASE("a bad value exits 2 naming the option and the value as typed") {
       {"run -T uring -O ring_size=100",
        "option -O: uring option ring_size: expected a power of two"},
       {"suite -l 0", "option -l/--length: 0 s is outside 0.05..3600 s"},
+      // Issue 40: the option as typed, never an internal name (--test); an option the workload
+      // does not read is refused, naming the workloads that read it.
+      {"run -w rr -p udp -r 8", "option -r: UDP datagrams carry a 16-byte sequence header"},
+      {"run -w rr -p udp --rr-size 8", "option --rr-size: UDP datagrams carry a 16-byte"},
+      {"run -w stream -r 1,1", "option -r: -w stream does not use it (it sets rr, crr)"},
+      {"run -w maerts --burst 4", "option --burst: -w maerts does not use it (it sets rr)"},
+      {"run -w rr -m 1K", "option -m: -w rr does not use it (it sets stream, maerts, bidir)"},
+      {"run -w rr --rate 1G", "option --rate: -w rr does not use it"},
+      {"run -w rr --udp-timeout 0.5", "option --udp-timeout: a TCP test does not use it"},
+      {"run -w crr -p udp", "option -w: crr needs a connection-oriented protocol (tcp)"},
+      {"compare -T socket,socket -w stream -r 64", "option -r: -w stream does not use it"},
       {"run --pin irq", "option --pin needs --adapters"},
       {"run --bind irq", "option --bind needs --adapters"},
       {"run --adapters auto:1 --bind often", "option --bind: 'often' is not irq, numa, none"},
@@ -274,4 +285,28 @@ TEST_CASE("MTPERF_HELP_FORMAT=json prints the options --help lists, as JSON") {
   CHECK(nlohmann::json::parse(testbed.out)["subcommands"][0]["name"] == "up");
   REQUIRE(up.rc == 0);
   CHECK(nlohmann::json::parse(up.out)["name"] == "testbed up");
+}
+
+// Issue 40: a two-letter slip gets its "did you mean" too; the command list says what each
+// command is and docs/cli.md's table lists every one of them.
+TEST_CASE("the command list: a near miss is named, and docs/cli.md lists every command") {
+  const Result rn = mtperf("rn -l 1");
+  CHECK(rn.rc == 2);
+  CHECK(rn.err.find("unknown command 'rn'; did you mean 'mtperf run'?") != std::string::npos);
+  const Result help = mtperf("--help");
+  REQUIRE(help.rc == 0);
+  CHECK(help.out.find("scalability") == std::string::npos);  // sweep has four axes
+  CHECK(help.out.find("adapters, message sizes, flows or a testbed's MTU") != std::string::npos);
+  const std::string docs = slurp(std::filesystem::path(MTPERF_FIXTURES) / "../../docs/cli.md");
+  REQUIRE(!docs.empty());
+  std::istringstream lines(help.out);
+  int listed = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  ", 0) != 0 || line.size() < 3 || line[2] == ' ') continue;
+    const std::string name = line.substr(2, line.find(' ', 2) - 2);
+    INFO("mtperf --help lists " << name);
+    CHECK(docs.find("| [`" + name) != std::string::npos);
+    ++listed;
+  }
+  CHECK(listed >= 10);
 }

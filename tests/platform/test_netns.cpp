@@ -165,6 +165,21 @@ TEST_CASE("shaping, exec_in, and release plus state-file removal") {
   check_nothing_left(own_prefix());
 }
 
+// Issue 40: a testbed that outlives its command (`mtperf testbed up`, `atm up`) is named by its
+// name alone, so `ip netns exec mtperf-NAME-near ...` can be typed without looking the pid up.
+TEST_CASE("a lasting testbed's namespaces carry its name, not a pid") {
+  const std::string tag = "lasting-" + std::to_string(::getpid());
+  {
+    mtperf::TestbedOptions options;
+    options.tag = tag;
+    options.lasting = true;
+    mtperf::Testbed bed(options);
+    CHECK(bed.near_ns() == "mtperf-" + tag + "-near");
+    CHECK(bed.far_ns() == "mtperf-" + tag + "-far");
+  }
+  check_nothing_left("mtperf-" + tag + "-");
+}
+
 TEST_CASE("a failed build removes exactly what it made") {
   mtperf::TestbedOptions options;
   options.adapters = 2;

@@ -298,6 +298,20 @@ TEST_CASE("a run page: latency on a log axis, the CPU split, per-flow bars, the 
   CHECK(page.find("44\u2009827") != std::string::npos);  // the transactions in the table
 }
 
+// Issue 40: with several iterations every figure says what it covers.
+TEST_CASE("a run page of several iterations labels the mean, the merged and the last") {
+  const std::string one = page_of(run_doc());
+  CHECK(one.find("iterations)") == std::string::npos);
+  json doc = run_doc();
+  doc["iterations"] = json::array({json::object(), json::object(), json::object()});
+  const std::string page = page_of(doc);
+  check_page(page);
+  CHECK(page.find("transaction rate, /s (mean of 3 iterations)") != std::string::npos);
+  CHECK(page.find("latency p99, \u00b5s (all 3 iterations)") != std::string::npos);
+  CHECK(page.find("client host CPU (the last of 3 iterations)") != std::string::npos);
+  CHECK(page.find("transaction rate, the last iteration (3 of 3)") != std::string::npos);
+}
+
 TEST_CASE("a run page names the flows that did not connect") {
   CHECK(page_of(run_doc()).find("did not connect") == std::string::npos);
   json doc = run_doc();
@@ -445,4 +459,14 @@ TEST_CASE("a fleet page: the heatmap with failed cells apart, worst lines, a his
   CHECK(page.find("best 10 Gbit/s") != std::string::npos);
   CHECK(page.find("node2 2") != std::string::npos);
   CHECK(page.find("rank 2 (node2) lost: killed") != std::string::npos);
+  // Issue 40: each measured cell carries its figure (Gbit/s), not its colour alone; the start
+  // spread is given where it was measured and said to be missing where it was not.
+  CHECK(page.find(">9.5</text>") != std::string::npos);
+  CHECK(page.find(">4</text>") != std::string::npos);
+  CHECK(page.find("started at most 5.00 ms apart") != std::string::npos);
+  json unmeasured = fleet_doc();
+  unmeasured["fleet"]["start_spread_max_ns"] = nullptr;
+  const std::string without = page_of(unmeasured);
+  CHECK(without.find("\u2013 ms") == std::string::npos);
+  CHECK(without.find("start spread was not measured") != std::string::npos);
 }

@@ -224,6 +224,26 @@ TEST_CASE("the text report names the test and its figures", "[render]") {
   CHECK_THAT(rr, Catch::Contains("rr"));
 }
 
+// Issue 40: the headline of several iterations is their mean, the flow table the last one's;
+// the text says which is which, and where a figure covers the connection's whole life.
+TEST_CASE("the text report says what each figure covers", "[render]") {
+  const std::string one = report_text(report_of(Workload::rr));
+  CHECK_THAT(one, !Catch::Contains("iterations") && !Catch::Contains("the last iteration"));
+  CHECK_THAT(one, Catch::Contains("(1 byte request, 1 byte response, burst 1)"));
+  const std::string rr = report_text(report_of(Workload::rr, 3));
+  CHECK_THAT(rr, Catch::Contains("trans/s  (mean of 3 iterations; 1 byte request"));
+  CHECK_THAT(rr, Catch::Contains("(all 3 iterations)"));  // latency: every iteration's samples
+  CHECK_THAT(rr, Catch::Contains("hosts, the last iteration (3 of 3) alone:"));
+  CHECK_THAT(rr, Catch::Contains("per flow, the last iteration (3 of 3) alone; the headline is "
+                                 "the mean of all 3:"));
+  const std::string stream = report_text(report_of(Workload::stream, 2));
+  CHECK_THAT(stream, Catch::Contains("Mbit/s  (mean of 2 iterations; 10^6 bits/s;"));
+  CHECK_THAT(stream, Catch::Contains("retrans: the sender's TCP_INFO, the connection's whole life, "
+                                     "warm-up included"));
+  // The table follows its label.
+  CHECK(stream.find("per flow, the last iteration") < stream.find("retrans  "));
+}
+
 TEST_CASE("a run stopped early and a stall are in the text and the JSON", "[render]") {
   control::TestOutcome o = outcome(Workload::stream);
   o.client.stopped = {StopCause::verify, 1.25, "flow 1 received a byte that failed --verify"};
