@@ -1,12 +1,14 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
 #include "cli/commands.hpp"
 #include "control/server.hpp"
+#include "peers/iperf3/server.hpp"
 #include "platform/affinity.hpp"
 #include "platform/command_line.hpp"
 #include "transports/api/registry.hpp"
@@ -73,6 +75,9 @@ CommandSpec serve_spec() {
       "memory all running tests may take together (default 2G, or half the host's memory)");
   add("metrics", po::value<std::string>()->value_name("ADDRESS:PORT"),
       "serve the server's counters in the Prometheus text format on http://ADDRESS:PORT/metrics");
+  add("iperf3", po::value<std::string>()->value_name("[ADDRESS:]PORT"),
+      "also answer iperf3 3.x clients on this port (TCP tests, many at once, under the limits "
+      "above; ADDRESS defaults to --bind; iperf3's own port is 5201)");
   add("verbose,v", po::bool_switch(), "log each client's errors");
   return spec;
 }
@@ -134,8 +139,17 @@ int serve_command(const std::vector<std::string>& args) {
   const auto cl = read_command_line(spec, args, std::cout, std::cerr, rc);
   if (!cl) return rc;
   control::ServerOptions o;
+  std::string iperf3_bind;
+  uint16_t iperf3_port = 0;
   try {
     o = server_options(cl->vm);
+    if (cl->vm.count("iperf3")) {
+      try {
+        iperf3::parse_listen(cl->vm["iperf3"].as<std::string>(), o.bind, iperf3_bind, iperf3_port);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("option --iperf3: ") + e.what());
+      }
+    }
   } catch (const std::invalid_argument& e) {
     return usage_error(spec, std::cerr, e.what());
   }
@@ -152,8 +166,23 @@ int serve_command(const std::vector<std::string>& args) {
     if (server.metrics_port() != 0)
       std::printf("mtperf serve: metrics on %s (port %u) at /metrics\n", o.metrics.c_str(),
                   server.metrics_port());
+    std::unique_ptr<iperf3::Server> iperf3_server;
+    if (!iperf3_bind.empty()) {
+      iperf3::ServeOptions io;
+      io.bind = iperf3_bind;
+      io.port = iperf3_port;
+      io.allow = o.allow;
+      io.max_pending = o.max_pending;
+      io.handshake_timeout_ms = o.handshake_timeout_ms;
+      io.max_memory = o.max_memory;
+      io.done = [&server](const control::TestLog& log) { server.record_peer_test(log); };
+      iperf3_server = std::make_unique<iperf3::Server>(io, server.admission());
+      std::printf("mtperf serve: iperf3 clients on %s port %u\n", iperf3_bind.c_str(),
+                  iperf3_server->port());
+    }
     std::fflush(stdout);
     server.run();
+    iperf3_server.reset();  // its tests end before the server whose counters they feed
     std::signal(SIGHUP, SIG_IGN);
     g_server = nullptr;
   } catch (const std::exception& e) {

@@ -79,7 +79,9 @@ std::string format_metrics(const ServerCounters& m) {
   for (const Series& s : kTraffic) {
     for (const TrafficCounters& t : m.traffic) {
       std::string labels = "{transport=\"" + label_value(t.transport) + "\",workload=\"" +
-                           label_value(t.workload) + "\",proto=\"" + label_value(t.proto) + "\"}";
+                           label_value(t.workload) + "\",proto=\"" + label_value(t.proto) + "\"";
+      if (!t.protocol.empty()) labels += ",protocol=\"" + label_value(t.protocol) + "\"";
+      labels += "}";
       add(out, s.name, "counter", s.help, t.*s.value, labels);
     }
   }

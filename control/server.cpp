@@ -35,7 +35,8 @@ namespace {
 // `t` added into the entry of its kind in `all` (a new entry for a new kind).
 void add_traffic(std::vector<TrafficCounters>& all, const TrafficCounters& t) {
   for (TrafficCounters& a : all) {
-    if (a.transport == t.transport && a.workload == t.workload && a.proto == t.proto) {
+    if (a.transport == t.transport && a.workload == t.workload && a.proto == t.proto &&
+        a.protocol == t.protocol) {
       a.bytes_sent += t.bytes_sent;
       a.bytes_recv += t.bytes_recv;
       a.transactions += t.transactions;
@@ -229,8 +230,8 @@ void Server::record(const TestLog& log, Session* ended) {
   if (ended) ended->finished.store(true);
   if (log.spec && log.counted) {
     add_traffic(traffic_, {log.spec->transport, std::string(to_string(log.spec->workload)),
-                           std::string(to_string(log.spec->proto)), log.bytes_sent, log.bytes_recv,
-                           log.transactions});
+                           std::string(to_string(log.spec->proto)), std::string(log.protocol),
+                           log.bytes_sent, log.bytes_recv, log.transactions});
   }
   switch (log.result) {
     case TestLog::Result::ok:
@@ -252,6 +253,12 @@ void Server::record(const TestLog& log, Session* ended) {
       break;
     }
   }
+}
+
+void Server::record_peer_test(const TestLog& log) {
+  if (log.result == TestLog::Result::refused && log.refused_at == "allow") refused_.fetch_add(1);
+  record(log);
+  opts_.log(format_test_log(log));
 }
 
 void Server::start_session(int fd) {

@@ -103,6 +103,11 @@ class Server {
   void run();
   void stop();
   ServerCounters counters() const;
+  // Tests served on a peer protocol's port beside this one (peers/, e.g. mtperf serve --iperf3):
+  // they take their place and memory from the same admission(), and each one's end is counted
+  // (record_peer_test: the counters, /metrics by its TestLog::protocol) and logged.
+  Admission& admission() { return admission_; }
+  void record_peer_test(const TestLog& log);
   // Reads options().key_file again and swaps the key in: connections that start their handshake
   // from now on need the new key; running tests and handshakes under way are not touched. Throws
   // std::runtime_error (the old key stays) when the file cannot be used or there is none.

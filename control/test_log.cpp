@@ -45,11 +45,12 @@ std::string format_test_log(const TestLog& log) {
     line += '=';
     line += log_value(value);
   };
+  if (!log.protocol.empty()) add("protocol", log.protocol);
   if (log.spec) {
     const TestSpec& s = *log.spec;
     add("workload", to_string(s.workload));
     add("proto", to_string(s.proto));
-    add("transport", s.transport);
+    if (!s.transport.empty()) add("transport", s.transport);  // a peer protocol's has none
     add("flows", std::to_string(s.flows_total()));
   }
   if (log.not_connected > 0) add("not_connected", std::to_string(log.not_connected));

@@ -21,6 +21,8 @@ namespace mtperf::control {
 struct TestLog {
   enum class Result : uint8_t { ok, error, refused };
   std::string client;            // the peer's address and port
+  // The peer protocol the test came in on (peers/: "iperf3"); empty: mtperf's own.
+  std::string_view protocol;
   std::optional<TestSpec> spec;  // once the TEST was read
   uint64_t bytes_sent = 0;       // bytes, as the server's flows counted them (warm-up included)
   uint64_t bytes_recv = 0;

@@ -1,0 +1,643 @@
+#include "peers/iperf3/server.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include "peers/iperf3/server_machine.hpp"
+#include "transports/api/control_socket.hpp"
+
+namespace mtperf::iperf3 {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// iperf3's error numbers (iperf_api.h) this server answers with.
+constexpr int32_t kErrBlockSize = 7;        // IEBLOCKSIZE
+constexpr int32_t kErrRecvParams = 114;     // IERECVPARAMS
+constexpr int32_t kErrSetMss = 123;         // IESETMSS
+constexpr int32_t kErrSetWindow = 130;      // IESETWINDOWSIZE
+constexpr int32_t kErrProtocol = 131;       // IEPROTOCOL
+constexpr int32_t kErrSetCongestion = 134;  // IESETCONGESTION
+constexpr int32_t kErrAuthTest = 142;       // IEAUTHTEST
+
+constexpr uint32_t kDefaultTcpLen = 128 * 1024;  // iperf3's TCP default block
+constexpr uint64_t kTestOverhead = 64 * 1024;    // control buffers, stream table
+
+// Refused before the test: logged with its step, the client told with SERVER_ERROR.
+struct Refusal : std::runtime_error {
+  Refusal(std::string_view at, const std::string& why) : std::runtime_error(why), step(at) {}
+  std::string_view step;
+};
+
+int ms_until(Clock::time_point t) {
+  auto d = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
+  return int(std::clamp<long long>(d, 0, 200));
+}
+
+std::string seconds(int ms) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f s", ms / 1000.0);
+  return b;
+}
+
+void set_nonblocking(int fd) {
+  int fl = ::fcntl(fd, F_GETFL);
+  if (fl >= 0) ::fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+double thread_cpu_s(double* user, double* sys) {
+  rusage u{};
+  ::getrusage(RUSAGE_THREAD, &u);
+  *user = double(u.ru_utime.tv_sec) + u.ru_utime.tv_usec / 1e6;
+  *sys = double(u.ru_stime.tv_sec) + u.ru_stime.tv_usec / 1e6;
+  return *user + *sys;
+}
+
+int64_t total_retrans(int fd) {
+  tcp_info ti{};
+  socklen_t len = sizeof ti;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return 0;
+  return int64_t(ti.tcpi_total_retrans);
+}
+
+}  // namespace
+
+void parse_listen(const std::string& text, const std::string& default_bind, std::string& bind,
+                  uint16_t& port) {
+  std::string host = default_bind, p = text;
+  const size_t colon = text.rfind(':');
+  if (colon != std::string::npos) {
+    host = text.substr(0, colon);
+    p = text.substr(colon + 1);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+      host = host.substr(1, host.size() - 2);
+    if (host.empty()) throw std::invalid_argument("'" + text + "': no address before the ':'");
+  }
+  if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoul(p) > 65535)
+    throw std::invalid_argument("'" + text + "': the port must be a number 0..65535");
+  bind = host;
+  port = uint16_t(std::stoul(p));
+}
+
+struct Server::Test {
+  const ServeOptions* opts = nullptr;
+  control::Admission* admission = nullptr;
+  const std::atomic<bool>* stop = nullptr;
+  int server_wake = -1;
+  int ctrl = -1;
+  std::string peer;
+  Cookie cookie{};
+  Clock::time_point accepted;
+  std::atomic<bool> finished{false}, admitted{false};
+  std::thread thread;
+  std::mutex mu;  // the streams as the accept thread hands them over
+  bool accepting = false;
+  uint32_t expected = 0;
+  std::vector<std::pair<uint64_t, int>> arrived;  // (accept order, fd)
+  int wake = -1;                                  // eventfd: a stream arrived
+
+  ~Test() {
+    if (ctrl >= 0) ::close(ctrl);
+    for (auto& a : arrived)
+      ::close(a.second);
+    if (wake >= 0) ::close(wake);
+  }
+
+  void check_stop() const {
+    if (stop->load()) throw std::runtime_error("the server is stopping");
+  }
+  // Sends everything the machine queued, by `deadline`.
+  void send_out(ServerMachine& m, Clock::time_point deadline) {
+    const std::vector<uint8_t> out = m.take_output();
+    size_t off = 0;
+    while (off < out.size()) {
+      ssize_t n = ::send(ctrl, out.data() + off, out.size() - off, MSG_NOSIGNAL);
+      if (n > 0) {
+        off += size_t(n);
+        continue;
+      }
+      if (n < 0 && errno != EAGAIN && errno != EINTR)
+        throw std::runtime_error(std::string("control connection: ") + std::strerror(errno));
+      check_stop();
+      if (Clock::now() >= deadline)
+        throw std::runtime_error("the client took in nothing of the server's " +
+                                 std::to_string(out.size()) + " bytes before the deadline");
+      pollfd p{ctrl, POLLOUT, 0};
+      ::poll(&p, 1, ms_until(deadline));
+    }
+  }
+  // Reads the control connection until the machine has an event, by `deadline`.
+  ServerMachine::Event next(ServerMachine& m, Clock::time_point deadline, int budget_ms) {
+    for (;;) {
+      const ServerMachine::Event e = m.feed({});
+      if (e != ServerMachine::Event::none) return e;
+      check_stop();
+      if (Clock::now() >= deadline)
+        throw Refusal("handshake", "the client sent not all of " + m.waiting_for() + " within " +
+                                       seconds(budget_ms));
+      pollfd p{ctrl, POLLIN, 0};
+      if (::poll(&p, 1, ms_until(deadline)) <= 0) continue;
+      uint8_t buf[4096];
+      ssize_t n = ::recv(ctrl, buf, sizeof buf, 0);
+      if (n == 0)
+        throw Refusal("handshake", "the client closed the control connection while " +
+                                       m.waiting_for() + " was awaited");
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EINTR) continue;
+        throw std::runtime_error(std::string("control connection: ") + std::strerror(errno));
+      }
+      const ServerMachine::Event got = m.feed({buf, size_t(n)});
+      if (got != ServerMachine::Event::none) return got;
+    }
+  }
+
+  void run(control::TestLog& log);
+};
+
+namespace {
+
+struct Stream {
+  int fd = -1;
+  bool sender = false;
+  bool open = true;
+  uint64_t bytes = 0, omit_bytes = 0;
+  int64_t retrans_at_omit = 0;
+};
+
+}  // namespace
+
+void Server::Test::run(control::TestLog& log) {
+  const int hs = opts->handshake_timeout_ms;
+  Clock::time_point deadline = accepted + std::chrono::milliseconds(hs);
+  ServerMachine m;
+  send_out(m, deadline);
+  if (next(m, deadline, hs) != ServerMachine::Event::params)
+    throw std::logic_error("iperf3 server: parameters expected");
+  const Params p = m.params();
+  TestSpec spec;
+  spec.workload = p.bidirectional ? Workload::bidir
+                  : p.reverse     ? Workload::maerts
+                                  : Workload::stream;
+  spec.proto = p.udp ? Proto::udp : Proto::tcp;
+  spec.transport.clear();  // iperf3's streams are the server's own kernel sockets
+  spec.flows = uint32_t(p.parallel);
+  spec.duration_s = double(p.time_s);
+  log.spec = spec;
+  auto refuse = [&](int32_t code, int32_t err, std::string_view at, const std::string& why) {
+    m.refuse(code, err);
+    send_out(m, Clock::now() + std::chrono::milliseconds(hs));
+    throw Refusal(at, why);
+  };
+  if (p.authtoken)
+    refuse(kErrAuthTest, 0, "auth",
+           "the client asked for authentication (iperf3 --username); this server has no iperf3 "
+           "users");
+  if (p.udp) refuse(kErrProtocol, 0, "test", "UDP tests are not served here yet (TCP tests are)");
+  const uint32_t n = uint32_t(p.parallel) * (p.bidirectional ? 2 : 1);
+  const uint32_t len = p.len > 0 ? uint32_t(p.len) : kDefaultTcpLen;
+  // One send and one receive buffer serve every stream (what is sent is never looked at, what is
+  // received is dropped).
+  const uint64_t memory = 2 * uint64_t(len) + kTestOverhead + uint64_t(n) * 512;
+  if (memory > opts->max_memory)
+    refuse(kErrBlockSize, 0, "limits",
+           "the test needs " + format_bytes(memory) + ", over the " +
+               format_bytes(opts->max_memory) + " one test may take (--max-memory)");
+  control::Admission::Ticket ticket;
+  try {
+    ticket = admission->admit(memory);
+  } catch (const control::ProtocolError& e) {
+    m.deny();
+    send_out(m, Clock::now() + std::chrono::milliseconds(hs));
+    throw Refusal("busy", e.what());
+  }
+  admitted.store(true);
+  std::vector<uint8_t> send_buf(len, uint8_t(0x5a)), recv_buf(len);
+  std::vector<Stream> streams(n);
+  std::vector<pollfd> polls(n + 1);
+  {
+    std::lock_guard lock(mu);
+    expected = n;
+    accepting = true;
+  }
+  m.create_streams();
+  send_out(m, deadline);
+  // Every stream within the same deadline; the control connection may only close meanwhile.
+  for (;;) {
+    {
+      std::lock_guard lock(mu);
+      if (arrived.size() >= n) {
+        accepting = false;
+        break;
+      }
+    }
+    check_stop();
+    if (Clock::now() >= deadline) {
+      std::lock_guard lock(mu);
+      accepting = false;
+      throw Refusal("handshake", std::to_string(arrived.size()) + " of " + std::to_string(n) +
+                                     " streams connected within " + seconds(hs));
+    }
+    pollfd w[2] = {{wake, POLLIN, 0}, {ctrl, POLLIN, 0}};
+    if (::poll(w, 2, ms_until(deadline)) <= 0) continue;
+    if (w[0].revents) {
+      uint64_t v;
+      [[maybe_unused]] ssize_t r = ::read(wake, &v, sizeof v);
+    }
+    if (w[1].revents) {
+      uint8_t b[64];
+      ssize_t got = ::recv(ctrl, b, sizeof b, MSG_DONTWAIT);
+      if (got == 0)
+        throw Refusal("handshake", "the client closed the control connection before its " +
+                                       std::to_string(n) + " streams connected");
+      if (got > 0) m.feed({b, size_t(got)});  // throws: nothing is the client's turn now
+    }
+  }
+  std::sort(arrived.begin(), arrived.end());
+  for (uint32_t i = 0; i < n; ++i) {
+    Stream& s = streams[i];
+    s.fd = arrived[i].second;
+    // iperf3's server: with --bidir the first -P streams are its receivers, the rest senders.
+    s.sender = p.bidirectional ? i >= uint32_t(p.parallel) : p.reverse;
+    set_nonblocking(s.fd);
+    const int one = 1;
+    if (p.nodelay) ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (p.window > 0) {
+      const int w = int(p.window);
+      if (::setsockopt(s.fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof w) != 0 ||
+          ::setsockopt(s.fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof w) != 0)
+        refuse(kErrSetWindow, errno, "limits", "cannot set the window of " + std::to_string(w));
+    }
+    if (p.mss > 0) {
+      const int v = int(p.mss);
+      if (::setsockopt(s.fd, IPPROTO_TCP, TCP_MAXSEG, &v, sizeof v) != 0)
+        refuse(kErrSetMss, errno, "test", "cannot set the MSS to " + std::to_string(v));
+    }
+    if (!p.congestion.empty() &&
+        ::setsockopt(s.fd, IPPROTO_TCP, TCP_CONGESTION, p.congestion.data(),
+                     socklen_t(p.congestion.size())) != 0)
+      refuse(kErrSetCongestion, errno, "test",
+             "congestion control " + p.congestion + ": " + std::strerror(errno));
+    polls[i + 1] = {s.fd, short(s.sender ? POLLOUT : POLLIN), 0};
+  }
+  polls[0] = {ctrl, POLLIN, 0};
+  for (auto& a : arrived)
+    a.second = -1;  // the streams own them now
+  struct Closer {
+    std::vector<Stream>& s;
+    ~Closer() {
+      for (Stream& x : s)
+        if (x.fd >= 0) ::close(x.fd);
+    }
+  } closer{streams};
+  arrived.clear();
+
+  m.start_test();
+  send_out(m, Clock::now() + std::chrono::milliseconds(hs));
+  log.counted = true;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point omit_end = start + std::chrono::seconds(p.omit_s);
+  bool omitting = p.omit_s > 0;
+  const Clock::time_point end_by =
+      p.time_s > 0
+          ? start + std::chrono::seconds(p.omit_s + p.time_s) + std::chrono::milliseconds(hs)
+          : Clock::time_point::max();
+  Clock::time_point last_moved = start;
+  double u0 = 0, s0 = 0;
+  const double cpu0 = thread_cpu_s(&u0, &s0);
+  const double rate_bytes_s = p.bandwidth > 0 ? double(p.bandwidth) / 8 : 0;
+  uint64_t paced_sent = 0;
+  bool ended = false;
+  while (!ended) {
+    int timeout = 200;
+    const Clock::time_point now = Clock::now();
+    if (omitting && now >= omit_end) {
+      omitting = false;
+      for (Stream& s : streams) {
+        s.omit_bytes = s.bytes;
+        if (s.sender) s.retrans_at_omit = total_retrans(s.fd);
+      }
+    }
+    if (rate_bytes_s > 0) {  // -b on TCP: the senders wait while they are ahead of the rate
+      const double allowed = rate_bytes_s * std::chrono::duration<double>(now - start).count();
+      const bool ahead = double(paced_sent) >= allowed;
+      for (uint32_t i = 0; i < n; ++i)
+        if (streams[i].sender && streams[i].open) polls[i + 1].events = ahead ? 0 : POLLOUT;
+      if (ahead) timeout = 1;
+    }
+    ::poll(polls.data(), polls.size(), timeout);
+    if (stop->load()) throw std::runtime_error("the server is stopping");
+    for (uint32_t i = 0; i < n; ++i) {
+      Stream& s = streams[i];
+      if (!s.open || polls[i + 1].revents == 0) continue;
+      const ssize_t got = s.sender ? ::send(s.fd, send_buf.data(), len, MSG_NOSIGNAL)
+                                   : ::recv(s.fd, recv_buf.data(), len, 0);
+      if (got > 0) {
+        s.bytes += uint64_t(got);
+        if (s.sender) paced_sent += uint64_t(got);
+        last_moved = now;
+      } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+        s.open = false;  // the client closed it (or reset it): the test goes on without it
+        polls[i + 1].fd = -1;
+      }
+    }
+    if (polls[0].revents != 0) {
+      uint8_t b[64];
+      const ssize_t got = ::recv(ctrl, b, sizeof b, MSG_DONTWAIT);
+      if (got == 0)
+        throw std::runtime_error("the client closed the control connection during the test");
+      if (got > 0) {
+        ServerMachine::Event e = m.feed({b, size_t(got)});
+        if (e == ServerMachine::Event::test_end) ended = true;
+        last_moved = now;
+      }
+    }
+    if (!ended && (now >= end_by || now - last_moved > std::chrono::milliseconds(hs)))
+      throw std::runtime_error("no TEST_END from the client, and nothing moved for " + seconds(hs));
+  }
+  // What the client wrote before its TEST_END is still on its way: read each receiving stream
+  // until it has been quiet for 20 ms (at most 2 s), so that both sides count the same bytes.
+  const Clock::time_point drain_by = Clock::now() + std::chrono::seconds(2);
+  for (Stream& s : streams) {
+    if (s.sender || !s.open) continue;
+    while (Clock::now() < drain_by) {
+      pollfd q{s.fd, POLLIN, 0};
+      if (::poll(&q, 1, 20) <= 0) break;
+      const ssize_t got = ::recv(s.fd, recv_buf.data(), len, MSG_DONTWAIT);
+      if (got <= 0 && !(got < 0 && (errno == EAGAIN || errno == EINTR))) break;
+      if (got > 0) s.bytes += uint64_t(got);
+    }
+  }
+  const Clock::time_point stopped = Clock::now();
+  double u1 = 0, s1 = 0;
+  const double cpu1 = thread_cpu_s(&u1, &s1);
+  const double wall = std::max(1e-6, std::chrono::duration<double>(stopped - start).count());
+  for (const Stream& s : streams)
+    (s.sender ? log.bytes_sent : log.bytes_recv) += s.bytes;
+
+  deadline = Clock::now() + std::chrono::milliseconds(hs);
+  m.ask_results();
+  send_out(m, deadline);
+  if (next(m, deadline, hs) != ServerMachine::Event::results)
+    throw std::logic_error("iperf3 server: results expected");
+  Results r;
+  r.cpu_util_total = 100 * (cpu1 - cpu0) / wall;
+  r.cpu_util_user = 100 * (u1 - u0) / wall;
+  r.cpu_util_system = 100 * (s1 - s0) / wall;
+  const bool any_sender =
+      std::any_of(streams.begin(), streams.end(), [](const Stream& s) { return s.sender; });
+  r.sender_has_retransmits = any_sender ? 1 : -1;
+  char cc[32] = {};
+  socklen_t cc_len = sizeof cc - 1;
+  if (n > 0 && ::getsockopt(streams[0].fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cc_len) == 0)
+    r.congestion_used = std::string(cc, strnlen(cc, cc_len));
+  const double measured = std::max(
+      1e-6, std::chrono::duration<double>(stopped - (p.omit_s > 0 ? omit_end : start)).count());
+  std::string text = "Accepted connection from " + peer + " (mtperf serve --iperf3)\n";
+  for (uint32_t i = 0; i < n; ++i) {
+    const Stream& s = streams[i];
+    StreamResult x;
+    x.id = stream_id(i);
+    x.bytes = s.bytes - s.omit_bytes;
+    x.retransmits = s.sender ? total_retrans(s.fd) - s.retrans_at_omit : -1;
+    x.start_time = 0;
+    x.end_time = measured;
+    r.streams.push_back(x);
+    char line[160];
+    std::snprintf(line, sizeof line, "[%3d] %8.2f s %14llu bytes %10.2f Mbits/sec  %s\n", x.id,
+                  measured, static_cast<unsigned long long>(x.bytes),
+                  double(x.bytes) * 8 / measured / 1e6, s.sender ? "sender" : "receiver");
+    text += line;
+  }
+  if (p.get_server_output) r.server_output_text = text;
+  m.give_results(r);
+  send_out(m, deadline);
+  if (next(m, deadline, hs) != ServerMachine::Event::done)
+    throw std::logic_error("iperf3 server: IPERF_DONE expected");
+}
+
+Server::Server(ServeOptions opts, control::Admission& admission)
+    : opts_(std::move(opts)), admission_(admission) {
+  control_socket::raise_fd_limit();
+  SockAddr where = control_socket::resolve(opts_.bind, opts_.port);
+  listen_fd_ = control_socket::listen(where, 128);
+  port_ = control_socket::local_address(listen_fd_).port();
+  set_nonblocking(listen_fd_);
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) {
+    ::close(listen_fd_);
+    throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
+  }
+  thread_ = std::thread([this] { accept_loop(); });
+}
+
+Server::~Server() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+  reap(true);
+  ::close(listen_fd_);
+  ::close(wake_fd_);
+}
+
+void Server::reap(bool all) {
+  std::list<std::unique_ptr<Test>> done;
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = tests_.begin(); it != tests_.end();) {
+      if (all || (*it)->finished.load()) {
+        done.push_back(std::move(*it));
+        it = tests_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& t : done)
+    if (t->thread.joinable()) t->thread.join();
+}
+
+struct Server::Pending {
+  int fd = -1;
+  uint64_t seq = 0;
+  Clock::time_point deadline;
+  Cookie cookie{};
+  size_t got = 0;
+  std::string peer;
+};
+
+void Server::dispatch(int fd, uint64_t seq, const Cookie& cookie, const std::string& peer) {
+  std::lock_guard lock(mu_);
+  uint32_t handshaking = 0;
+  for (auto& t : tests_) {
+    if (t->cookie == cookie && !t->finished.load()) {
+      std::lock_guard tl(t->mu);
+      if (t->accepting && t->arrived.size() < t->expected) {
+        t->arrived.emplace_back(seq, fd);
+        uint64_t one = 1;
+        [[maybe_unused]] ssize_t w = ::write(t->wake, &one, sizeof one);
+        return;
+      }
+      // A stream the test did not ask for: refused as iperf3 refuses it.
+      const uint8_t denied = byte_of(State::access_denied);
+      [[maybe_unused]] ssize_t w = ::send(fd, &denied, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+      ::close(fd);
+      return;
+    }
+    if (!t->finished.load() && !t->admitted.load()) ++handshaking;
+  }
+  control::TestLog log;
+  log.client = peer;
+  log.protocol = "iperf3";
+  if (handshaking >= opts_.max_pending) {
+    const uint8_t denied = byte_of(State::access_denied);
+    [[maybe_unused]] ssize_t w = ::send(fd, &denied, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    ::close(fd);
+    log.result = control::TestLog::Result::refused;
+    log.refused_at = "pending";
+    log.why = std::to_string(handshaking) + " iperf3 tests are in their handshake (--max-pending)";
+    if (opts_.done) opts_.done(log);
+    return;
+  }
+  auto t = std::make_unique<Test>();
+  t->opts = &opts_;
+  t->admission = &admission_;
+  t->stop = &stop_;
+  t->server_wake = wake_fd_;
+  t->ctrl = fd;
+  t->peer = peer;
+  t->cookie = cookie;
+  t->accepted = Clock::now();
+  t->wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  Test* raw = t.get();
+  raw->thread = std::thread([raw, log]() mutable {
+    try {
+      if (raw->wake < 0) throw std::runtime_error("eventfd: out of descriptors");
+      raw->run(log);
+      log.result = control::TestLog::Result::ok;
+    } catch (const Refusal& e) {
+      log.result = control::TestLog::Result::refused;
+      log.refused_at = e.step;
+      log.why = e.what();
+    } catch (const std::exception& e) {
+      log.result =
+          log.counted ? control::TestLog::Result::error : control::TestLog::Result::refused;
+      if (!log.counted) log.refused_at = "handshake";
+      log.why = e.what();
+    }
+    if (raw->opts->done) raw->opts->done(log);
+    raw->finished.store(true);
+    uint64_t v = 1;
+    [[maybe_unused]] ssize_t w = ::write(raw->server_wake, &v, sizeof v);
+  });
+  tests_.push_back(std::move(t));
+}
+
+void Server::accept_loop() {
+  std::vector<Pending> pending;
+  std::vector<pollfd> polls;
+  uint64_t seq = 0;
+  auto refuse = [this](const Pending& q, std::string_view at, std::string why) {
+    ::close(q.fd);
+    control::TestLog log;
+    log.client = q.peer;
+    log.protocol = "iperf3";
+    log.result = control::TestLog::Result::refused;
+    log.refused_at = at;
+    log.why = std::move(why);
+    if (opts_.done) opts_.done(log);
+  };
+  while (!stop_.load()) {
+    reap(false);
+    polls.clear();
+    polls.push_back({listen_fd_, POLLIN, 0});
+    polls.push_back({wake_fd_, POLLIN, 0});
+    Clock::time_point soonest = Clock::now() + std::chrono::milliseconds(200);
+    for (const Pending& q : pending) {
+      polls.push_back({q.fd, POLLIN, 0});
+      soonest = std::min(soonest, q.deadline);
+    }
+    ::poll(polls.data(), polls.size(), ms_until(soonest));
+    if (polls[1].revents) {
+      uint64_t v;
+      [[maybe_unused]] ssize_t r = ::read(wake_fd_, &v, sizeof v);
+    }
+    const Clock::time_point now = Clock::now();
+    std::vector<Pending> still;
+    for (size_t i = 0; i < pending.size(); ++i) {
+      Pending& q = pending[i];
+      if (polls[i + 2].revents) {
+        const ssize_t got = ::recv(q.fd, q.cookie.data() + q.got, kCookieBytes - q.got, 0);
+        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+          refuse(q, "handshake",
+                 "closed before its whole cookie (" + std::to_string(q.got) + " of 37 bytes)");
+          continue;
+        }
+        if (got > 0) q.got += size_t(got);
+      }
+      if (q.got == kCookieBytes) {
+        if (!valid_cookie(q.cookie)) {
+          refuse(q, "handshake", "not an iperf3 cookie (36 characters of [a-z2-7] and a NUL)");
+          continue;
+        }
+        dispatch(q.fd, q.seq, q.cookie, q.peer);
+        continue;
+      }
+      if (now >= q.deadline) {
+        refuse(q, "handshake",
+               "sent " + std::to_string(q.got) + " of the cookie's 37 bytes within " +
+                   seconds(opts_.handshake_timeout_ms));
+        continue;
+      }
+      still.push_back(std::move(q));
+    }
+    pending.swap(still);
+    if (polls[0].revents == 0) continue;
+    for (int k = 0; k < 64; ++k) {
+      const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) break;
+      Pending q;
+      q.fd = fd;
+      q.seq = seq++;
+      q.deadline = Clock::now() + std::chrono::milliseconds(opts_.handshake_timeout_ms);
+      bool ok = true;
+      try {
+        const SockAddr a = control_socket::peer_address(fd);
+        q.peer = a.to_string();
+        ok = control::allowed(opts_.allow, a);
+      } catch (const std::exception&) {
+        q.peer = "(unknown peer)";
+        ok = opts_.allow.empty();
+      }
+      if (!ok) {
+        refuse(q, "allow", "not from a network in --allow");
+        continue;
+      }
+      if (pending.size() >= opts_.max_pending) {  // the oldest makes room
+        refuse(pending.front(), "pending",
+               "dropped for a newer connection (--max-pending " +
+                   std::to_string(opts_.max_pending) + ")");
+        pending.erase(pending.begin());
+      }
+      pending.push_back(std::move(q));
+    }
+  }
+  for (Pending& q : pending)
+    ::close(q.fd);
+}
+
+}  // namespace mtperf::iperf3

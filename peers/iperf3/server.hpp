@@ -1,0 +1,78 @@
+#pragma once
+// `mtperf serve --iperf3 [ADDRESS:]PORT`: answers unmodified iperf3 3.x clients (TCP tests:
+// plain, -R, --bidir, -P, -l, -w, -C, -M, -N, -t, -n, -k, -O, -b, --get-server-output), many
+// at once where iperf3's own server takes one.
+//
+// One thread accepts and reads each connection's cookie (every connection has the handshake
+// deadline for it, at most max_pending wait at once, one more drops the oldest): a cookie that
+// names a test waiting for its streams makes the connection one of them, any other starts a
+// test. Each test then runs in a thread of its own (server_machine.hpp over the control
+// connection, a poll loop over its streams), admitted under the mtperf server's limits (the
+// same Admission: --max-sessions, the memory budget) before a buffer is allocated; one that does
+// not fit is answered ACCESS_DENIED, iperf3's "the server is busy". Every step until TEST_START
+// shares the handshake deadline, every step after TEST_END has one of its own, and a running
+// test whose client goes quiet for as long is cut off.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "control/admission.hpp"
+#include "control/allow.hpp"
+#include "control/test_log.hpp"
+#include "peers/iperf3/protocol.hpp"
+
+namespace mtperf::iperf3 {
+
+struct ServeOptions {
+  std::string bind = "0.0.0.0";
+  uint16_t port = kDefaultPort;      // 0: the kernel picks (read it back with port())
+  std::vector<control::Cidr> allow;  // empty: any
+  uint32_t max_pending = 32;         // connections before their cookie is read
+  int handshake_timeout_ms = 10000;
+  uint64_t max_memory = 1ull << 30;  // one test's buffers
+  // Called once for each connection that ends as a test or a refusal (from the tests' threads
+  // and the accept thread at once): it must be thread-safe.
+  std::function<void(const control::TestLog&)> done;
+};
+
+// "PORT", "ADDRESS:PORT" or "[V6]:PORT" as the bind address and port; `default_bind` when only
+// a port is given. Throws std::invalid_argument naming the text.
+void parse_listen(const std::string& text, const std::string& default_bind, std::string& bind,
+                  uint16_t& port);
+
+class Server {
+ public:
+  // Binds and listens, and starts the accept thread; throws std::runtime_error when it cannot.
+  Server(ServeOptions opts, control::Admission& admission);
+  ~Server();  // ends every test (their connections shut down) and joins every thread
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  uint16_t port() const { return port_; }
+
+  struct Test;  // one client's test (server.cpp)
+
+ private:
+  struct Pending;
+  void accept_loop();
+  void dispatch(int fd, uint64_t seq, const Cookie& cookie, const std::string& peer);
+  void reap(bool all);
+
+  ServeOptions opts_;
+  control::Admission& admission_;
+  int listen_fd_ = -1;
+  int wake_fd_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::list<std::unique_ptr<Test>> tests_;  // under mu_
+  std::thread thread_;
+};
+
+}  // namespace mtperf::iperf3
