@@ -6,7 +6,6 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -15,16 +14,13 @@
 #include "control/server.hpp"
 #include "fleet/checks.hpp"
 #include "fleet/compare.hpp"
-#include "fleet/coordinator.hpp"
 #include "fleet/emit.hpp"
 #include "fleet/launcher.hpp"
-#include "fleet/member.hpp"
 #include "fleet/net.hpp"
-#include "fleet/pair_run.hpp"
 #include "fleet/protocol.hpp"
 #include "fleet/render.hpp"
+#include "fleet/run.hpp"
 #include "platform/command_line.hpp"
-#include "platform/interrupt.hpp"
 #include "platform/topology.hpp"
 #include "transports/api/registry.hpp"
 
@@ -190,13 +186,6 @@ std::string address_of(const std::string& bind) {
   return bind;  // a host name: the resolver's
 }
 
-std::vector<std::string> usable_transports() {
-  std::vector<std::string> out;
-  for (const TransportEntry& e : transports())
-    if (e.line == nullptr && e.probe("/").usable) out.emplace_back(e.name);
-  return out;
-}
-
 std::string render(const FleetOptions& o, const fleet::FleetDoc& d,
                    const std::vector<fleet::PairVerdict>& verdicts) {
   const std::string f = o.cl.get<std::string>("format");
@@ -308,25 +297,17 @@ int fleet_compare_command(const std::vector<std::string>& args) {
   }
 }
 
-int fleet_command(const std::vector<std::string>& args) {
-  FleetOptions o;
-  try {
-    o = parse_fleet(args);
-    if (o.cl.has("emit")) return emit_command(o, args);
-  } catch (const UsageError& e) {
-    return usage_error(fleet_spec(), std::cerr, e.what());
-  }
-  if (o.cl.help) {
-    std::fputs(usage_text(fleet_spec()).c_str(), stdout);
-    return 0;
-  }
+namespace {
+
+// This process's rank, key and address from the options and the launcher's environment; an
+// exit status when they do not allow a start (-1 when they do).
+int rank_setup(const FleetOptions& o, fleet::Launch& launch, std::string& key, std::string& bind) {
   const CommandLine& cl = o.cl;
   fleet::LaunchGiven given;
   if (cl.has("rank")) given.rank = cl.get<uint32_t>("rank");
   if (cl.has("size")) given.size = cl.get<uint32_t>("size");
   if (cl.has("coordinator")) given.coordinator = cl.get<std::string>("coordinator");
   if (cl.has("rendezvous")) given.rendezvous = cl.get<std::string>("rendezvous");
-  fleet::Launch launch;
   try {
     launch = fleet::detect_launch(fleet::launch_environment(), given);
   } catch (const std::invalid_argument& e) {
@@ -334,15 +315,12 @@ int fleet_command(const std::vector<std::string>& args) {
   }
   std::fprintf(stderr, "mtperf fleet: rank %u of %u, launched by %s (%s)\n", launch.rank,
                launch.size, launch.launcher.c_str(), launch.why.c_str());
-  catch_interrupts();
-  std::atomic<bool> stop{false}, done{false};
-  std::string key;
   try {
     key = control::load_key(cl.has("key-file") ? cl.get<std::string>("key-file") : "");
   } catch (const std::exception& e) {
     return usage_error(fleet_spec(), std::cerr, std::string("option --key-file: ") + e.what());
   }
-  std::string bind = cl.has("bind") ? cl.get<std::string>("bind") : "";
+  bind = cl.has("bind") ? cl.get<std::string>("bind") : "";
   if (cl.has("per-host")) {
     try {
       bind = fleet::bind_of(split_list(bind), cl.get<uint32_t>("per-host"), launch.local_rank);
@@ -360,141 +338,56 @@ int fleet_command(const std::vector<std::string>& args) {
       return kExitUsage;
     }
   }
-  nlohmann::json test = o.run.spec;
-  test.erase("transport");
+  return -1;
+}
 
-  fleet::MemberOptions m;
-  m.launch = launch;
-  m.coordinator_port = cl.get<uint16_t>("port");
-  m.key = key;
-  m.bind = bind;
-  m.test = test;
-  m.usable = usable_transports();
-  m.max_memory = o.run.client.max_memory;
-  m.join_timeout_ms = int(cl.get<double>("join-timeout") * 1000);
-  m.stop = &stop;
-  const RunOptions run = o.run;
-  const std::vector<std::string> names = o.transports;
-  m.run_pair = [run, names, key](uint32_t t, const std::string& server) {
-    if (t >= names.size()) {
-      fleet::PairResult p;
-      p.error = "transport index " + std::to_string(t) + " is not in the fleet's list";
-      return p;
-    }
-    RunRequest r = run;
-    r.client.key = key;
-    return fleet::run_pair(r, names[t], server);
-  };
-  std::unique_ptr<fleet::Coordinator> coordinator;
-  std::atomic<fleet::Coordinator*> coordinator_ptr{nullptr};
-  fleet::FleetDoc doc;
-  std::thread coordinating;
-  // Ctrl-C / SIGTERM: the member and the coordinator end at their next wait.
-  std::thread watch([&] {
-    while (!done) {
-      if (interrupts() > 0) {
-        stop = true;
-        if (auto* c = coordinator_ptr.load()) c->stop();
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
-  struct Joiner {
-    std::atomic<bool>& done;
-    std::thread& t;
-    ~Joiner() {
-      done = true;
-      t.join();
-    }
-  } joiner{done, watch};
-  try {
-    if (launch.rank == 0) {
-      fleet::CoordinatorOptions c;
-      c.bind = bind;
-      c.port = cl.get<uint16_t>("port");
-      if (!launch.coordinator.empty()) {
-        std::string h;
-        fleet::split_host_port(launch.coordinator, c.port, h, c.port);
-      }
-      c.key = key;
-      c.job = launch.job;
-      c.size = launch.size;
-      c.join_timeout_ms = m.join_timeout_ms;
-      c.need_all = cl.get<bool>("need-all");
-      c.pattern = cl.get<std::string>("pattern");
-      c.pairs_text = o.pairs_text;
-      if (cl.has("pairs")) c.pairs_name = cl.get<std::string>("pairs");
-      c.concurrency = o.concurrency;
-      c.transports = o.transports;
-      c.test = test;
-      c.workload = std::string(to_string(o.run.spec.workload));
-      c.headline = fleet::matrix_figures(c.workload).front();
-      c.pair_timeout_ms = o.pair_timeout_ms;
-      c.launcher = launch.launcher;
-      c.launcher_why = launch.why;
-      if (cl.get<bool>("retest") && !o.checks.empty()) {
-        const auto checks = o.checks;
-        c.retest = [checks](const fleet::FleetDoc& d) {
-          std::vector<size_t> again;
-          for (const auto& v : fleet::judge(checks, d))
-            if (!v.passed) again.push_back(v.result);
-          return again;
-        };
-      }
-      coordinator = std::make_unique<fleet::Coordinator>(std::move(c));
-      const uint16_t port = coordinator->port();
-      const std::string here = bind.empty() || bind == "0.0.0.0" ? "127.0.0.1" : bind;
-      m.launch.coordinator = fleet::join_host_port(here, port);
-      if (!launch.rendezvous.empty()) {
-        const std::string advertised =
-            bind.empty() || bind == "0.0.0.0" ? fleet::host_name() : bind;
-        fleet::write_rendezvous(launch.rendezvous, launch.job,
-                                fleet::join_host_port(advertised, port));
-      }
-      coordinator_ptr = coordinator.get();
-      coordinating = std::thread([&] {
-        try {
-          doc = coordinator->run();
-        } catch (const std::exception& e) {
-          doc.errors.push_back(std::string("the coordinator failed: ") + e.what());
-        }
-      });
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mtperf fleet: %s\n", e.what());
-    return 1;
+fleet::FleetRun fleet_run_of(const FleetOptions& o, const fleet::Launch& launch,
+                             const std::string& key, const std::string& bind) {
+  const CommandLine& cl = o.cl;
+  fleet::FleetRun run;
+  run.launch = launch;
+  run.key = key;
+  run.bind = bind;
+  run.port = cl.get<uint16_t>("port");
+  run.run = o.run;
+  run.transports = o.transports;
+  run.join_timeout_ms = int(cl.get<double>("join-timeout") * 1000);
+  run.pair_timeout_ms = o.pair_timeout_ms;
+  run.need_all = cl.get<bool>("need-all");
+  run.pattern = cl.get<std::string>("pattern");
+  run.pairs_text = o.pairs_text;
+  if (cl.has("pairs")) run.pairs_name = cl.get<std::string>("pairs");
+  run.concurrency = o.concurrency;
+  if (cl.get<bool>("retest") && !o.checks.empty()) {
+    run.retest = [checks = o.checks](const fleet::FleetDoc& d) {
+      std::vector<size_t> again;
+      for (const auto& v : fleet::judge(checks, d))
+        if (!v.passed) again.push_back(v.result);
+      return again;
+    };
   }
-  std::string member_error;
-  try {
-    fleet::run_member(m);
-  } catch (const std::exception& e) {
-    member_error = e.what();
-  }
-  if (coordinating.joinable()) coordinating.join();
-  if (!coordinator) {
-    if (!member_error.empty()) {
-      std::fprintf(stderr, "mtperf fleet: rank %u: %s\n", launch.rank, member_error.c_str());
-      return interrupts() > 0 ? kExitInterrupted : 1;
-    }
-    return 0;
-  }
-  if (!launch.rendezvous.empty()) std::remove(launch.rendezvous.c_str());
+  return run;
+}
+
+// Rank 0: the document written, the errors listed, the exit status of docs/cli.md.
+int report_fleet(const FleetOptions& o, const fleet::FleetOutcome& out) {
+  const fleet::FleetDoc& doc = out.doc;
   const auto verdicts =
       o.checks.empty() ? std::vector<fleet::PairVerdict>{} : fleet::judge(o.checks, doc);
   const std::string text = render(o, doc, verdicts);
-  if (cl.has("output")) {
-    std::ofstream out(cl.get<std::string>("output"));
-    if (!(out << text)) {
+  if (o.cl.has("output")) {
+    std::ofstream file(o.cl.get<std::string>("output"));
+    if (!(file << text)) {
       std::fprintf(stderr, "mtperf fleet: cannot write %s\n",
-                   cl.get<std::string>("output").c_str());
+                   o.cl.get<std::string>("output").c_str());
       return 1;
     }
   } else {
     std::fputs(text.c_str(), stdout);
   }
-  if (!member_error.empty())
-    std::fprintf(stderr, "mtperf fleet: rank 0's own member: %s\n", member_error.c_str());
-  if (interrupts() > 0) return kExitInterrupted;
+  if (!out.member_error.empty())
+    std::fprintf(stderr, "mtperf fleet: rank 0's own member: %s\n", out.member_error.c_str());
+  if (out.interrupted) return kExitInterrupted;
   bool all_ok = doc.complete;
   for (const auto& r : doc.results)
     all_ok = all_ok && r.ok;
@@ -504,6 +397,37 @@ int fleet_command(const std::vector<std::string>& args) {
   for (const auto& v : verdicts)
     if (!v.passed) return kExitCheckFailed;
   return 0;
+}
+
+}  // namespace
+
+int fleet_command(const std::vector<std::string>& args) {
+  FleetOptions o;
+  try {
+    o = parse_fleet(args);
+    if (o.cl.has("emit")) return emit_command(o, args);
+  } catch (const UsageError& e) {
+    return usage_error(fleet_spec(), std::cerr, e.what());
+  }
+  if (o.cl.help) {
+    std::fputs(usage_text(fleet_spec()).c_str(), stdout);
+    return 0;
+  }
+  fleet::Launch launch;
+  std::string key, bind;
+  if (int rc = rank_setup(o, launch, key, bind); rc >= 0) return rc;
+  std::atomic<bool> stop{false};
+  fleet::FleetOutcome out;
+  try {
+    out = fleet::run(fleet_run_of(o, launch, key, bind), stop);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mtperf fleet: %s\n", e.what());
+    return 1;
+  }
+  if (out.coordinated) return report_fleet(o, out);
+  if (out.member_error.empty()) return 0;
+  std::fprintf(stderr, "mtperf fleet: rank %u: %s\n", launch.rank, out.member_error.c_str());
+  return out.interrupted ? kExitInterrupted : 1;
 }
 
 }  // namespace mtperf::cli
