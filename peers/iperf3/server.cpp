@@ -185,8 +185,14 @@ void Server::Test::run(control::TestLog& log) {
   Clock::time_point deadline = accepted + std::chrono::milliseconds(hs);
   ServerMachine m;
   send_out(m, deadline);
-  if (next(m, deadline, hs) != ServerMachine::Event::params)
-    throw std::logic_error("iperf3 server: parameters expected");
+  try {
+    if (next(m, deadline, hs) != ServerMachine::Event::params)
+      throw std::logic_error("iperf3 server: parameters expected");
+  } catch (const ProtocolError& e) {  // malformed, mistyped or oversized: iperf3's own answer
+    m.refuse(kErrRecvParams, 0);
+    send_out(m, Clock::now() + std::chrono::milliseconds(hs));
+    throw Refusal("test", e.what());
+  }
   const Params p = m.params();
   TestSpec spec;
   spec.workload = p.bidirectional ? Workload::bidir
@@ -296,13 +302,18 @@ void Server::Test::run(control::TestLog& log) {
   polls[0] = {ctrl, POLLIN, 0};
   for (auto& a : arrived)
     a.second = -1;  // the streams own them now
+  // However the test ends, the log has what the streams moved and no stream stays open.
   struct Closer {
     std::vector<Stream>& s;
+    control::TestLog& log;
     ~Closer() {
-      for (Stream& x : s)
+      log.bytes_sent = log.bytes_recv = 0;
+      for (Stream& x : s) {
+        (x.sender ? log.bytes_sent : log.bytes_recv) += x.bytes;
         if (x.fd >= 0) ::close(x.fd);
+      }
     }
-  } closer{streams};
+  } closer{streams, log};
   arrived.clear();
 
   m.start_test();
@@ -385,8 +396,6 @@ void Server::Test::run(control::TestLog& log) {
   double u1 = 0, s1 = 0;
   const double cpu1 = thread_cpu_s(&u1, &s1);
   const double wall = std::max(1e-6, std::chrono::duration<double>(stopped - start).count());
-  for (const Stream& s : streams)
-    (s.sender ? log.bytes_sent : log.bytes_recv) += s.bytes;
 
   deadline = Clock::now() + std::chrono::milliseconds(hs);
   m.ask_results();
