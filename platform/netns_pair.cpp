@@ -13,7 +13,7 @@
 
 namespace mtperf {
 
-NetnsPair::NetnsPair(const std::string& tag, bool lasting) {
+NetnsPair::NetnsPair(const std::string& tag, bool lasting, const std::string& family) {
   static std::atomic<int> sequence{0};
   std::string t = tag;
   if (t.empty()) {
@@ -22,7 +22,7 @@ NetnsPair::NetnsPair(const std::string& tag, bool lasting) {
     check_testbed_name(t);
   }
   const std::string base = lasting && !tag.empty()
-                               ? fmt::format("{}{}-", kTestbedPrefix, t)
+                               ? fmt::format("{}{}{}-", kTestbedPrefix, family, t)
                                : fmt::format("{}{}-{}-", kTestbedPrefix, ::getpid(), t);
   near_ = base + "near";
   far_ = base + "far";

@@ -14,9 +14,10 @@ namespace mtperf {
 class NetnsPair {
  public:
   // tag: [a-z0-9_-]{1,32}; "" = a per-process sequence number. lasting: the namespaces of a
-  // testbed that outlives its command (`testbed up`, `atm up`), named mtperf-<tag>-near/-far
-  // without the pid, so `ip netns exec mtperf-default-near ...` can be typed.
-  explicit NetnsPair(const std::string& tag, bool lasting = false);
+  // testbed that outlives its command (`testbed up`, `atm up`), named mtperf-<family><tag>-near
+  // and -far without the pid, so `ip netns exec mtperf-default-near ...` can be typed; family
+  // ("atm-") keeps a veth testbed and an ATM line of the same name apart, as their state files are.
+  explicit NetnsPair(const std::string& tag, bool lasting = false, const std::string& family = "");
   ~NetnsPair();  // deletes both namespaces, unless release() was called
   NetnsPair(const NetnsPair&) = delete;
   NetnsPair& operator=(const NetnsPair&) = delete;

@@ -79,8 +79,8 @@ void testbed_round_trip(const std::string& mode, double theory_bps) {
   CHECK(state["kind"] == mode);
   CHECK(state["links"][1]["controller"] == "emu1");
   // Named by the testbed alone, so `ip netns exec mtperf-NAME-near ...` can be typed.
-  CHECK(near == "mtperf-" + name + "-near");
-  CHECK(far == "mtperf-" + name + "-far");
+  CHECK(near == "mtperf-atm-" + name + "-near");
+  CHECK(far == "mtperf-atm-" + name + "-far");
   // The README's `mtperf atm up ... && mtperf atm status`: at once, the counters are there.
   const CommandResult first = mtperf_cmd("atm status --name " + name + " 2>&1");
   CHECK(first.rc == 0);

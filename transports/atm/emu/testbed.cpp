@@ -247,7 +247,7 @@ void AtmTestbed::build() {
       throw std::runtime_error(std::string("ATM testbed: ") + e.what());
     }
   }
-  hosts_ = std::make_unique<NetnsPair>(options_.tag, options_.lasting);
+  hosts_ = std::make_unique<NetnsPair>(options_.tag, options_.lasting, "atm-");
   const bool lane = options_.mode == LinkMode::kLane;
   for (int i = 0; i < options_.adapters; ++i) {
     const int cpu = options_.cpus[std::size_t(i) % options_.cpus.size()];

@@ -4,7 +4,8 @@
 // its own emulator thread pinned to the adapter's interrupt CPU and tagged with an emulated PCI
 // controller (emu<i>).
 //
-//   near ns  mtperf-[<pid>-]<tag>-near               far ns  mtperf-[<pid>-]<tag>-far
+//   near ns  mtperf-<pid>-<tag>-near                 far ns  mtperf-<pid>-<tag>-far
+//            (`atm up`: mtperf-atm-<tag>-near)                   (mtperf-atm-<tag>-far)
 //     CLIP: TUN atm<i>n 10.232.<i>.1/24                  TUN atm<i>f 10.232.<i>.2/24
 //     LANE: TAP lec<i>n 10.233.<i>.1/24, 02:6d:74:<i>:01:01   TAP lec<i>f 10.233.<i>.2/24, ..:02
 //           └──────── emulator thread i: cells at the line rate ─────────┘
@@ -56,7 +57,7 @@ struct AtmTestbedOptions {
   PduFaultConfig pdu_faults;  // after reassembly (corrupt, duplicate, reorder), seeded by faults
   std::uint64_t propagation_ns = 0;
   std::string tag;       // part of the namespace names; "" = a sequence number
-  bool lasting = false;  // outlives its command (`atm up`): mtperf-<tag>-near/-far, no pid
+  bool lasting = false;  // outlives its command (`atm up`): mtperf-atm-<tag>-near/-far, no pid
   // A pcapng file of what crossed the lines (capture.hpp), one interface per adapter; no path:
   // none. Closed when the testbed goes, which then prints its summary line on stderr.
   CaptureOptions capture;

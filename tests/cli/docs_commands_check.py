@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""The documented commands are tests.
+
+Every command in README.md's "Using it" block and in docs/cli.md's examples is either run here,
+on this host, with short lengths (-l 0.2, --warmup 0.1, two iterations), or listed as not run
+with the reason (a far host, a cluster, a real NIC, an RDMA device). A command in the docs that
+this table does not know fails the check, so the docs and the test move together.
+
+For each command run: the exit status the docs give (0 unless said), the fields the docs show in
+its output, and nothing left behind: no namespace of a process it started, no testbed or ATM
+state file, no daemon, no file but those it was asked to write (in a folder of its own, removed
+after).
+
+  docs_commands_check.py MTPERF SOURCE_DIR      (as root; exit 77 otherwise)
+"""
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+MTPERF, SRC = sys.argv[1], sys.argv[2]
+SHORT = ["-l", "0.2", "--warmup", "0.1"]
+
+# Not run on one host, and why.
+FAR = "needs a far host running mtperf serve (-H)"
+CLUSTER = "needs a cluster and its launcher"
+NIC = "needs real adapters with their own interrupts"
+RDMA = "needs an RDMA device and a far host"
+
+
+def cmd(*words):
+    return list(words)
+
+
+# doc command -> [(mtperf words, expected status, output checks, files it writes)], or a reason
+# string for one that is not run. Checks are regular expressions over stdout, or "json:KEY.KEY"
+# for a key of the JSON document stdout holds.
+def table():
+    rr_text = [r"transaction rate +[0-9.]+ trans/s", r"latency \(us\) +mean"]
+    stream_text = [r"throughput +[0-9.]+ Mbit/s", r"local cpu"]
+    sweep_text = [r"Mbit/s|trans/s"]
+    return {
+        "mtperf serve": "serve",
+        "mtperf serve --key-file /etc/mtperf/key --allow 10.0.0.0/8 --max-memory 512M": "serve",
+        "mtperf run -H far-host -w stream -P 4 -l 10": FAR,
+        "mtperf run -w rr -r 1,1 -l 5": [(cmd("run", "-w", "rr", "-r", "1,1", *SHORT), 0, rr_text, [])],
+        "mtperf run -w rr -p udp -r 1024,2048 --format json": [
+            (cmd("run", "-w", "rr", "-p", "udp", "-r", "1024,2048", "--format", "json", *SHORT), 0,
+             ["json:summary.transaction_rate", "json:summary.latency_us.p99"], [])],
+        "mtperf run -w stream -p udp --rate 100M": [
+            (cmd("run", "-w", "stream", "-p", "udp", "--rate", "100M", *SHORT), 0,
+             stream_text + [r"udp loss +[0-9.]+ %"], [])],
+        "mtperf run -w stream -P 4 -l 5 -i 5,3 -I 95,5 --format json": [
+            (cmd("run", "-w", "stream", "-P", "4", "-i", "3,2", "-I", "95,5", "--format", "json",
+                 *SHORT), 0, ["json:confidence.width_percent", "json:iterations"], [])],
+        "mtperf run -w crr -P 4": [
+            (cmd("run", "-w", "crr", "-P", "4", *SHORT), 0, rr_text + [r"connect \(us\) +mean"], [])],
+        "mtperf run -H dut -w stream -l 60 --verify --check 'throughput>=9G,verify==0,errors==0' "
+        "--format junit -o results.xml": FAR,
+        "mtperf run -H dut -l 3600 --verify --interval 1 --check 'throughput>=9G' --stop-on-error": FAR,
+        "mtperf transports": [(cmd("transports"), 0, [r"socket", r"uring"], [])],
+        "mtperf topology [--format json]": [
+            (cmd("topology"), 0, [r"."], []),
+            (cmd("topology", "--format", "json"), 0, ["json:adapters"], [])],
+        "mtperf testbed up --adapters 4": [
+            (cmd("testbed", "up", "--adapters", "4"), 0,
+             [r"testbed default: mtperf-default-near mtperf-default-far",
+              r"mtperf3n 10\.231\.3\.1/24"], [])],
+        "mtperf run --testbed --adapters auto:4 -P 2 --cpus 0-1": [
+            (cmd("run", "--testbed", "--adapters", "auto:4", "-P", "2", "--cpus", "0-1",
+                 *SHORT), 0, stream_text + [r"placement: 4 adapter\(s\), 8 flow\(s\), pin irq"], [])],
+        "mtperf sweep --testbed --adapters 1..4 -l 10": [
+            (cmd("sweep", "--testbed", "--adapters", "1..2", "-w", "stream", "-w", "rr", *SHORT), 0,
+             sweep_text + [r"efficiency"], [])],
+        "mtperf sweep -T clip --atm-rate oc3 --adapters 1..8": [
+            (cmd("sweep", "-T", "clip", "--atm-rate", "oc3", "--adapters", "1..2", "-w", "stream",
+                 *SHORT), 0, sweep_text, [])],
+        "mtperf sweep --message-size 8K,32K,64K -l 10": [
+            (cmd("sweep", "--message-size", "8K,64K", "-w", "stream", *SHORT), 0, sweep_text, [])],
+        "mtperf sweep -w rr --flows 1..16 -l 10": [
+            (cmd("sweep", "-w", "rr", "--flows", "1..2", *SHORT), 0, sweep_text, [])],
+        "mtperf sweep --testbed --mtu 1500,9000": [
+            (cmd("sweep", "--testbed", "--mtu", "1500,9000", "-w", "stream", *SHORT), 0, sweep_text,
+             [])],
+        "mtperf compare -T socket,uring -w stream,rr -i 5": [
+            (cmd("compare", "-T", "socket,uring", "-w", "stream,rr", "-i", "2", *SHORT), 0,
+             [r"configuration +median", r"baseline"], [])],
+        "mtperf compare --variant cc=cubic --variant cc=bbr -w stream -P 4 -i 10": [
+            (cmd("compare", "--variant", "cc=cubic", "--variant", "cc=bbr", "-w", "stream", "-P",
+                 "4", "-i", "2", *SHORT), 0, [r"cc=bbr"], [])],
+        "mtperf report run.json cmp.json sweep.json -o report.html": [
+            (cmd("run", "-w", "rr", "--format", "json", "-o", "run.json", *SHORT), 0, [], ["run.json"]),
+            (cmd("compare", "-T", "socket,socket", "-w", "rr", "-i", "2", "--format", "json", "-o",
+                 "cmp.json", *SHORT), 0, [], ["cmp.json"]),
+            (cmd("sweep", "-w", "rr", "--flows", "1..2", "--format", "json", "-o", "sweep.json",
+                 *SHORT), 0, [], ["sweep.json"]),
+            (cmd("report", "run.json", "cmp.json", "sweep.json", "-o", "report.html"), 0, [],
+             ["report.html"])],
+        "mtperf run -H far --adapters auto:2 --per-controller 1 --pin irq": NIC,
+        "mtperf run -T uring -w rr -P 100 --threads 2": [
+            (cmd("run", "-T", "uring", "-w", "rr", "-P", "100", "--threads", "2", *SHORT), 0,
+             rr_text, [])],
+        "mtperf run -T rdma -H host -w stream -O verb=write": RDMA,
+        "mtperf run -T clip -w stream --atm-rate oc3": [
+            (cmd("run", "-T", "clip", "-w", "stream", "--atm-rate", "oc3", *SHORT), 0, stream_text,
+             [])],
+        "mtperf atm up --mode lane --adapters 2 --atm-rate oc12 && mtperf run -T lane --testbed "
+        "default --adapters auto:2": [
+            (cmd("atm", "up", "--mode", "lane", "--adapters", "2", "--atm-rate", "oc12"), 0, [], []),
+            (cmd("run", "-T", "lane", "--testbed", "default", "--adapters", "auto:2", *SHORT), 0,
+             stream_text, [])],
+        "mtperf atm status; mtperf atm down": [
+            (cmd("atm", "status"), 0, [r"cells/s of", r"hosts: mtperf-atm-default-near"], []),
+            (cmd("atm", "down"), 0, [r"is down"], [])],
+        "mtperf atm cells --vpi 0 --vci 32 --encap llc --hex 45000014": [
+            (cmd("atm", "cells", "--vpi", "0", "--vci", "32", "--encap", "llc", "--hex",
+                 "45000014"), 0, [r"^[0-9a-f]{106}$"], [])],
+        "srun -N4 --ntasks-per-node=1 mtperf fleet -w stream -T socket,uring --pattern all-pairs -l 2":
+            CLUSTER,
+        "mpirun -np 16 mtperf fleet --rendezvous /shared/rv --pattern shift --check "
+        "'pair.throughput>=0.93*max'": CLUSTER,
+        "mtperf fleet --emit kubernetes --size 8 -w rr": [
+            (cmd("fleet", "--emit", "kubernetes", "--size", "8", "-w", "rr"), 0, [r"kind: Job"], [])],
+        "mtperf report fleet.json -o fleet.html": CLUSTER + " (fleet.json is a fleet's document)",
+        # docs/cli.md
+        "mtperf COMMAND [SUBCOMMAND] [options]": "a synopsis, not a command",
+        "mtperf --help | -h | help          the list of commands (exit 0)": [
+            (cmd(h), 0, [r"^  run "], []) for h in ("--help", "-h", "help")],
+        "mtperf --version | -V | version    \"mtperf VERSION\" (exit 0)": [
+            (cmd(v), 0, [r"^mtperf [0-9]"], []) for v in ("--version", "-V", "version")],
+        "mtperf compare -T socket --variant cc=cubic --variant cc=bbr -w stream -P 4 -i 10": [
+            (cmd("compare", "-T", "socket", "--variant", "cc=cubic", "--variant", "cc=bbr", "-w",
+                 "stream", "-P", "4", "-i", "2", *SHORT), 0, [r"cc=cubic"], [])],
+        "mtperf compare -T socket,socket -w rr -i 5": [
+            (cmd("compare", "-T", "socket,socket", "-w", "rr", "-i", "2", *SHORT), 0,
+             [r"socket#2"], [])],
+        "mtperf compare -T socket,uring,clip,lane -w rr -r 1024,2048 -p udp --format csv -o "
+        "udp-rr.csv": [
+            (cmd("compare", "-T", "socket,uring,clip,lane", "-w", "rr", "-r", "1024,2048", "-p",
+                 "udp", "-i", "2", "--format", "csv", "-o", "udp-rr.csv", *SHORT), 0, [],
+             ["udp-rr.csv"])],
+        "srun -N4 --ntasks-per-node=1 mtperf fleet -w stream -T socket,uring -l 2": CLUSTER,
+        "mpirun -np 16 mtperf fleet --rendezvous /shared/rv --pattern shift --format mpigraph":
+            CLUSTER,
+        "mtperf fleet --rank 0 --size 2 --coordinator h0 &": CLUSTER + " (two hosts, h0 and h1)",
+        "mtperf run -w rr -l 5 --format json > rr.json": [
+            (cmd("run", "-w", "rr", "--format", "json", "-o", "rr.json", *SHORT), 0, [], ["rr.json"])],
+        "mtperf compare -T socket,uring -w stream,rr -i 5 --format json > cmp.json": [
+            (cmd("compare", "-T", "socket,uring", "-w", "stream,rr", "-i", "2", "--format", "json",
+                 "-o", "cmp.json", *SHORT), 0, [], ["cmp.json"])],
+        "mtperf sweep -w rr --flows 1..16 --format json > load.json": [
+            (cmd("sweep", "-w", "rr", "--flows", "1..2", "--format", "json", "-o", "load.json",
+                 *SHORT), 0, [], ["load.json"])],
+        "mtperf report rr.json cmp.json load.json -o report.html": [
+            (cmd("report", "rr.json", "cmp.json", "load.json", "-o", "report.html"), 0, [],
+             ["report.html"])],
+    }
+
+
+def doc_commands():
+    """(source, block, command) for each command line in the README's "Using it" and
+    docs/cli.md; the commands of one block share a folder (one writes what the next reads)."""
+    out = []
+    for path, start, end in (("README.md", "## Using it", "## Layout"),
+                             ("docs/cli.md", None, None)):
+        text = open(os.path.join(SRC, path)).read()
+        if start:
+            text = text[text.index(start):text.index(end)]
+        for n, block in enumerate(re.findall(r"```(?:sh)?\n(.*?)```", text, re.S)):
+            for line in block.splitlines():
+                line = re.sub(r"\s+# .*$", "", line.strip()).strip()
+                if line.startswith("mtperf") or line.startswith(("srun ", "mpirun ")):
+                    out.append((path, n, line))
+    return out
+
+
+def namespaces():
+    r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
+    return {l.split()[0] for l in r.stdout.splitlines() if l.startswith("mtperf-")}
+
+
+def state_files():
+    try:
+        return {f for f in os.listdir("/run/mtperf") if f.startswith(("testbed-default", "atm-default"))}
+    except FileNotFoundError:
+        return set()
+
+
+def json_key(doc, path):
+    for k in path.split("."):
+        if not isinstance(doc, dict) or k not in doc or doc[k] is None:
+            return False
+        doc = doc[k]
+    return True
+
+
+class Check:
+    def __init__(self):
+        self.failures = []
+        self.pids = []
+
+    def fail(self, what):
+        self.failures.append(what)
+        print("FAIL: " + what, flush=True)
+
+    def step(self, where, words, status, checks, files, cwd):
+        t0 = time.monotonic()
+        p = subprocess.Popen([MTPERF] + words, cwd=cwd, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        self.pids.append(p.pid)
+        try:
+            out, err = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+            self.fail(f"{where}: mtperf {shlex.join(words)} ran over 120 s")
+            return
+        print(f"  {time.monotonic() - t0:5.2f} s  rc {p.returncode}  mtperf {shlex.join(words)}",
+              flush=True)
+        if p.returncode != status:
+            self.fail(f"{where}: mtperf {shlex.join(words)}: exit {p.returncode}, the docs give "
+                      f"{status}\n{err[-2000:]}")
+            return
+        doc = None
+        for c in checks:
+            if c.startswith("json:"):
+                if doc is None:
+                    try:
+                        doc = json.loads(out)
+                    except ValueError:
+                        self.fail(f"{where}: mtperf {shlex.join(words)}: stdout is not JSON")
+                        return
+                if not json_key(doc, c[5:]):
+                    self.fail(f"{where}: mtperf {shlex.join(words)}: no {c[5:]} in its document")
+            elif not re.search(c, out, re.M):
+                self.fail(f"{where}: mtperf {shlex.join(words)}: no /{c}/ in\n{out[-2000:]}")
+        for f in files:
+            if not os.path.getsize(os.path.join(cwd, f)):
+                self.fail(f"{where}: mtperf {shlex.join(words)}: {f} is empty")
+
+    def serve(self, where, line, cwd):
+        words = shlex.split(line)[1:] + ["--port", "0"]
+        if "--key-file" in words:
+            key = os.path.join(cwd, "key")
+            with open(key, "w") as f:
+                f.write("a documented key\n")
+            os.chmod(key, 0o600)
+            words[words.index("--key-file") + 1] = key
+        p = subprocess.Popen([MTPERF] + words, cwd=cwd, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        self.pids.append(p.pid)
+        time.sleep(0.5)
+        if p.poll() is not None:
+            self.fail(f"{where}: {line}: exited {p.returncode} at once:\n{p.stdout.read()}")
+            return
+        p.send_signal(signal.SIGTERM)
+        try:
+            rc = p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            self.fail(f"{where}: {line}: still running 10 s after SIGTERM")
+            return
+        print(f"  serve rc {rc}  mtperf {shlex.join(words)}", flush=True)
+        if rc != 0:  # docs/cli.md: serve stops on SIGINT/SIGTERM and exits 0
+            self.fail(f"{where}: {line}: exit {rc} after SIGTERM, the docs give 0")
+        if os.path.exists(os.path.join(cwd, "key")):
+            os.remove(os.path.join(cwd, "key"))
+
+    def leftovers(self, where, before_ns, before_state):
+        ns = namespaces() - before_ns
+        mine = {n for n in ns for pid in self.pids if n.startswith(f"mtperf-{pid}-")}
+        if "mtperf-default-near" in ns and not state_files():
+            mine.add("mtperf-default-near")
+        if mine:
+            self.fail(f"{where}: namespaces left behind: {sorted(mine)}")
+        for pid in self.pids:
+            try:
+                os.kill(pid, 0)
+                if open(f"/proc/{pid}/stat").read().split()[2] != "Z":
+                    self.fail(f"{where}: process {pid} still running")
+            except (ProcessLookupError, FileNotFoundError):
+                pass
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIPPED: the documented commands include testbeds and ATM lines (root)")
+        return 77
+    known = table()
+    commands = doc_commands()
+    check = Check()
+    unknown = [(p, c) for p, _, c in commands if c not in known]
+    for p, c in unknown:
+        check.fail(f"{p}: `{c}` is neither run by tests/cli/docs_commands_check.py nor listed "
+                   "as not run with its reason")
+    before_ns, before_state = namespaces(), state_files()
+    if before_state:
+        print(f"SKIPPED: a testbed or ATM line named default is up ({sorted(before_state)})")
+        return 77
+    not_run = []
+    started = time.monotonic()
+    seen = set()
+    folders = {}  # (path, block) -> (its folder, the files its commands were asked to write)
+    for path, block, line in commands:
+        if line in seen or line not in known:
+            continue
+        seen.add(line)
+        what = known[line]
+        if isinstance(what, str) and what != "serve":
+            not_run.append(f"{path}: {line}\n    not run: {what}")
+            continue
+        print(f"{path}: {line}", flush=True)
+        if (path, block) not in folders:
+            folders[(path, block)] = (tempfile.TemporaryDirectory(prefix="mtperf-docs-"), set())
+        folder, expected = folders[(path, block)]
+        if what == "serve":
+            check.serve(path, line, folder.name)
+        else:
+            for words, status, checks, files in what:
+                check.step(path, words, status, checks, files, folder.name)
+                expected |= set(files)
+        check.leftovers(path + ": " + line, before_ns, before_state)
+    for (path, block), (folder, expected) in folders.items():
+        extra = set(os.listdir(folder.name)) - expected
+        if extra:
+            check.fail(f"{path}, block {block + 1}: left {sorted(extra)} in its folder")
+        folder.cleanup()
+    # The testbed `testbed up` made is the README's to keep; the test removes it.
+    subprocess.run([MTPERF, "testbed", "down"], capture_output=True)
+    subprocess.run([MTPERF, "atm", "down"], capture_output=True)
+    if state_files() or (namespaces() - before_ns) & {"mtperf-default-near", "mtperf-atm-default-near"}:
+        check.fail("the default testbed or ATM line is still up after `down`")
+    print("\nnot run here:\n" + "\n".join(not_run))
+    print(f"\n{len(seen) - len(not_run)} commands run, {len(not_run)} not run, "
+          f"{time.monotonic() - started:.1f} s; {len(check.failures)} failure(s)")
+    return 1 if check.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
