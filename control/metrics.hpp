@@ -19,8 +19,8 @@ namespace mtperf::control {
 // it, warm-up included: the tests that ended and, as far as they have got, those running now.
 struct TrafficCounters {
   std::string transport, workload, proto;
-  std::string protocol{};  // a peer protocol's tests (peers/: "iperf3"); empty: mtperf's own
   uint64_t bytes_sent = 0, bytes_recv = 0, transactions = 0;
+  std::string protocol{};  // a peer protocol's tests (peers/: "iperf3"); empty: mtperf's own
 };
 
 // What the server has turned away and served (Server::counters()), for tests, the log and the

@@ -230,8 +230,8 @@ void Server::record(const TestLog& log, Session* ended) {
   if (ended) ended->finished.store(true);
   if (log.spec && log.counted) {
     add_traffic(traffic_, {log.spec->transport, std::string(to_string(log.spec->workload)),
-                           std::string(to_string(log.spec->proto)), std::string(log.protocol),
-                           log.bytes_sent, log.bytes_recv, log.transactions});
+                           std::string(to_string(log.spec->proto)), log.bytes_sent, log.bytes_recv,
+                           log.transactions, std::string(log.protocol)});
   }
   switch (log.result) {
     case TestLog::Result::ok:

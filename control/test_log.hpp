@@ -20,7 +20,7 @@ namespace mtperf::control {
 
 struct TestLog {
   enum class Result : uint8_t { ok, error, refused };
-  std::string client;            // the peer's address and port
+  std::string client;  // the peer's address and port
   // The peer protocol the test came in on (peers/: "iperf3"); empty: mtperf's own.
   std::string_view protocol;
   std::optional<TestSpec> spec;  // once the TEST was read
