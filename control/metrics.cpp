@@ -78,10 +78,11 @@ std::string format_metrics(const ServerCounters& m) {
   };
   for (const Series& s : kTraffic) {
     for (const TrafficCounters& t : m.traffic) {
-      std::string labels = "{transport=\"" + label_value(t.transport) + "\",workload=\"" +
-                           label_value(t.workload) + "\",proto=\"" + label_value(t.proto) + "\"";
-      if (!t.protocol.empty()) labels += ",protocol=\"" + label_value(t.protocol) + "\"";
-      labels += "}";
+      // A peer protocol's tests (peers/) name their protocol where mtperf's name a transport.
+      std::string labels = t.protocol.empty() ? "{transport=\"" + label_value(t.transport) + "\","
+                                              : "{protocol=\"" + label_value(t.protocol) + "\",";
+      labels +=
+          "workload=\"" + label_value(t.workload) + "\",proto=\"" + label_value(t.proto) + "\"}";
       add(out, s.name, "counter", s.help, t.*s.value, labels);
     }
   }
