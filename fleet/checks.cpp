@@ -1,7 +1,6 @@
 #include "fleet/checks.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -14,57 +13,22 @@ namespace {
 constexpr std::string_view kFigures[] = {
     "throughput", "throughput_c2s", "throughput_s2c", "transaction_rate", "p50", "p99"};
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ')
-    s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ')
-    s.remove_suffix(1);
-  return std::string(s);
-}
+constexpr std::string_view kRefs[] = {"max", "min", "median"};
 
-double number(std::string_view text, const std::string& check) {
-  double v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  std::string_view rest(end, text.data() + text.size() - end);
-  double scale = 1;
-  if (rest == "k" || rest == "K") scale = 1e3;
-  if (rest == "M") scale = 1e6;
-  if (rest == "G") scale = 1e9;
-  if (rest == "T") scale = 1e12;
-  if (ec != std::errc() || text.empty() || (scale == 1 && !rest.empty()) || !std::isfinite(v))
-    throw std::invalid_argument("check '" + check + "': '" + std::string(text) +
-                                "' is not a number (k, M, G, T for powers of 1000)");
-  return v * scale;
-}
-
-FleetCheck parse_one(const std::string& text) {
+FleetCheck to_check(const CheckTerm& t) {
   FleetCheck c;
-  c.text = text;
-  const size_t op = text.find_first_of("<>");
-  if (op == std::string::npos || op + 1 >= text.size() || text[op + 1] != '=')
-    throw std::invalid_argument("check '" + text + "': expected pair.FIGURE>=BOUND or <=BOUND");
-  c.at_least = text[op] == '>';
-  std::string lhs = trim(std::string_view(text).substr(0, op));
-  const std::string rhs = trim(std::string_view(text).substr(op + 2));
-  if (lhs.rfind("pair.", 0) != 0)
-    throw std::invalid_argument("check '" + text + "': the figure is a pair's: pair.FIGURE");
-  c.figure = lhs.substr(5);
+  c.text = t.text;
+  c.op = t.op;
+  c.factor = t.value;
+  c.ref = t.ref;
+  if (t.subject.rfind("pair.", 0) != 0)
+    throw std::invalid_argument("check '" + t.text + "': the figure is a pair's: pair.FIGURE");
+  c.figure = t.subject.substr(5);
   if (c.figure == "trans_rate") c.figure = "transaction_rate";
   if (std::find(std::begin(kFigures), std::end(kFigures), c.figure) == std::end(kFigures))
-    throw std::invalid_argument("check '" + text + "': unknown figure '" + c.figure +
+    throw std::invalid_argument("check '" + t.text + "': unknown figure '" + c.figure +
                                 "' (throughput, throughput_c2s, throughput_s2c, transaction_rate, "
                                 "p50, p99)");
-  const size_t star = rhs.find('*');
-  std::string ref = star == std::string::npos ? rhs : trim(std::string_view(rhs).substr(star + 1));
-  if (ref == "max" || ref == "min" || ref == "median") {
-    c.ref = ref;
-    c.factor =
-        star == std::string::npos ? 1 : number(trim(std::string_view(rhs).substr(0, star)), text);
-  } else if (star != std::string::npos) {
-    throw std::invalid_argument("check '" + text + "': F*REF takes max, min or median");
-  } else {
-    c.factor = number(rhs, text);
-  }
   return c;
 }
 
@@ -78,15 +42,8 @@ std::string show(double v, std::string_view figure) {
 
 std::vector<FleetCheck> parse_fleet_checks(std::string_view list) {
   std::vector<FleetCheck> out;
-  size_t i = 0;
-  while (i <= list.size()) {
-    size_t comma = list.find(',', i);
-    std::string one = trim(list.substr(i, comma == std::string_view::npos ? comma : comma - i));
-    if (!one.empty()) out.push_back(parse_one(one));
-    if (comma == std::string_view::npos) break;
-    i = comma + 1;
-  }
-  if (out.empty()) throw std::invalid_argument("--check: no check given");
+  for (const CheckTerm& t : parse_check_terms(list, kRefs))
+    out.push_back(to_check(t));
   return out;
 }
 
@@ -144,9 +101,8 @@ std::vector<PairVerdict> judge(const std::vector<FleetCheck>& checks, const Flee
         if (it == refs.end()) continue;
         bound = k.factor * it->second;
       }
-      const bool ok = k.at_least ? *value >= bound : *value <= bound;
-      if (!ok)
-        fail(k.text + ": " + show(*value, k.figure) + (k.at_least ? " < " : " > ") +
+      if (!check_holds(*value, k.op, bound))
+        fail(k.text + ": " + show(*value, k.figure) + " " + std::string(failing(k.op)) + " " +
              show(bound, k.figure));
     }
     out.push_back(v);

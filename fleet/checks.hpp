@@ -1,14 +1,15 @@
 #pragma once
-// Fleet verdicts: `--check 'pair.throughput>=0.93*max,pair.p99<=2.1*min,pair.throughput>=9G'`.
-// Each check is judged on every pair of every transport; a relative bound (F*max, F*min,
-// F*median) is taken over that transport's measured pairs. A pair that failed to run fails
-// every check.
+// Fleet verdicts: `--check 'pair.throughput>=0.93*max,pair.p99<=2.1*min,pair.throughput>=9G'`,
+// in the grammar of every --check (platform/check_grammar.hpp) with the pairs' references. Each
+// check is judged on every pair of every transport; a relative bound (F*max, F*min, F*median)
+// is taken over that transport's measured pairs. A pair that failed to run fails every check.
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "fleet/model.hpp"
+#include "platform/check_grammar.hpp"
 
 namespace mtperf::fleet {
 
@@ -16,9 +17,9 @@ struct FleetCheck {
   std::string text;  // as given
   std::string
       figure;  // throughput | throughput_c2s | throughput_s2c | transaction_rate | p50 | p99
-  bool at_least = true;  // >= (else <=)
-  double factor = 1;     // bound = factor * ref, or the value when ref is empty
-  std::string ref;       // "max" | "min" | "median" | ""
+  CheckOp op = CheckOp::ge;
+  double factor = 1;  // bound = factor * ref, or the value when ref is empty
+  std::string ref;    // "max" | "min" | "median" | ""
 };
 
 // Throws std::invalid_argument naming the check and what is wrong with it.

@@ -12,14 +12,6 @@ namespace mtperf {
 
 namespace {
 
-struct OpName {
-  std::string_view text;
-  Check::Op op;
-};
-// Two-character operators first, so "<=" is not read as "<" followed by "=".
-constexpr OpName kOps[] = {{"<=", Check::Op::le}, {">=", Check::Op::ge}, {"==", Check::Op::eq},
-                           {"!=", Check::Op::ne}, {"<", Check::Op::lt},  {">", Check::Op::gt}};
-
 constexpr std::string_view kMetrics[] = {"throughput",
                                          "throughput_c2s",
                                          "throughput_s2c",
@@ -40,74 +32,23 @@ constexpr std::string_view kMetrics[] = {"throughput",
                                          "longest_stall",
                                          "flows_not_connected"};
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
-double parse_value(std::string_view v, const std::string& check) {
-  std::string text(trim(v));
-  if (text.empty())
-    throw std::invalid_argument("check '" + check + "': no value after the operator");
-  double scale = 1;
-  switch (text.back()) {
-    case 'K':
-    case 'k':
-      scale = 1e3;
-      break;
-    case 'M':
-    case 'm':
-      scale = 1e6;
-      break;
-    case 'G':
-    case 'g':
-      scale = 1e9;
-      break;
-    case 'T':
-    case 't':
-      scale = 1e12;
-      break;
-    default:
-      break;
-  }
-  if (scale != 1) text.pop_back();
-  char* end = nullptr;
-  double d = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(d)) {
-    throw std::invalid_argument("check '" + check + "': '" + std::string(trim(v)) +
-                                "' is not a number (a K, M, G or T suffix is allowed)");
-  }
-  return d * scale;
-}
-
-Check parse_one(std::string_view s) {
-  std::string text(trim(s));
-  for (const OpName& o : kOps) {
-    size_t at = text.find(o.text);
-    if (at == std::string::npos) continue;
-    Check c;
-    c.text = text;
-    c.op = o.op;
-    c.metric = std::string(trim(std::string_view(text).substr(0, at)));
-    bool known = false;
+Check to_check(const CheckTerm& t) {
+  bool known = false;
+  for (auto m : kMetrics)
+    known = known || m == t.subject;
+  if (!known) {
+    std::string list;
     for (auto m : kMetrics)
-      known = known || m == c.metric;
-    if (!known) {
-      std::string list;
-      for (auto m : kMetrics)
-        list += (list.empty() ? "" : ", ") + std::string(m);
-      throw std::invalid_argument("check '" + text + "': unknown figure '" + c.metric +
-                                  "' (one of " + list + ")");
-    }
-    c.value = parse_value(std::string_view(text).substr(at + o.text.size()), text);
-    return c;
+      list += (list.empty() ? "" : ", ") + std::string(m);
+    throw std::invalid_argument("check '" + t.text + "': unknown figure '" + t.subject +
+                                "' (one of " + list + ")");
   }
-  throw std::invalid_argument("check '" + text +
-                              "': no comparison (METRIC OP VALUE, OP one of < <= > >= == !=)");
+  return Check{t.subject, t.op, t.value, t.text};
 }
+
+}  // namespace
+
+namespace {
 
 // The figure a metric names, or why the run has none.
 std::optional<double> figure(const std::string& m, const Report& r, std::string& why) {
@@ -158,24 +99,6 @@ std::optional<double> figure(const std::string& m, const Report& r, std::string&
   return cpu ? std::optional<double>(cpu->host.total.util) : std::nullopt;
 }
 
-bool holds(double v, Check::Op op, double limit) {
-  switch (op) {
-    case Check::Op::lt:
-      return v < limit;
-    case Check::Op::le:
-      return v <= limit;
-    case Check::Op::gt:
-      return v > limit;
-    case Check::Op::ge:
-      return v >= limit;
-    case Check::Op::eq:
-      return v == limit;
-    case Check::Op::ne:
-      return v != limit;
-  }
-  return false;
-}
-
 // 11030000000 -> "11.03G"; small figures as they are.
 std::string human(double v) {
   double a = std::fabs(v);
@@ -190,14 +113,8 @@ std::string human(double v) {
 
 std::vector<Check> parse_checks(std::string_view list) {
   std::vector<Check> out;
-  while (true) {
-    size_t comma = list.find(',');
-    std::string_view part = trim(list.substr(0, comma));
-    if (part.empty()) throw std::invalid_argument("an empty check in '" + std::string(list) + "'");
-    out.push_back(parse_one(part));
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
+  for (const CheckTerm& t : parse_check_terms(list))
+    out.push_back(to_check(t));
   return out;
 }
 
@@ -209,7 +126,7 @@ std::vector<CheckResult> evaluate_checks(const std::vector<Check>& checks, const
     std::string why;
     res.measured = figure(c.metric, r, why);
     if (res.measured) {
-      res.passed = holds(*res.measured, c.op, c.value);
+      res.passed = check_holds(*res.measured, c.op, c.value);
       res.detail = "measured " + human(*res.measured);
     } else {
       res.detail = why;
@@ -243,7 +160,7 @@ std::vector<CheckResult> evaluate_interval_checks(const std::vector<Check>& chec
     CheckResult r;
     r.check = c;
     r.measured = x;
-    r.passed = holds(x, c.op, c.value);
+    r.passed = check_holds(x, c.op, c.value);
     r.detail = "measured " + human(x);
     out.push_back(std::move(r));
   }

@@ -4,8 +4,8 @@
 //   --check 'throughput>=9G,loss<=0,errors==0,verify==0,latency_p99<=200'
 //
 // Each check is METRIC OP VALUE, OP one of < <= > >= == !=, VALUE a number with an optional
-// decimal suffix K M G T (10^3 ...). The metrics, each from the report's summary (the mean over
-// iterations; latency over all of them):
+// decimal suffix K M G T (10^3 ...): platform/check_grammar.hpp, the grammar fleet checks share.
+// The metrics, each from the report's summary (the mean over iterations; latency over all of them):
 //   throughput, throughput_c2s, throughput_s2c   bits/s
 //   transaction_rate                             transactions/s
 //   latency_mean, latency_p50, latency_p90, latency_p99, latency_p99_9, latency_max   us
@@ -24,12 +24,13 @@
 #include <string_view>
 #include <vector>
 
+#include "platform/check_grammar.hpp"
 #include "report/summary.hpp"
 
 namespace mtperf {
 
 struct Check {
-  enum class Op { lt, le, gt, ge, eq, ne };
+  using Op = CheckOp;
   std::string metric;
   Op op = Op::le;
   double value = 0;

@@ -139,3 +139,25 @@ TEST_CASE("flows_not_connected is a check on the whole run") {
   CHECK_FALSE(res[0].passed);
   CHECK(res[0].detail == "measured 1");
 }
+
+TEST_CASE("one grammar: run and fleet checks parse numbers, operators and references alike",
+          "[checks]") {
+  constexpr std::string_view refs[] = {"max", "min", "median"};
+  auto t = parse_check_terms("pair.throughput >= 0.93*max, x<2.5K,y!=-1", refs);
+  REQUIRE(t.size() == 3);
+  CHECK((t[0].subject == "pair.throughput" && t[0].op == CheckOp::ge && t[0].ref == "max"));
+  CHECK(t[0].value == Approx(0.93));
+  CHECK((t[1].op == CheckOp::lt && t[1].value == 2500 && t[1].ref.empty()));
+  CHECK((t[2].op == CheckOp::ne && t[2].value == -1));
+  CHECK(parse_check_terms("a<=median", refs)[0].value == 1);
+  CHECK_THROWS_WITH(parse_check_terms("a<=2*max"), Catch::Contains("F*REF takes no reference"));
+  CHECK_THROWS_WITH(parse_check_terms("a<=2*best", refs),
+                    Catch::Contains("F*REF takes max, min or median"));
+  CHECK_THROWS_WITH(parse_check_terms("a<=1,"), Catch::Contains("an empty check"));
+  CHECK_THROWS_WITH(parse_check_terms("a<=9Q"), Catch::Contains("'9Q' is not a number"));
+  // The same bound reads the same in both commands' checks.
+  CHECK(parse_checks("throughput>=9G")[0].value == parse_check_terms("x>=9g")[0].value);
+  CHECK(check_holds(1, CheckOp::le, 1));
+  CHECK_FALSE(check_holds(2, CheckOp::le, 1));
+  CHECK(failing(CheckOp::ge) == "<");
+}
