@@ -1,5 +1,6 @@
 #include "control/session.hpp"
 
+#include <openssl/rand.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -32,8 +33,10 @@ std::string mac_of(const Message& m) {
 constexpr int kSetupTimeoutMs = 10000;
 
 uint64_t random_u64() {
-  std::string h = random_hex(8);
-  return std::stoull(h, nullptr, 16);
+  uint64_t v = 0;
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(&v), sizeof v) != 1)
+    throw std::runtime_error("no random bytes from OpenSSL");
+  return v;
 }
 
 enum class Wake { flow, control, timeout };

@@ -1,8 +1,9 @@
 #include "fleet/launcher.hpp"
 
-#include <charconv>
 #include <cstdlib>
 #include <stdexcept>
+
+#include "platform/number.hpp"
 
 namespace mtperf::fleet {
 namespace {
@@ -30,11 +31,9 @@ const std::string* find(const Environment& env, const char* name) {
 }
 
 uint32_t number(const std::string& text, const std::string& name) {
-  uint32_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size())
-    throw std::invalid_argument(name + "=" + text + " is not a whole number");
-  return v;
+  const auto v = parse_whole(text, 0, UINT32_MAX);
+  if (!v) throw std::invalid_argument(name + "=" + text + " is not a whole number");
+  return uint32_t(*v);
 }
 
 std::string assignment(const Environment& env, const char* name) {
@@ -105,12 +104,9 @@ std::vector<std::string> expand_hostlist(std::string_view list, size_t max_hosts
         size_t dash = part.find('-');
         std::string_view lo = part.substr(0, dash);
         std::string_view hi = dash == std::string_view::npos ? lo : part.substr(dash + 1);
-        uint64_t a = 0, b = 0;
-        auto ra = std::from_chars(lo.data(), lo.data() + lo.size(), a);
-        auto rb = std::from_chars(hi.data(), hi.data() + hi.size(), b);
-        if (lo.empty() || hi.empty() || ra.ec != std::errc() || rb.ec != std::errc() ||
-            ra.ptr != lo.data() + lo.size() || rb.ptr != hi.data() + hi.size())
-          bad("'" + std::string(part) + "' is not a number or a range");
+        const auto first = parse_whole(lo), last = parse_whole(hi);
+        if (!first || !last) bad("'" + std::string(part) + "' is not a number or a range");
+        const uint64_t a = *first, b = *last;
         if (b < a) bad("range " + std::string(part) + " runs backwards");
         if (b - a >= max_hosts) bad("more than " + std::to_string(max_hosts) + " hosts");
         for (uint64_t v = a; v <= b; ++v) {

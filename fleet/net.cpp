@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "platform/number.hpp"
 #include "transports/api/control_socket.hpp"
 
 namespace mtperf::fleet {
@@ -53,12 +54,9 @@ void split_host_port(const std::string& text, uint16_t default_port, std::string
     if (colon != std::string::npos) rest = text.substr(colon);
   }
   if (rest.empty()) return;
-  const std::string digits = rest.substr(1);
-  char* end = nullptr;
-  unsigned long v = std::strtoul(digits.c_str(), &end, 10);
-  if (digits.empty() || *end != '\0' || v == 0 || v > 65535)
-    throw std::invalid_argument("'" + text + "': the port must be in 1..65535");
-  port = uint16_t(v);
+  const auto v = parse_whole(std::string_view(rest).substr(1), 1, 65535);
+  if (!v) throw std::invalid_argument("'" + text + "': the port must be in 1..65535");
+  port = uint16_t(*v);
 }
 
 std::string join_host_port(const std::string& host, uint16_t port) {

@@ -1,9 +1,10 @@
 #include "fleet/pattern.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <stdexcept>
+
+#include "platform/number.hpp"
 
 namespace mtperf::fleet {
 namespace {
@@ -21,10 +22,9 @@ void need_ranks(std::string_view pattern, uint32_t n, uint32_t at_least) {
 }
 
 uint32_t parse_k(std::string_view pattern, std::string_view text, uint32_t n) {
-  uint32_t k = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
-    bad(pattern, "K must be a whole number, not '" + std::string(text) + "'");
+  const auto whole = parse_whole(text, 0, UINT32_MAX);
+  if (!whole) bad(pattern, "K must be a whole number, not '" + std::string(text) + "'");
+  const uint32_t k = uint32_t(*whole);
   if (k < 1 || k >= n)
     bad(pattern, "K = " + std::to_string(k) + " must be in 1.." + std::to_string(n - 1) + " for " +
                      std::to_string(n) + " ranks");
@@ -147,13 +147,12 @@ Plan parse_pairs(std::string_view text, const std::vector<std::string>& hosts,
   std::map<uint64_t, Round> rounds;
   size_t line_no = 0, pairs = 0;
   auto rank_of = [&](std::string_view word, const std::string& where) -> uint32_t {
-    uint32_t r = 0;
-    auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), r);
-    if (ec == std::errc() && end == word.data() + word.size()) {
+    if (const auto whole = parse_whole(word, 0, UINT32_MAX)) {
+      const uint64_t r = *whole;
       if (r >= n)
         throw std::invalid_argument(where + ": rank " + std::string(word) + " is not in 0.." +
                                     std::to_string(n - 1));
-      return r;
+      return uint32_t(r);
     }
     auto it = std::find(hosts.begin(), hosts.end(), word);
     if (it == hosts.end())
@@ -183,9 +182,8 @@ Plan parse_pairs(std::string_view text, const std::vector<std::string>& hosts,
     if (words.size() != 3)
       throw std::invalid_argument(where + ": expected '<round> <a> <b>', got " +
                                   std::to_string(words.size()) + " words");
-    uint64_t round = 0;
-    auto [end, ec] = std::from_chars(words[0].data(), words[0].data() + words[0].size(), round);
-    if (ec != std::errc() || end != words[0].data() + words[0].size())
+    const auto whole_round = parse_whole(words[0]);
+    if (!whole_round)
       throw std::invalid_argument(where + ": round '" + std::string(words[0]) +
                                   "' is not a whole number");
     Pair p{rank_of(words[1], where), rank_of(words[2], where)};
@@ -195,7 +193,7 @@ Plan parse_pairs(std::string_view text, const std::vector<std::string>& hosts,
     if (++pairs > size_t(kMaxRanks) * 64)
       throw std::invalid_argument(where + ": more than " + std::to_string(size_t(kMaxRanks) * 64) +
                                   " pairs");
-    rounds[round].pairs.push_back(p);
+    rounds[*whole_round].pairs.push_back(p);
   }
   if (pairs == 0) throw std::invalid_argument(std::string(name) + ": no pair in it");
   Plan plan{"pairs " + std::string(name), true, false, {}};
