@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "control/server.hpp"
 #include "peers/iperf3/server.hpp"
+#include "peers/sockperf/server.hpp"
 #include "platform/affinity.hpp"
 #include "platform/command_line.hpp"
 #include "transports/api/registry.hpp"
@@ -79,6 +80,9 @@ CommandSpec serve_spec() {
       "also answer iperf3 3.x clients on this port (TCP tests, many at once, under the limits "
       "above; ADDRESS defaults to --bind; iperf3's own port is 5201)");
   add("verbose,v", po::bool_switch(), "log each client's errors");
+  add("sockperf", po::value<std::string>()->value_name("[ADDRESS:]PORT"),
+      "also answer sockperf clients (pp, ul, tp; TCP and UDP) on this port, as `sockperf sr` "
+      "does; ADDRESS defaults to --bind; sockperf's own port is 11111");
   return spec;
 }
 
@@ -141,6 +145,7 @@ int serve_command(const std::vector<std::string>& args) {
   control::ServerOptions o;
   std::string iperf3_bind;
   uint16_t iperf3_port = 0;
+  sockperf::ServeOptions so;
   try {
     o = server_options(cl->vm);
     if (cl->vm.count("iperf3")) {
@@ -148,6 +153,13 @@ int serve_command(const std::vector<std::string>& args) {
         iperf3::parse_listen(cl->vm["iperf3"].as<std::string>(), o.bind, iperf3_bind, iperf3_port);
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(std::string("option --iperf3: ") + e.what());
+      }
+    }
+    if (cl->vm.count("sockperf")) {
+      try {
+        sockperf::parse_listen(cl->vm["sockperf"].as<std::string>(), o.bind, so.bind, so.port);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("option --sockperf: ") + e.what());
       }
     }
   } catch (const std::invalid_argument& e) {
@@ -180,8 +192,16 @@ int serve_command(const std::vector<std::string>& args) {
       std::printf("mtperf serve: iperf3 clients on %s port %u\n", iperf3_bind.c_str(),
                   iperf3_server->port());
     }
+    std::unique_ptr<sockperf::Server> sockperf_server;
+    if (cl->vm.count("sockperf")) {
+      so.log = [](const std::string& line) { std::printf("mtperf serve: %s\n", line.c_str()); };
+      sockperf_server = std::make_unique<sockperf::Server>(so);
+      std::printf("mtperf serve: sockperf clients on %s port %u (TCP and UDP)\n", so.bind.c_str(),
+                  sockperf_server->port());
+    }
     std::fflush(stdout);
     server.run();
+    sockperf_server.reset();
     iperf3_server.reset();  // its tests end before the server whose counters they feed
     std::signal(SIGHUP, SIG_IGN);
     g_server = nullptr;

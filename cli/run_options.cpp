@@ -114,7 +114,8 @@ po::options_description run_description() {
   add("key-file", text()->value_name("FILE"),
       "the pre-shared key from a file (mode 600; default: the environment's MTPERF_KEY)");
   add("peer", text()->value_name("NAME"),
-      "-H runs another tool's server: iperf3 (port 5201 by default; docs/interop.md)");
+      "-H runs another tool's server: iperf3 (port 5201 by default) or sockperf (11111; "
+      "docs/interop.md)");
   add("max-memory", text()->value_name("SIZE"),
       "memory this side of a test may take, K/M/G = 1024-based (default 1G, or a quarter of this "
       "host's memory)");

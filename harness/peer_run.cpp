@@ -1,6 +1,7 @@
 #include "harness/peer_run.hpp"
 
 #include "peers/iperf3/client.hpp"
+#include "peers/sockperf/client.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/request_error.hpp"
 #include "report/render.hpp"
@@ -48,20 +49,109 @@ PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
   return p;
 }
 
+LatencyFigures latency_figures(const Histogram& h) {
+  LatencyFigures l;
+  l.count = h.count();
+  l.mean_us = h.mean() / 1e3;
+  l.stddev_us = h.stddev() / 1e3;
+  l.min_us = double(h.min()) / 1e3;
+  l.p50_us = double(h.percentile(50)) / 1e3;
+  l.p90_us = double(h.percentile(90)) / 1e3;
+  l.p99_us = double(h.percentile(99)) / 1e3;
+  l.p999_us = double(h.percentile(99.9)) / 1e3;
+  l.max_us = double(h.max()) / 1e3;
+  return l;
+}
+
+// sockperf sr tells a client nothing, so the witness on this side is the pongs: each one is a
+// message the server counted and answered. Over TCP every message asking for a pong gets it:
+// equal. Over UDP a datagram lost either way costs its pong; those lost are counted and named.
+// In a stream (throughput) no message asks for a pong: the server's count is only in what it
+// prints when it exits ("Total N messages received and handled"), which equals the messages
+// sent here (TCP: this side waits for the server to close the connection, having read it all).
+Summary sockperf_summary(const TestSpec& spec, sockperf::Outcome& o, PeerFigures& p) {
+  Summary s;
+  s.window_s = o.window_s;
+  s.interrupted = o.interrupted;
+  s.flows_asked = 1;
+  p.peer = "sockperf";
+  p.unit = "messages";
+  p.has_cpu = false;
+  if (spec.workload == Workload::rr) {
+    s.transactions = o.window_pongs;
+    s.transaction_rate = o.window_s > 0 ? double(o.window_pongs) / o.window_s : 0;
+    s.throughput_c2s_bps = s.throughput_s2c_bps =
+        o.window_s > 0 ? double(o.window_pongs) * o.msg_size * 8 / o.window_s : 0;
+    s.throughput_bps = s.throughput_c2s_bps + s.throughput_s2c_bps;
+    if (o.latency.count() > 0) s.latency = latency_figures(o.latency);
+    s.latency_histogram = std::move(o.latency);
+    PeerStream st;
+    st.direction = "c2s";
+    st.here = o.pong_requests;
+    st.peer = o.pongs;
+    st.margin = o.lost;
+    st.agree = o.pong_requests - o.pongs == o.lost;
+    p.streams.push_back(st);
+    p.margin_why = spec.proto == Proto::tcp
+                       ? "messages asking for a pong, and the pongs sockperf sent back: equal"
+                       : "messages asking for a pong, and the pongs sockperf sent back: apart by "
+                         "the UDP datagrams lost either way";
+  } else {
+    s.throughput_c2s_bps = s.throughput_bps =
+        o.window_s > 0 ? double(o.window_sent) * o.msg_size * 8 / o.window_s : 0;
+    p.margin_why = std::to_string(o.sent) +
+                   " messages sent; sockperf sr reports nothing to a client and prints its own "
+                   "count ('Total N messages received and handled') when it exits" +
+                   (spec.proto == Proto::tcp ? ": equal" : ": N is at most this, less UDP losses");
+  }
+  return s;
+}
+
+Report run_sockperf(const RunRequest& o) {
+  Report r;
+  r.spec = o.spec;
+  r.rule = o.rule;
+  r.environment = environment_json(MTPERF_VERSION);
+  std::vector<double> samples;
+  for (int i = 0; i < o.rule.max_iterations; ++i) {
+    sockperf::Outcome out = sockperf::run_test(o.spec, o.client.server);
+    PeerFigures p;
+    Summary s = sockperf_summary(o.spec, out, p);
+    for (const PeerStream& st : p.streams)
+      if (!st.agree)
+        s.errors.push_back("sockperf answered " + std::to_string(st.peer) + " of " +
+                           std::to_string(st.here) + " messages asking for a pong, " +
+                           std::to_string(st.margin) + " lost (" + p.margin_why + ")");
+    r.peer = std::move(p);
+    r.iterations.push_back(std::move(s));
+    samples.push_back(headline(o.spec, r.iterations.back()));
+    if (iterations_done(samples, o.rule) || interrupts() > 0) break;
+  }
+  finish_report(r);
+  return r;
+}
+
 }  // namespace
 
 void check_peer_request(const RunRequest& o) {
-  if (o.peer != "iperf3")
-    throw RequestError("option --peer: '" + o.peer + "' is not a peer mtperf speaks (iperf3)");
-  if (o.embedded) throw RequestError("option --peer: give the iperf3 server's address with -H");
+  if (o.peer != "iperf3" && o.peer != "sockperf")
+    throw RequestError("option --peer: '" + o.peer +
+                       "' is not a peer mtperf speaks (iperf3, sockperf)");
+  if (o.embedded)
+    throw RequestError("option --peer: give the " + o.peer + " server's address with -H");
   if (o.testbed || o.placement)
-    throw RequestError("option --peer: iperf3 runs against -H alone (no --testbed, --adapters)");
-  if (!o.client.key.empty()) throw RequestError("option --peer: iperf3 takes no --key");
-  iperf3::check_request(o.spec);
+    throw RequestError("option --peer: " + o.peer +
+                       " runs against -H alone (no --testbed, --adapters)");
+  if (!o.client.key.empty()) throw RequestError("option --peer: " + o.peer + " takes no --key");
+  if (o.peer == "sockperf")
+    sockperf::check_request(o.spec);
+  else
+    iperf3::check_request(o.spec);
 }
 
 Report run_with_peer(const RunRequest& o) {
   check_peer_request(o);
+  if (o.peer == "sockperf") return run_sockperf(o);
   Report r;
   r.spec = o.spec;
   r.rule = o.rule;

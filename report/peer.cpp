@@ -21,6 +21,7 @@ nlohmann::json peer_json(const PeerFigures& p) {
           {"streams", streams},
           {"agree", p.all_agree()},
           {"margin", p.margin_why},
+          {"unit", p.unit},
           {"cpu_util_total", p.cpu_total},
           {"cpu_util_user", p.cpu_user},
           {"cpu_util_system", p.cpu_system},
@@ -28,10 +29,12 @@ nlohmann::json peer_json(const PeerFigures& p) {
 }
 
 std::string peer_text(const PeerFigures& p) {
-  std::string out = fmt::format("  {} server: CPU {:.1f}% of one CPU (usr {:.1f} sys {:.1f}){}\n",
-                                p.peer, p.cpu_total, p.cpu_user, p.cpu_system,
-                                p.congestion.empty() ? "" : ", congestion " + p.congestion);
-  out += fmt::format("  bytes that crossed, here and as {} counted them ({}):\n", p.peer,
+  std::string out;
+  if (p.has_cpu)
+    out = fmt::format("  {} server: CPU {:.1f}% of one CPU (usr {:.1f} sys {:.1f}){}\n", p.peer,
+                      p.cpu_total, p.cpu_user, p.cpu_system,
+                      p.congestion.empty() ? "" : ", congestion " + p.congestion);
+  out += fmt::format("  {} that crossed, here and as {} counted them ({}):\n", p.unit, p.peer,
                      p.margin_why);
   for (const PeerStream& s : p.streams) {
     const uint64_t apart = s.here > s.peer ? s.here - s.peer : s.peer - s.here;

@@ -29,6 +29,8 @@ struct PeerFigures {
   std::string congestion;                              // what the peer's sockets used, as it says
   std::string margin_why;                              // why the counts may differ, and by how much
   std::string server_output;                           // --get-server-output: the peer's own report
+  bool has_cpu = true;         // the peer reported its CPU (sockperf does not)
+  std::string unit = "bytes";  // what here and peer count ("messages": sockperf)
   bool all_agree() const {
     for (const PeerStream& s : streams)
       if (!s.agree) return false;

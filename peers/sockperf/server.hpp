@@ -1,0 +1,65 @@
+#pragma once
+// `mtperf serve --sockperf [ADDRESS:]PORT`: answers unmodified sockperf clients (`sockperf pp`,
+// `ul`, `tp`, over TCP and UDP on the same port), as `sockperf sr` does: a client message that
+// asks for a pong comes back byte for byte with the client flag cleared; the others are counted
+// silently; warm-up messages are counted apart and never answered (protocol.hpp).
+//
+// One thread serves every client with poll(): at most max_clients TCP connections at once (more
+// are closed at once, logged), each with one message's buffer allocated when it connects. A
+// header with a length outside 14..65507, a connection silent for idle_timeout_ms, or a pong
+// the client does not take within send_timeout_ms ends that client, logged with its address and
+// the reason; the others go on.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace mtperf::sockperf {
+
+struct ServeOptions {
+  std::string bind = "0.0.0.0";  // numeric address
+  uint16_t port = 11111;         // 0: the kernel picks (port() reads it back)
+  uint32_t max_clients = 64;     // TCP connections at once
+  int idle_timeout_ms = 60000;   // a TCP client silent this long is closed
+  int send_timeout_ms = 1000;    // a pong the client does not take in this time ends it
+  // Called from the serving thread with one line per client that left or was refused; may be
+  // empty.
+  std::function<void(const std::string&)> log;
+};
+
+// What the server counted since it started, as sockperf sr counts: messages with the client
+// flag and no warm-up flag. Read from any thread.
+struct ServeCounts {
+  std::atomic<uint64_t> messages{0};     // counted messages (sockperf sr's "Total N messages")
+  std::atomic<uint64_t> pongs{0};        // of them, answered
+  std::atomic<uint64_t> warmup{0};       // warm-up messages, neither counted nor answered
+  std::atomic<uint64_t> connections{0};  // TCP clients accepted
+  std::atomic<uint64_t> closed{0};       // of them, gone (left, or ended for a reason logged)
+  std::atomic<uint64_t> rejected{0};     // clients or datagrams dropped for bad input or limits
+};
+
+class Server {
+ public:
+  // Binds TCP and UDP on bind:port and starts serving; throws std::runtime_error naming the
+  // address when it cannot.
+  explicit Server(ServeOptions o);
+  ~Server();  // stop()s and joins
+  uint16_t port() const;
+  const ServeCounts& counts() const;
+  // Ends the serving thread within 100 ms; safe from a signal handler (stores an atomic).
+  void stop() noexcept;
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// "[ADDRESS:]PORT" with default_address when none; throws std::invalid_argument naming what is
+// wrong.
+void parse_listen(const std::string& s, const std::string& default_address, std::string& address,
+                  uint16_t& port);
+
+}  // namespace mtperf::sockperf
