@@ -77,8 +77,8 @@ CommandSpec serve_spec() {
   add("metrics", po::value<std::string>()->value_name("ADDRESS:PORT"),
       "serve the server's counters in the Prometheus text format on http://ADDRESS:PORT/metrics");
   add("iperf3", po::value<std::string>()->value_name("[ADDRESS:]PORT"),
-      "also answer iperf3 3.x clients on this port (TCP tests, many at once, under the limits "
-      "above; ADDRESS defaults to --bind; iperf3's own port is 5201)");
+      "also answer iperf3 3.x clients on this port (TCP and UDP tests, many at once, under "
+      "the limits above; ADDRESS defaults to --bind; iperf3's own port is 5201)");
   add("verbose,v", po::bool_switch(), "log each client's errors");
   add("sockperf", po::value<std::string>()->value_name("[ADDRESS:]PORT"),
       "also answer sockperf clients (pp, ul, tp; TCP and UDP) on this port, as `sockperf sr` "

@@ -1,5 +1,7 @@
 #include "peers/iperf3/server.hpp"
 
+#include <arpa/inet.h>
+#include <endian.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -7,11 +9,13 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -31,9 +35,12 @@ constexpr int32_t kErrSetMss = 123;         // IESETMSS
 constexpr int32_t kErrSetWindow = 130;      // IESETWINDOWSIZE
 constexpr int32_t kErrProtocol = 131;       // IEPROTOCOL
 constexpr int32_t kErrSetCongestion = 134;  // IESETCONGESTION
-constexpr int32_t kErrAuthTest = 142;       // IEAUTHTEST
+constexpr int32_t kErrAuthTest = 142;
+constexpr int32_t kErrUdpBlockSize = 20;  // IEUDPBLOCKSIZE       // IEAUTHTEST
 
 constexpr uint32_t kDefaultTcpLen = 128 * 1024;  // iperf3's TCP default block
+constexpr uint32_t kDefaultUdpLen = 1460;        // and UDP's, when a client sends none
+constexpr double kDefaultUdpRate = 1e6;          // bits/s a UDP stream sends at without -b
 constexpr uint64_t kTestOverhead = 64 * 1024;    // control buffers, stream table
 
 // Refused before the test: logged with its step, the client told with SERVER_ERROR.
@@ -73,6 +80,26 @@ int64_t total_retrans(int fd) {
   return int64_t(ti.tcpi_total_retrans);
 }
 
+// An unconnected UDP socket on `where`, sharing its port with the sockets already connected.
+int udp_socket(const SockAddr& where) {
+  const int fd = ::socket(where.family(), SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) throw std::runtime_error(std::string("UDP socket: ") + std::strerror(errno));
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(fd, where.get(), where.len) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw std::runtime_error("UDP " + where.to_string() + ": " + std::strerror(e));
+  }
+  return fd;
+}
+
+// The address without its port ("127.0.0.1", "[::1]").
+std::string host_of(const SockAddr& a) {
+  const std::string s = a.to_string();
+  return s.substr(0, s.rfind(':'));
+}
+
 }  // namespace
 
 void parse_listen(const std::string& text, const std::string& default_bind, std::string& bind,
@@ -109,6 +136,10 @@ struct Server::Test {
   uint32_t expected = 0;
   std::vector<std::pair<uint64_t, int>> arrived;  // (accept order, fd)
   int wake = -1;                                  // eventfd: a stream arrived
+  std::timed_mutex* udp_mu = nullptr;             // the server's, for UDP streams
+  int* udp_fd = nullptr;
+  bool udp_ok = false;  // the server has its UDP socket (read once: udp_fd changes under udp_mu)
+  SockAddr where;
 
   ~Test() {
     if (ctrl >= 0) ::close(ctrl);
@@ -166,6 +197,7 @@ struct Server::Test {
   }
 
   void run(control::TestLog& log);
+  void take_udp_streams(uint32_t n, Clock::time_point deadline, int hs, ServerMachine& m);
 };
 
 namespace {
@@ -176,9 +208,108 @@ struct Stream {
   bool open = true;
   uint64_t bytes = 0, omit_bytes = 0;
   int64_t retrans_at_omit = 0;
+  // UDP (iperf_udp.c's accounting): datagrams sent, or the highest sequence number received,
+  // those missing from the sequence, those that came late, and RFC 1889's jitter.
+  uint64_t packets = 0;
+  int64_t lost = 0, out_of_order = 0;
+  double jitter_s = 0, prev_transit = 0;
 };
 
+double monotonic_s() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+// One received datagram's header into the stream's counts (no allocation, no exception).
+void count_datagram(Stream& s, const uint8_t* d, size_t n, bool counters64) {
+  if (n < (counters64 ? 16u : 12u)) return;
+  uint32_t sec, usec;
+  std::memcpy(&sec, d, 4);
+  std::memcpy(&usec, d + 4, 4);
+  uint64_t seq;
+  if (counters64) {
+    std::memcpy(&seq, d + 8, 8);
+    seq = be64toh(seq);
+  } else {
+    uint32_t s32;
+    std::memcpy(&s32, d + 8, 4);
+    seq = ntohl(s32);
+  }
+  if (seq >= s.packets + 1) {
+    if (seq > s.packets + 1) s.lost += int64_t(seq - 1 - s.packets);
+    s.packets = seq;
+  } else {
+    ++s.out_of_order;
+    if (s.lost > 0) --s.lost;  // a gap counted as lost has been filled
+  }
+  const double transit = monotonic_s() - (double(ntohl(sec)) + double(ntohl(usec)) / 1e6);
+  if (s.packets > 1 || s.out_of_order > 0) {
+    const double d_t = std::abs(transit - s.prev_transit);
+    s.jitter_s += (d_t - s.jitter_s) / 16.0;
+  }
+  s.prev_transit = transit;
+}
+
+// The next datagram's header: the time it leaves and its sequence number.
+void stamp_datagram(uint8_t* d, uint64_t seq, bool counters64) {
+  const double t = monotonic_s();
+  const uint32_t sec = htonl(uint32_t(t)), usec = htonl(uint32_t((t - std::floor(t)) * 1e6));
+  std::memcpy(d, &sec, 4);
+  std::memcpy(d + 4, &usec, 4);
+  if (counters64) {
+    const uint64_t be = htobe64(seq);
+    std::memcpy(d + 8, &be, 8);
+  } else {
+    const uint32_t be = htonl(uint32_t(seq));
+    std::memcpy(d + 8, &be, 4);
+  }
+}
+
 }  // namespace
+
+void Server::Test::take_udp_streams(uint32_t n, Clock::time_point deadline, int hs,
+                                    ServerMachine& m) {
+  // CREATE_STREAMS only once this test has the UDP port to itself: its client's greetings are
+  // then the only ones that come.
+  std::unique_lock lock(*udp_mu, std::defer_lock);
+  if (!lock.try_lock_until(deadline))
+    throw Refusal("handshake", "other tests' UDP streams took the port until the deadline");
+  m.create_streams();
+  send_out(m, deadline);
+  const std::string host = host_of(control_socket::peer_address(ctrl));
+  while (arrived.size() < n) {
+    check_stop();
+    if (Clock::now() >= deadline)
+      throw Refusal("handshake", std::to_string(arrived.size()) + " of " + std::to_string(n) +
+                                     " UDP streams connected within " + seconds(hs));
+    pollfd w[2] = {{*udp_fd, POLLIN, 0}, {ctrl, POLLIN, 0}};
+    if (::poll(w, 2, ms_until(deadline)) <= 0) continue;
+    if (w[1].revents) {
+      uint8_t b[64];
+      const ssize_t got = ::recv(ctrl, b, sizeof b, MSG_DONTWAIT);
+      if (got == 0)
+        throw Refusal("handshake", "the client closed the control connection before its " +
+                                       std::to_string(n) + " UDP streams connected");
+      if (got > 0) m.feed({b, size_t(got)});  // throws: nothing is the client's turn now
+    }
+    if (w[0].revents == 0) continue;
+    uint32_t msg = 0;
+    SockAddr from;
+    from.len = sizeof from.ss;
+    const ssize_t got = ::recvfrom(*udp_fd, &msg, sizeof msg, MSG_DONTWAIT, from.get(), &from.len);
+    // Anything but a greeting from the client's host is not this test's.
+    if (got != 4 || msg != kUdpConnectMsg || host_of(from) != host) continue;
+    const int fd = *udp_fd;
+    if (::connect(fd, from.get(), from.len) != 0)
+      throw std::runtime_error(std::string("UDP stream: connect: ") + std::strerror(errno));
+    *udp_fd = udp_socket(where);
+    arrived.emplace_back(arrived.size(), fd);
+    const uint32_t reply = kUdpConnectReply;
+    if (::send(fd, &reply, sizeof reply, MSG_NOSIGNAL) != 4)
+      throw std::runtime_error(std::string("UDP stream: ") + std::strerror(errno));
+  }
+}
 
 void Server::Test::run(control::TestLog& log) {
   const int hs = opts->handshake_timeout_ms;
@@ -212,9 +343,13 @@ void Server::Test::run(control::TestLog& log) {
     refuse(kErrAuthTest, 0, "auth",
            "the client asked for authentication (iperf3 --username); this server has no iperf3 "
            "users");
-  if (p.udp) refuse(kErrProtocol, 0, "test", "UDP tests are not served here yet (TCP tests are)");
+  if (p.udp && !udp_ok)
+    refuse(kErrProtocol, 0, "test", "UDP is not served here: its port could not be bound");
   const uint32_t n = uint32_t(p.parallel) * (p.bidirectional ? 2 : 1);
-  const uint32_t len = p.len > 0 ? uint32_t(p.len) : kDefaultTcpLen;
+  const uint32_t len = p.len > 0 ? uint32_t(p.len) : p.udp ? kDefaultUdpLen : kDefaultTcpLen;
+  if (p.udp && (len < 16 || len > 65507))
+    refuse(kErrUdpBlockSize, 0, "test",
+           "UDP datagrams of " + std::to_string(len) + " bytes (16..65507 are served)");
   // One send and one receive buffer serve every stream (what is sent is never looked at, what is
   // received is dropped).
   const uint64_t memory = 2 * uint64_t(len) + kTestOverhead + uint64_t(n) * 512;
@@ -234,15 +369,18 @@ void Server::Test::run(control::TestLog& log) {
   std::vector<uint8_t> send_buf(len, uint8_t(0x5a)), recv_buf(len);
   std::vector<Stream> streams(n);
   std::vector<pollfd> polls(n + 1);
+  if (p.udp) take_udp_streams(n, deadline, hs, m);
   {
     std::lock_guard lock(mu);
     expected = n;
-    accepting = true;
+    accepting = !p.udp;
   }
-  m.create_streams();
-  send_out(m, deadline);
+  if (!p.udp) {
+    m.create_streams();
+    send_out(m, deadline);
+  }
   // Every stream within the same deadline; the control connection may only close meanwhile.
-  for (;;) {
+  while (!p.udp) {
     {
       std::lock_guard lock(mu);
       if (arrived.size() >= n) {
@@ -280,19 +418,19 @@ void Server::Test::run(control::TestLog& log) {
     s.sender = p.bidirectional ? i >= uint32_t(p.parallel) : p.reverse;
     set_nonblocking(s.fd);
     const int one = 1;
-    if (p.nodelay) ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (p.nodelay && !p.udp) ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (p.window > 0) {
       const int w = int(p.window);
       if (::setsockopt(s.fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof w) != 0 ||
           ::setsockopt(s.fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof w) != 0)
         refuse(kErrSetWindow, errno, "limits", "cannot set the window of " + std::to_string(w));
     }
-    if (p.mss > 0) {
+    if (p.mss > 0 && !p.udp) {
       const int v = int(p.mss);
       if (::setsockopt(s.fd, IPPROTO_TCP, TCP_MAXSEG, &v, sizeof v) != 0)
         refuse(kErrSetMss, errno, "test", "cannot set the MSS to " + std::to_string(v));
     }
-    if (!p.congestion.empty() &&
+    if (!p.congestion.empty() && !p.udp &&
         ::setsockopt(s.fd, IPPROTO_TCP, TCP_CONGESTION, p.congestion.data(),
                      socklen_t(p.congestion.size())) != 0)
       refuse(kErrSetCongestion, errno, "test",
@@ -329,8 +467,12 @@ void Server::Test::run(control::TestLog& log) {
   Clock::time_point last_moved = start;
   double u0 = 0, s0 = 0;
   const double cpu0 = thread_cpu_s(&u0, &s0);
-  const double rate_bytes_s = p.bandwidth > 0 ? double(p.bandwidth) / 8 : 0;
-  uint64_t paced_sent = 0;
+  // -b is each stream's rate, as in iperf3 (UDP: 1 Mbit/s without it; TCP: unpaced).
+  const double rate_bytes_s = (p.bandwidth > 0 ? double(p.bandwidth)
+                               : p.udp         ? kDefaultUdpRate
+                                               : 0) /
+                              8;
+  const bool c64 = p.udp_counters_64bit;
   bool ended = false;
   while (!ended) {
     int timeout = 200;
@@ -342,24 +484,39 @@ void Server::Test::run(control::TestLog& log) {
         if (s.sender) s.retrans_at_omit = total_retrans(s.fd);
       }
     }
-    if (rate_bytes_s > 0) {  // -b on TCP: the senders wait while they are ahead of the rate
+    if (rate_bytes_s > 0) {  // a sender waits while it is ahead of its rate
       const double allowed = rate_bytes_s * std::chrono::duration<double>(now - start).count();
-      const bool ahead = double(paced_sent) >= allowed;
-      for (uint32_t i = 0; i < n; ++i)
-        if (streams[i].sender && streams[i].open) polls[i + 1].events = ahead ? 0 : POLLOUT;
-      if (ahead) timeout = 1;
+      for (uint32_t i = 0; i < n; ++i) {
+        if (!streams[i].sender || !streams[i].open) continue;
+        const bool ahead = double(streams[i].bytes) >= allowed;
+        polls[i + 1].events = ahead ? 0 : POLLOUT;
+        if (ahead) timeout = 1;
+      }
     }
     ::poll(polls.data(), polls.size(), timeout);
     if (stop->load()) throw std::runtime_error("the server is stopping");
     for (uint32_t i = 0; i < n; ++i) {
       Stream& s = streams[i];
       if (!s.open || polls[i + 1].revents == 0) continue;
+      if (p.udp && !s.sender) {  // every datagram waiting, up to 64 a wake-up
+        for (int k = 0; k < 64; ++k) {
+          const ssize_t got = ::recv(s.fd, recv_buf.data(), len, MSG_DONTWAIT);
+          if (got <= 0) break;  // EAGAIN, or an ICMP error from a client gone: it may come back
+          s.bytes += uint64_t(got);
+          count_datagram(s, recv_buf.data(), size_t(got), c64);
+          last_moved = now;
+        }
+        continue;
+      }
+      if (p.udp) stamp_datagram(send_buf.data(), s.packets + 1, c64);
       const ssize_t got = s.sender ? ::send(s.fd, send_buf.data(), len, MSG_NOSIGNAL)
                                    : ::recv(s.fd, recv_buf.data(), len, 0);
       if (got > 0) {
         s.bytes += uint64_t(got);
-        if (s.sender) paced_sent += uint64_t(got);
+        if (p.udp) ++s.packets;
         last_moved = now;
+      } else if (p.udp && got < 0 && errno != EAGAIN && errno != EINTR) {
+        // A UDP sender's ICMP errors (the client's socket closed at its TEST_END) end nothing.
       } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
         s.open = false;  // the client closed it (or reset it): the test goes on without it
         polls[i + 1].fd = -1;
@@ -389,7 +546,10 @@ void Server::Test::run(control::TestLog& log) {
       if (::poll(&q, 1, 20) <= 0) break;
       const ssize_t got = ::recv(s.fd, recv_buf.data(), len, MSG_DONTWAIT);
       if (got <= 0 && !(got < 0 && (errno == EAGAIN || errno == EINTR))) break;
-      if (got > 0) s.bytes += uint64_t(got);
+      if (got > 0) {
+        s.bytes += uint64_t(got);
+        if (p.udp) count_datagram(s, recv_buf.data(), size_t(got), c64);
+      }
     }
   }
   const Clock::time_point stopped = Clock::now();
@@ -408,7 +568,7 @@ void Server::Test::run(control::TestLog& log) {
   r.cpu_util_system = 100 * (s1 - s0) / wall;
   const bool any_sender =
       std::any_of(streams.begin(), streams.end(), [](const Stream& s) { return s.sender; });
-  r.sender_has_retransmits = any_sender ? 1 : -1;
+  r.sender_has_retransmits = any_sender ? (p.udp ? 0 : 1) : -1;
   char cc[32] = {};
   socklen_t cc_len = sizeof cc - 1;
   if (n > 0 && ::getsockopt(streams[0].fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cc_len) == 0)
@@ -421,7 +581,12 @@ void Server::Test::run(control::TestLog& log) {
     StreamResult x;
     x.id = stream_id(i);
     x.bytes = s.bytes - s.omit_bytes;
-    x.retransmits = s.sender ? total_retrans(s.fd) - s.retrans_at_omit : -1;
+    x.retransmits = s.sender && !p.udp ? total_retrans(s.fd) - s.retrans_at_omit : -1;
+    if (p.udp) {
+      x.packets = int64_t(s.packets);
+      x.errors = s.lost;
+      x.jitter_s = s.jitter_s;
+    }
     x.start_time = 0;
     x.end_time = measured;
     r.streams.push_back(x);
@@ -445,6 +610,13 @@ Server::Server(ServeOptions opts, control::Admission& admission)
   listen_fd_ = control_socket::listen(where, 128);
   port_ = control_socket::local_address(listen_fd_).port();
   set_nonblocking(listen_fd_);
+  where_ = where;
+  where_.set_port(port_);
+  try {
+    udp_fd_ = udp_socket(where_);
+  } catch (const std::exception&) {
+    udp_fd_ = -1;  // UDP tests are refused, named
+  }
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) {
     ::close(listen_fd_);
@@ -459,6 +631,7 @@ Server::~Server() {
   reap(true);
   ::close(listen_fd_);
   ::close(wake_fd_);
+  if (udp_fd_ >= 0) ::close(udp_fd_);
 }
 
 void Server::reap(bool all) {
@@ -530,6 +703,10 @@ void Server::dispatch(int fd, uint64_t seq, const Cookie& cookie, const std::str
   t->cookie = cookie;
   t->accepted = Clock::now();
   t->wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  t->udp_mu = &udp_mu_;
+  t->udp_fd = &udp_fd_;
+  t->udp_ok = udp_fd_ >= 0;  // set once, before any test runs
+  t->where = where_;
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   Test* raw = t.get();

@@ -1,7 +1,7 @@
 #pragma once
-// `mtperf serve --iperf3 [ADDRESS:]PORT`: answers unmodified iperf3 3.x clients (TCP tests:
-// plain, -R, --bidir, -P, -l, -w, -C, -M, -N, -t, -n, -k, -O, -b, --get-server-output), many
-// at once where iperf3's own server takes one.
+// `mtperf serve --iperf3 [ADDRESS:]PORT`: answers unmodified iperf3 3.x clients (TCP and UDP:
+// plain, -R, --bidir, -P, -l, -w, -C, -M, -N, -t, -n, -k, -O, -b, -u with 32- or 64-bit
+// counters, --get-server-output), many at once where iperf3's own server takes one.
 //
 // One thread accepts and reads each connection's cookie (every connection has the handshake
 // deadline for it, at most max_pending wait at once, one more drops the oldest): a cookie that
@@ -26,6 +26,7 @@
 #include "control/allow.hpp"
 #include "control/test_log.hpp"
 #include "peers/iperf3/protocol.hpp"
+#include "transports/api/transport.hpp"
 
 namespace mtperf::iperf3 {
 
@@ -72,6 +73,12 @@ class Server {
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::list<std::unique_ptr<Test>> tests_;  // under mu_
+  // UDP streams connect to the same port number: an unconnected socket bound to it takes each
+  // stream's 4-byte greeting, is connected to its sender and replaced (iperf3's scheme). One test
+  // at a time sets its UDP streams up (udp_mu_), so that a greeting is never taken by another.
+  SockAddr where_;
+  std::timed_mutex udp_mu_;
+  int udp_fd_ = -1;  // under udp_mu_; -1: UDP cannot be served here
   std::thread thread_;
 };
 
