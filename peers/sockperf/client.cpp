@@ -4,6 +4,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -113,11 +114,14 @@ int64_t ping(Test& t, StreamFramer& framer, uint64_t seq) {
   const int wait_ms = t.tcp ? t.step_ms : std::max(1, int(t.spec.udp_timeout_s * 1000));
   const int64_t deadline = sent_at + int64_t(wait_ms) * 1'000'000;
   for (;;) {
-    io = wait_readable(t.fd, deadline);
-    if (io == Io::timeout && !t.tcp) return -1;
-    if (io != Io::ok) throw ProtocolError(why(io, "sent no pong", wait_ms));
-    ssize_t r = ::recv(t.fd, t.in.get(), kMaxMessage, MSG_DONTWAIT);
-    if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    // One blocking read, bounded by SO_RCVTIMEO (run_test sets it to the same wait): a poll
+    // before each read would add a system call to every round trip.
+    ssize_t r = ::recv(t.fd, t.in.get(), kMaxMessage, 0);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (now_ns() < deadline) continue;
+      if (!t.tcp) return -1;
+      throw ProtocolError(why(Io::timeout, "sent no pong", wait_ms));
+    }
     if (r == 0) throw ProtocolError("the sockperf server closed the connection awaiting a pong");
     if (r < 0) throw ProtocolError(why(Io::failed, "sent no pong", wait_ms));
     int64_t rtt = -1;
@@ -258,6 +262,9 @@ Outcome run_test(const TestSpec& spec, const std::string& server, int connect_ti
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // as sockperf's client
   }
+  const int wait_ms = tcp ? step_timeout_ms : std::max(1, int(spec.udp_timeout_s * 1000));
+  timeval tv{wait_ms / 1000, (wait_ms % 1000) * 1000};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   Test t(spec, fd, step_timeout_ms);
   t.out.msg_size = message_size(spec);
   t.start = now_ns();
