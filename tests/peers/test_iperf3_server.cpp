@@ -145,6 +145,18 @@ int dial(uint16_t port) {
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   return fd;
 }
+// GET `path` from 127.0.0.1:port, the whole answer (HTTP/1.0: the server closes when done).
+std::string http_get(uint16_t port, const std::string& path) {
+  int fd = dial(port);
+  const std::string req = "GET " + path + " HTTP/1.0\r\n\r\n";
+  REQUIRE(::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == ssize_t(req.size()));
+  std::string all;
+  char b[4096];
+  for (ssize_t n; (n = ::recv(fd, b, sizeof b, 0)) > 0;)
+    all.append(b, size_t(n));
+  ::close(fd);
+  return all;
+}
 void put(int fd, const std::vector<uint8_t>& b) {
   REQUIRE(::send(fd, b.data(), b.size(), MSG_NOSIGNAL) == ssize_t(b.size()));
 }
@@ -278,10 +290,7 @@ TEST_CASE("eight iperf3 clients started together all complete, their bytes in /m
     counted += l.bytes_recv;
   }
   CHECK(counted == sent);
-  const std::string metrics =
-      test::run_command("curl -s http://127.0.0.1:" + std::to_string(s.server->metrics_port()) +
-                        "/metrics")
-          .out;
+  const std::string metrics = http_get(s.server->metrics_port(), "/metrics");
   const std::string series =
       "mtperf_serve_bytes_received_total{protocol=\"iperf3\",workload=\"stream\",proto=\"tcp\"} " +
       std::to_string(sent) + "\n";
