@@ -208,6 +208,7 @@ struct Stream {
   bool open = true;
   uint64_t bytes = 0, omit_bytes = 0;
   int64_t retrans_at_omit = 0;
+  uint32_t off = 0;  // where a TCP sender is in its block
   // UDP (iperf_udp.c's accounting): datagrams sent, or the highest sequence number received,
   // those missing from the sequence, those that came late, and RFC 1889's jitter.
   uint64_t packets = 0;
@@ -512,10 +513,12 @@ void Server::Test::run(control::TestLog& log) {
         continue;
       }
       if (p.udp) stamp_datagram(send_buf.data(), s.packets + 1, c64);
-      const ssize_t got = s.sender ? ::send(s.fd, send_buf.data(), len, MSG_NOSIGNAL)
-                                   : ::recv(s.fd, recv_buf.data(), len, 0);
+      const ssize_t got = s.sender
+                              ? ::send(s.fd, send_buf.data() + s.off, len - s.off, MSG_NOSIGNAL)
+                              : ::recv(s.fd, recv_buf.data(), len, 0);
       if (got > 0) {
         s.bytes += uint64_t(got);
+        if (s.sender) s.off = uint32_t((s.off + uint64_t(got)) % len);
         if (p.udp) ++s.packets;
         last_moved = now;
       } else if (p.udp && got < 0 && errno != EAGAIN && errno != EINTR) {
@@ -542,6 +545,11 @@ void Server::Test::run(control::TestLog& log) {
   // What the client wrote before its TEST_END is still on its way: read each receiving stream
   // until it has been quiet for 20 ms (at most 2 s), so that both sides count the same bytes.
   const Clock::time_point drain_by = Clock::now() + std::chrono::seconds(2);
+  // A sender stops here and says so (FIN), as iperf3's server closes its streams at TEST_END:
+  // its client, reading whole blocks on blocking sockets after TEST_END, waits for the rest of
+  // a block until then.
+  for (Stream& s : streams)
+    if (s.sender && s.open) ::shutdown(s.fd, SHUT_WR);
   for (Stream& s : streams) {
     if (s.sender || !s.open) continue;
     while (Clock::now() < drain_by) {

@@ -182,6 +182,7 @@ TEST_CASE("iperf3 -c (TCP): the bytes the client sent are the bytes the server c
   Serve s;
   const json doc = client_json(s, "-t 1");
   const auto logs = s.wait_logs(1);
+  INFO(logs[0].why << " / client: " << doc.value("error", std::string("no error")));
   REQUIRE(logs[0].result == control::TestLog::Result::ok);
   // The server reads each stream until it is quiet after TEST_END, so nothing the client wrote
   // is left uncounted: equal, to the byte.
@@ -198,6 +199,7 @@ TEST_CASE(
   Serve s;
   const json doc = client_json(s, "-t 1 -R");
   const auto logs = s.wait_logs(1);
+  INFO(logs[0].why << " / client: " << doc.value("error", std::string("no error")));
   REQUIRE(logs[0].result == control::TestLog::Result::ok);
   CHECK(bytes_of(doc, "sum_sent") == logs[0].bytes_sent);
   CHECK(bytes_of(doc, "sum_received") > 0);
@@ -209,6 +211,7 @@ TEST_CASE("iperf3 -c --bidir: both directions counted by both sides") {
   Serve s;
   const json doc = client_json(s, "-t 1 --bidir");
   const auto logs = s.wait_logs(1);
+  INFO(logs[0].why << " / client: " << doc.value("error", std::string("no error")));
   REQUIRE(logs[0].result == control::TestLog::Result::ok);
   CHECK(bytes_of(doc, "sum_sent") == bytes_of(doc, "sum_received"));
   CHECK(bytes_of(doc, "sum_received") == logs[0].bytes_recv);
@@ -221,6 +224,7 @@ TEST_CASE("iperf3 -c -P 4: every stream's bytes agree, stream by stream") {
   Serve s;
   const json doc = client_json(s, "-t 1 -P 4 -l 64K -N --get-server-output");
   const auto logs = s.wait_logs(1);
+  INFO(logs[0].why << " / client: " << doc.value("error", std::string("no error")));
   REQUIRE(logs[0].result == control::TestLog::Result::ok);
   const json& streams = doc.at("end").at("streams");
   REQUIRE(streams.size() == 4);
@@ -238,6 +242,7 @@ TEST_CASE("iperf3 -c -u -b 100M: every datagram sent is received or counted lost
   Serve s;
   const json doc = client_json(s, "-t 1 -u -b 100M");
   const auto logs = s.wait_logs(1);
+  INFO(logs[0].why << " / client: " << doc.value("error", std::string("no error")));
   REQUIRE(logs[0].result == control::TestLog::Result::ok);
   const uint64_t blksize = doc.at("start").at("test_start").at("blksize").get<uint64_t>();
   const json& sum = doc.at("end").at("sum");
@@ -255,6 +260,7 @@ TEST_CASE("iperf3 -c -u -R with 64-bit counters: the server's datagrams, counted
   Serve s;
   const json doc = client_json(s, "-t 1 -u -b 50M -R --udp-counters-64bit");
   const auto logs = s.wait_logs(1);
+  INFO(logs[0].why << " / client: " << doc.value("error", std::string("no error")));
   REQUIRE(logs[0].result == control::TestLog::Result::ok);
   const uint64_t blksize = doc.at("start").at("test_start").at("blksize").get<uint64_t>();
   const json& sum = doc.at("end").at("sum");
