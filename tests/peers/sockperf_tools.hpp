@@ -4,6 +4,7 @@
 // handled"); a sockperf client run to its end, its figures read from what it prints. A binary
 // that needs it declares MTPERF_TEST_REQUIRES(why_no_sockperf()) and is skipped (77) without it.
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -72,17 +73,29 @@ class SockperfServer {
     }
   }
   // SIGINT, then its count: the messages it counted since it started (-1 when it printed none).
+  // What it prints is read for at most 5 s; then it is killed.
   long long stop() {
     if (pid_ < 0) return count_;
     ::kill(pid_, SIGINT);
-    char line[1024];
-    std::regex total("Total ([0-9]+) messages received");
-    std::smatch m;
-    while (std::fgets(line, sizeof line, out_) != nullptr) {
-      std::string s(line);
-      output_ += s;
-      if (std::regex_search(s, m, total)) count_ = std::stoll(m[1]);
+    const int fd = ::fileno(out_);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    char buf[4096];
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      pollfd p{fd, POLLIN, 0};
+      if (left.count() <= 0 || ::poll(&p, 1, int(left.count())) <= 0) {
+        ::kill(pid_, SIGKILL);
+        output_ += "\n(sockperf sr did not exit within 5 s of SIGINT: killed)\n";
+        break;
+      }
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n <= 0) break;
+      output_.append(buf, size_t(n));
     }
+    std::smatch m;
+    if (std::regex_search(output_, m, std::regex("Total ([0-9]+) messages received")))
+      count_ = std::stoll(m[1]);
     int status = 0;
     ::waitpid(pid_, &status, 0);
     pid_ = -1;
