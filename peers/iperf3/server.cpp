@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <system_error>
 
 #include "peers/iperf3/server_machine.hpp"
 #include "transports/api/control_socket.hpp"
@@ -740,7 +741,7 @@ void Server::dispatch(int fd, uint64_t seq, const Cookie& cookie, const std::str
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   Test* raw = t.get();
-  raw->thread = std::thread([raw, log]() mutable {
+  auto body = [raw, log]() mutable {
     try {
       if (raw->wake < 0) throw std::runtime_error("eventfd: out of descriptors");
       raw->run(log);
@@ -759,7 +760,16 @@ void Server::dispatch(int fd, uint64_t seq, const Cookie& cookie, const std::str
     raw->finished.store(true);
     uint64_t v = 1;
     [[maybe_unused]] ssize_t w = ::write(raw->server_wake, &v, sizeof v);
-  });
+  };
+  try {
+    raw->thread = std::thread(std::move(body));
+  } catch (const std::system_error& e) {  // no thread to be had: refused, nothing kept
+    log.result = control::TestLog::Result::refused;
+    log.refused_at = "limits";
+    log.why = std::string("the server cannot start a thread for the test: ") + e.what();
+    if (opts_.done) opts_.done(log);
+    return;  // t's destructor closes the connection
+  }
   tests_.push_back(std::move(t));
 }
 
