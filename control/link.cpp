@@ -76,7 +76,10 @@ void Link::seal(std::string_view key, bool initiator, std::string_view nonce_ini
 }
 
 void Link::send(const Message& m, int64_t deadline_ns) {
-  std::string frame = encode(m);
+  send_frame(encode(m), deadline_ns);
+}
+
+void Link::send_frame(std::string frame, int64_t deadline_ns) {
   std::lock_guard lock(send_mu_);
   if (sealed_) {
     unsigned char t[kTrailerBytes];

@@ -44,6 +44,8 @@ class Link {
   // does not match throws ProtocolError saying so (an ERROR frame's text is quoted, marked as
   // unauthenticated). Sends from several threads are serialised (the sequence is per frame).
   void send(const Message& m, int64_t deadline_ns);
+  // The same for a frame encode() made (one encoding sent to many links).
+  void send_frame(std::string frame, int64_t deadline_ns);
   Message recv(uint32_t max_body, int64_t deadline_ns);
   // Without blocking: reads what has arrived of the next frame (never past its end) and returns
   // true with `out` once the whole frame is in and checked; false when more is to come. For an

@@ -31,8 +31,9 @@ using nlohmann::json;
 
 namespace {
 
-// Joins in their handshake at once: beyond it the oldest is dropped (a rank retries its JOIN).
-constexpr size_t kMaxPendingJoins = 1024;
+// Joins in their handshake at once beyond the fleet's own ranks: past the fleet's size plus
+// this, the oldest is dropped (a rank retries its JOIN).
+constexpr size_t kMaxStrangerJoins = 1024;
 // Clock offsets are measured again before a step when the last measure is this old.
 constexpr int64_t kClockResyncNs = 30'000'000'000LL;
 
@@ -232,7 +233,7 @@ struct Coordinator::Impl {
       }
       int one = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      if (pending.size() >= kMaxPendingJoins) {
+      if (pending.size() >= opts.size + kMaxStrangerJoins) {
         close(pending.front().link->fd());
         pending.erase(pending.begin());
       }
@@ -329,22 +330,27 @@ struct Coordinator::Impl {
     return parse_pairs(opts.pairs_text, hosts, opts.pairs_name);
   }
 
+  // One encoding, sent to every live rank (sealed per connection).
   void send_all(MsgType type, const json& body) {
+    const std::string frame = control::encode({type, body});
     for (uint32_t r = 0; r < opts.size; ++r) {
       if (!live(r)) continue;
       try {
-        control::send_message(*conns[r].link, {type, body}, kHandshakeTimeoutMs);
+        conns[r].link->send_frame(frame, control::deadline_in(kHandshakeTimeoutMs));
       } catch (const std::exception& e) {
         lose(r, e.what());
       }
     }
   }
 
-  json roster_json() const {
-    json roster = json::array();
+  // What a rank needs of the roster: each rank's server (null for one that is not there), the
+  // only servers a ROUND may send it to. The members' other facts stay in the document.
+  json servers_json() const {
+    json servers = json::array();
     for (const Member& m : doc.roster)
-      roster.push_back(to_json(m));
-    return roster;
+      servers.push_back(m.joined && m.lost.empty() ? json(join_host_port(m.address, m.port))
+                                                   : json(nullptr));
+    return servers;
   }
 
   // Sends ROUND, waits for every live rank's RESULTS; the step's results, in the step's order.
@@ -510,7 +516,7 @@ struct Coordinator::Impl {
     }
     const auto steps = schedule(doc.plan, uint32_t(opts.transports.size()), opts.concurrency);
     const int wait_ms = opts.start_delay_ms + opts.pair_timeout_ms + kHandshakeTimeoutMs;
-    send_all(MsgType::roster, {{"roster", roster_json()},
+    send_all(MsgType::roster, {{"servers", servers_json()},
                                {"pattern", doc.plan.pattern},
                                {"steps", steps.size()},
                                {"wait_ms", wait_ms}});

@@ -10,7 +10,7 @@
 //     |  (with a key, every frame from here on is sealed both ways: control/link.hpp)
 //     | <-- CLOCK   {}                               --  |   three times: the coordinator times
 //     | -- CLOCK   {now_ns}                         -->  |   the round trip, estimates the offset
-//     | <-- ROSTER  {roster, plan, wait_ms}          --  |   once every rank joined (or
+//     | <-- ROSTER  {servers, plan, wait_ms}         --  |   once every rank joined (or
 //     |                                                  |   --join-timeout); or ERROR {message}
 //     | <-- ROUND   {step, start_ns, runs[]}         --  |   every step, to every rank in the
 //     |  (at start_ns, on its own clock: each run's test against the other rank's server)
