@@ -7,6 +7,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/commands.hpp"
+#include "control/listen.hpp"
 #include "control/server.hpp"
 #include "peers/iperf3/server.hpp"
 #include "peers/sockperf/server.hpp"
@@ -150,14 +151,14 @@ int serve_command(const std::vector<std::string>& args) {
     o = server_options(cl->vm);
     if (cl->vm.count("iperf3")) {
       try {
-        iperf3::parse_listen(cl->vm["iperf3"].as<std::string>(), o.bind, iperf3_bind, iperf3_port);
+        control::parse_listen(cl->vm["iperf3"].as<std::string>(), o.bind, iperf3_bind, iperf3_port);
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(std::string("option --iperf3: ") + e.what());
       }
     }
     if (cl->vm.count("sockperf")) {
       try {
-        sockperf::parse_listen(cl->vm["sockperf"].as<std::string>(), o.bind, so.bind, so.port);
+        control::parse_listen(cl->vm["sockperf"].as<std::string>(), o.bind, so.bind, so.port);
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(std::string("option --sockperf: ") + e.what());
       }

@@ -49,20 +49,6 @@ PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
   return p;
 }
 
-LatencyFigures latency_figures(const Histogram& h) {
-  LatencyFigures l;
-  l.count = h.count();
-  l.mean_us = h.mean() / 1e3;
-  l.stddev_us = h.stddev() / 1e3;
-  l.min_us = double(h.min()) / 1e3;
-  l.p50_us = double(h.percentile(50)) / 1e3;
-  l.p90_us = double(h.percentile(90)) / 1e3;
-  l.p99_us = double(h.percentile(99)) / 1e3;
-  l.p999_us = double(h.percentile(99.9)) / 1e3;
-  l.max_us = double(h.max()) / 1e3;
-  return l;
-}
-
 // sockperf sr tells a client nothing, so the witness on this side is the pongs: each one is a
 // message the server counted and answered. Over TCP every message asking for a pong gets it:
 // equal. Over UDP a datagram lost either way costs its pong; those lost are counted and named.
@@ -83,7 +69,7 @@ Summary sockperf_summary(const TestSpec& spec, sockperf::Outcome& o, PeerFigures
     s.throughput_c2s_bps = s.throughput_s2c_bps =
         o.window_s > 0 ? double(o.window_pongs) * o.msg_size * 8 / o.window_s : 0;
     s.throughput_bps = s.throughput_c2s_bps + s.throughput_s2c_bps;
-    if (o.latency.count() > 0) s.latency = latency_figures(o.latency);
+    if (o.latency.count() > 0) s.latency = latency_of(o.latency);
     s.latency_histogram = std::move(o.latency);
     PeerStream st;
     st.direction = "c2s";

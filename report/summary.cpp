@@ -31,20 +31,6 @@ const FlowResult* find_flow(const std::optional<SideResult>& side, uint32_t id) 
   return nullptr;
 }
 
-LatencyFigures latency_of(const Histogram& h) {
-  LatencyFigures l;
-  l.count = h.count();
-  l.mean_us = h.mean() / 1e3;
-  l.stddev_us = h.stddev() / 1e3;
-  l.min_us = double(h.min()) / 1e3;
-  l.p50_us = double(h.percentile(50)) / 1e3;
-  l.p90_us = double(h.percentile(90)) / 1e3;
-  l.p99_us = double(h.percentile(99)) / 1e3;
-  l.p999_us = double(h.percentile(99.9)) / 1e3;
-  l.max_us = double(h.max()) / 1e3;
-  return l;
-}
-
 FlowTotals totals_of(const FlowResult& r) {
   return {r.total.bytes_sent, r.total.bytes_recv, r.total.transactions};
 }
@@ -260,6 +246,20 @@ std::map<std::string, AppBytes> app_bytes_by_device(const SideResult& side, cons
 }
 
 }  // namespace
+
+LatencyFigures latency_of(const Histogram& h) {
+  LatencyFigures l;
+  l.count = h.count();
+  l.mean_us = h.mean() / 1e3;
+  l.stddev_us = h.stddev() / 1e3;
+  l.min_us = double(h.min()) / 1e3;
+  l.p50_us = double(h.percentile(50)) / 1e3;
+  l.p90_us = double(h.percentile(90)) / 1e3;
+  l.p99_us = double(h.percentile(99)) / 1e3;
+  l.p999_us = double(h.percentile(99.9)) / 1e3;
+  l.max_us = double(h.max()) / 1e3;
+  return l;
+}
 
 Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Placement* placement) {
   Summary s;

@@ -68,6 +68,9 @@ struct LatencyFigures {
          max_us = 0;
 };
 
+// A histogram's figures in microseconds (its values are nanoseconds).
+LatencyFigures latency_of(const Histogram& h);
+
 struct CpuFigures {
   CpuUtilization host;
   double service_demand = 0;  // µs of CPU per KB (streams) or per transaction (rr, crr)

@@ -103,24 +103,6 @@ std::string host_of(const SockAddr& a) {
 
 }  // namespace
 
-void parse_listen(const std::string& text, const std::string& default_bind, std::string& bind,
-                  uint16_t& port) {
-  std::string host = default_bind, p = text;
-  const size_t colon = text.rfind(':');
-  if (colon != std::string::npos) {
-    host = text.substr(0, colon);
-    p = text.substr(colon + 1);
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-      host = host.substr(1, host.size() - 2);
-    if (host.empty()) throw std::invalid_argument("'" + text + "': no address before the ':'");
-  }
-  if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoul(p) > 65535)
-    throw std::invalid_argument("'" + text + "': the port must be a number 0..65535");
-  bind = host;
-  port = uint16_t(std::stoul(p));
-}
-
 struct Server::Test {
   const ServeOptions* opts = nullptr;
   control::Admission* admission = nullptr;

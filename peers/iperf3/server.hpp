@@ -42,11 +42,6 @@ struct ServeOptions {
   std::function<void(const control::TestLog&)> done;
 };
 
-// "PORT", "ADDRESS:PORT" or "[V6]:PORT" as the bind address and port; `default_bind` when only
-// a port is given. Throws std::invalid_argument naming the text.
-void parse_listen(const std::string& text, const std::string& default_bind, std::string& bind,
-                  uint16_t& port);
-
 class Server {
  public:
   // Binds and listens, and starts the accept thread; throws std::runtime_error when it cannot.

@@ -234,22 +234,4 @@ void Server::stop() noexcept {
   impl_->stopping.store(true, std::memory_order_relaxed);
 }
 
-void parse_listen(const std::string& text, const std::string& default_address, std::string& address,
-                  uint16_t& port) {
-  std::string host = default_address, p = text;
-  const size_t colon = text.rfind(':');
-  if (colon != std::string::npos) {
-    host = text.substr(0, colon);
-    p = text.substr(colon + 1);
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-      host = host.substr(1, host.size() - 2);
-    if (host.empty()) throw std::invalid_argument("'" + text + "': no address before the ':'");
-  }
-  if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoul(p) > 65535)
-    throw std::invalid_argument("'" + text + "': the port must be a number 0..65535");
-  address = host;
-  port = uint16_t(std::stoul(p));
-}
-
 }  // namespace mtperf::sockperf

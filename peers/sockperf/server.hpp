@@ -57,9 +57,4 @@ class Server {
   std::unique_ptr<Impl> impl_;
 };
 
-// "[ADDRESS:]PORT" with default_address when none; throws std::invalid_argument naming what is
-// wrong.
-void parse_listen(const std::string& s, const std::string& default_address, std::string& address,
-                  uint16_t& port);
-
 }  // namespace mtperf::sockperf
