@@ -34,6 +34,8 @@ namespace {
 // Joins in their handshake at once beyond the fleet's own ranks: past the fleet's size plus
 // this, the oldest is dropped (a rank retries its JOIN).
 constexpr size_t kMaxStrangerJoins = 1024;
+// Refused connections named one by one in the document and on stderr; the rest are counted.
+constexpr size_t kNamedRefusals = 64;
 // Clock offsets are measured again before a step when the last measure is this old.
 constexpr int64_t kClockResyncNs = 30'000'000'000LL;
 
@@ -64,6 +66,7 @@ struct Coordinator::Impl {
   FleetDoc doc;
   int64_t clocks_at_ns = 0;
   bool fd_limit_named = false;
+  size_t refused = 0;  // connections refused before their JOIN was taken
 
   Impl(CoordinatorOptions o, const std::atomic<bool>& s) : opts(std::move(o)), stop(s) {
     listen_fd = listen_tcp(opts.bind, opts.port);
@@ -176,10 +179,13 @@ struct Coordinator::Impl {
     return rank;
   }
 
+  // Each refusal is named, up to a bound (a flood of strangers must not grow the document).
   void refuse(Pending& p, const std::string& why) {
-    doc.errors.push_back("a rank connecting from " + p.from + " was refused: " + why);
-    std::fprintf(stderr, "mtperf fleet: a rank connecting from %s was refused: %s\n",
-                 p.from.c_str(), why.c_str());
+    if (++refused <= kNamedRefusals) {
+      doc.errors.push_back("a rank connecting from " + p.from + " was refused: " + why);
+      std::fprintf(stderr, "mtperf fleet: a rank connecting from %s was refused: %s\n",
+                   p.from.c_str(), why.c_str());
+    }
     try {
       control::send_message(*p.link, {MsgType::error, {{"message", why}}}, 200);
     } catch (const std::exception&) {
@@ -276,6 +282,9 @@ struct Coordinator::Impl {
     }
     for (Pending& p : pending)
       close(p.link->fd());
+    if (refused > kNamedRefusals)
+      doc.errors.push_back(std::to_string(refused - kNamedRefusals) +
+                           " more connections were refused before their JOIN (not listed)");
     for (uint32_t r = 0; r < opts.size; ++r)
       if (!doc.roster[r].joined)
         doc.errors.push_back("rank " + std::to_string(r) + " never joined (within " +
