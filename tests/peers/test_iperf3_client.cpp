@@ -73,13 +73,17 @@ TEST_CASE("the options iperf3 carries: -m, buffers, congestion control, nodelay"
   CHECK(doc["peer"]["congestion"] == "reno");
 }
 
-TEST_CASE("a warm-up is iperf3's omit: the window's counts agree within 10%") {
+TEST_CASE("a warm-up is iperf3's omit: both windows' counts shown, not compared") {
+  // The two windows are timed by two clocks from two starts: what crossed between them is on one
+  // side only, and grows with a slow host. The run must not fail on it, and say so.
   Iperf3Server s;
   auto doc = run_json(s, "-w stream -l 0.5 --warmup 1");
+  CHECK_THAT(doc["peer"]["margin"].get<std::string>(), Catch::Contains("not compared"));
   for (const auto& st : doc["peer"]["streams"]) {
     INFO(st.dump());
     CHECK(st["agree"] == true);
-    CHECK(st["margin_bytes"].get<uint64_t>() > 0);
+    CHECK(st["bytes_here"].get<uint64_t>() > 0);
+    CHECK(st["bytes_peer"].get<uint64_t>() > 0);
   }
 }
 
