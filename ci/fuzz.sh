@@ -36,7 +36,8 @@ jobs=${FUZZ_JOBS:-$(nproc)}
 fuzz_one() {
   local t=$1
   local work="$build/corpus/$t" findings="$build/findings/$t"
-  mkdir -p "$work" "$findings"
+  # A target fuzz_make_seeds writes no seeds for starts from its committed corpus alone.
+  mkdir -p "$work" "$findings" "$build/seeds/$t"
   local dirs=("$work" "fuzz/corpus/$t" "$build/seeds/$t")
   [ -d "fuzz/regressions/$t" ] && dirs+=("fuzz/regressions/$t")
   local dict=()
