@@ -373,7 +373,7 @@ void set_sizes(TestSpec& s, const po::variables_map& vm) {
   s.burst = count_option(vm, "burst", "--burst", 1, kLimits.max_burst);
   if (vm.count("rate")) {
     const double rate = parse_rate("rate", get<std::string>(vm, "rate"));
-    (s.workload == Workload::crr ? s.conn_rate : s.rate_bps) = rate;
+    (kind_of(s.workload).per_transaction ? s.conn_rate : s.rate_bps) = rate;
   }
   if (vm.count("sndbuf"))
     s.sock.sndbuf =

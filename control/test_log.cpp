@@ -1,4 +1,5 @@
 #include "control/test_log.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf::control {
 
@@ -57,7 +58,7 @@ std::string format_test_log(const TestLog& log) {
   if (log.counted) {
     add("bytes_sent", std::to_string(log.bytes_sent));
     add("bytes_recv", std::to_string(log.bytes_recv));
-    if (log.spec && (log.spec->workload == Workload::rr || log.spec->workload == Workload::crr))
+    if (log.spec && kind_of(log.spec->workload).request_response)
       add("transactions", std::to_string(log.transactions));
     if (log.flow_errors > 0) add("flow_errors", std::to_string(log.flow_errors));
   }

@@ -5,6 +5,7 @@
 #include "platform/interrupt.hpp"
 #include "platform/request_error.hpp"
 #include "report/render.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf {
 namespace {
@@ -65,7 +66,7 @@ Summary sockperf_summary(const TestSpec& spec, sockperf::Outcome& o, PeerFigures
   p.peer = "sockperf";
   p.unit = "messages";
   p.has_cpu = false;
-  if (spec.workload == Workload::rr) {
+  if (kind_of(spec.workload).request_response) {
     s.transactions = o.window_pongs;
     s.transaction_rate = o.window_s > 0 ? double(o.window_pongs) / o.window_s : 0;
     s.throughput_c2s_bps = s.throughput_s2c_bps =

@@ -8,6 +8,7 @@
 
 #include "report/charts.hpp"
 #include "report/html_parts.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf::html {
 
@@ -125,7 +126,8 @@ namespace {
 
 bool transactional_case(const Json& result) {
   const std::string w = text(at(at(result, "report"), "test"), "workload");
-  return w == "rr" || w == "crr";
+  const WorkloadKind* k = find_kind(w);
+  return k != nullptr && k->request_response;
 }
 
 // A result's figure: bit/s or transactions/s; nullopt when it did not run.

@@ -7,6 +7,7 @@
 
 #include "report/charts.hpp"
 #include "report/html_parts.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf::html {
 
@@ -14,7 +15,8 @@ namespace {
 
 bool transactional(const Json& test) {
   const std::string w = text(test, "workload");
-  return w == "rr" || w == "crr";
+  const WorkloadKind* k = find_kind(w);
+  return k != nullptr && k->request_response;
 }
 
 // "90", "99", "99.9" for 1, 2, 3 nines; "0" for none.

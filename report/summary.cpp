@@ -172,7 +172,8 @@ std::vector<GroupFigures> group_flows(const std::vector<FlowFigures>& flows,
     it->flows.push_back(f.id);
     it->throughput_bps += f.throughput_bps;
     it->transaction_rate += f.transaction_rate;
-    bool rr = f.direction == "rr" || f.direction == "crr";
+    const WorkloadKind* k = find_kind(f.direction);
+    const bool rr = k != nullptr && k->request_response;
     per_flow[g].push_back(rr ? f.transaction_rate : f.throughput_bps);
   }
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -282,7 +283,8 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
       s.throughput_s2c_bps += double(f.bytes_s2c) * 8 / s.window_s;
     }
     s.transactions += f.transactions;
-    bool rr = f.direction == "rr" || f.direction == "crr";
+    const WorkloadKind* k = find_kind(f.direction);
+    const bool rr = k != nullptr && k->request_response;
     per_flow.push_back(rr ? f.transaction_rate : f.throughput_bps);
     udp_sent += f.udp_sent.value_or(0);
     udp_lost += f.udp_lost.value_or(0);
