@@ -96,21 +96,18 @@ Summary sockperf_summary(const TestSpec& spec, sockperf::Outcome& o, PeerFigures
   return s;
 }
 
-Report run_sockperf(const RunRequest& o) {
+// Iterations of one peer test to the rule's end: `one()` runs a test and returns its summary,
+// the peer's figures into `p`.
+template <typename One>
+Report iterate(const RunRequest& o, One one) {
   Report r;
   r.spec = o.spec;
   r.rule = o.rule;
   r.environment = environment_json(MTPERF_VERSION);
   std::vector<double> samples;
   for (int i = 0; i < o.rule.max_iterations; ++i) {
-    sockperf::Outcome out = sockperf::run_test(o.spec, o.client.server);
     PeerFigures p;
-    Summary s = sockperf_summary(o.spec, out, p);
-    for (const PeerStream& st : p.streams)
-      if (!st.agree)
-        s.errors.push_back("sockperf answered " + std::to_string(st.peer) + " of " +
-                           std::to_string(st.here) + " messages asking for a pong, " +
-                           std::to_string(st.margin) + " lost (" + p.margin_why + ")");
+    Summary s = one(p);
     r.peer = std::move(p);
     r.iterations.push_back(std::move(s));
     samples.push_back(headline(o.spec, r.iterations.back()));
@@ -118,6 +115,35 @@ Report run_sockperf(const RunRequest& o) {
   }
   finish_report(r);
   return r;
+}
+
+Report run_sockperf(const RunRequest& o) {
+  return iterate(o, [&](PeerFigures& p) {
+    sockperf::Outcome out = sockperf::run_test(o.spec, o.client.server);
+    Summary s = sockperf_summary(o.spec, out, p);
+    for (const PeerStream& st : p.streams)
+      if (!st.agree)
+        s.errors.push_back("sockperf answered " + std::to_string(st.peer) + " of " +
+                           std::to_string(st.here) + " messages asking for a pong, " +
+                           std::to_string(st.margin) + " lost (" + p.margin_why + ")");
+    return s;
+  });
+}
+
+Report run_iperf3(const RunRequest& o) {
+  return iterate(o, [&](PeerFigures& p) {
+    iperf3::ClientSettings settings;
+    settings.client_version = std::string("mtperf ") + MTPERF_VERSION;
+    iperf3::Outcome out = iperf3::run_test(o.spec, o.client, settings);
+    Summary s = summarize(o.spec, out.test);
+    p = compare(o.spec, out);
+    for (const PeerStream& st : p.streams)
+      if (!st.agree)
+        s.errors.push_back("flow " + std::to_string(st.flow) + ": iperf3 counted " +
+                           std::to_string(st.peer) + " bytes, this side " +
+                           std::to_string(st.here) + " (" + p.margin_why + ")");
+    return s;
+  });
 }
 
 }  // namespace
@@ -140,31 +166,7 @@ void check_peer_request(const RunRequest& o) {
 
 Report run_with_peer(const RunRequest& o) {
   check_peer_request(o);
-  if (o.peer == "sockperf") return run_sockperf(o);
-  Report r;
-  r.spec = o.spec;
-  r.rule = o.rule;
-  r.environment = environment_json(MTPERF_VERSION);
-  std::vector<double> samples;
-  for (int i = 0; i < o.rule.max_iterations; ++i) {
-    iperf3::ClientSettings settings;
-    settings.client_version = std::string("mtperf ") + MTPERF_VERSION;
-    iperf3::Outcome out = iperf3::run_test(o.spec, o.client, settings);
-    Summary s = summarize(o.spec, out.test);
-    PeerFigures p = compare(o.spec, out);
-    for (const PeerStream& st : p.streams) {
-      if (!st.agree)
-        s.errors.push_back("flow " + std::to_string(st.flow) + ": iperf3 counted " +
-                           std::to_string(st.peer) + " bytes, this side " +
-                           std::to_string(st.here) + " (" + p.margin_why + ")");
-    }
-    r.peer = std::move(p);
-    r.iterations.push_back(std::move(s));
-    samples.push_back(headline(o.spec, r.iterations.back()));
-    if (iterations_done(samples, o.rule) || interrupts() > 0) break;
-  }
-  finish_report(r);
-  return r;
+  return o.peer == "sockperf" ? run_sockperf(o) : run_iperf3(o);
 }
 
 }  // namespace mtperf
