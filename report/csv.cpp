@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "report/covers.hpp"
 #include "report/render.hpp"
 
 namespace mtperf {
@@ -45,17 +46,18 @@ std::string report_csv(const Report& r, bool header) {
         "WORKLOAD,PROTOCOL,TRANSPORT,FLOWS,THROUGHPUT,THROUGHPUT_UNITS,TRANSACTION_RATE,"
         "MEAN_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,P999_LATENCY,LOCAL_CPU_UTIL,"
         "REMOTE_CPU_UTIL,LOCAL_SD,REMOTE_SD,JAIN_FAIRNESS,UDP_LOSS_PERCENT,ITERATIONS,"
-        "CONFIDENCE_MET,ERRORS\n";
+        "CONFIDENCE_MET,ERRORS,COVERS\n";
   }
   out += fmt::format(
-      "{},{},{},{},{:.3f},10^6bits/s,{:.2f},{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},{}\n",
+      "{},{},{},{},{:.3f},10^6bits/s,{:.2f},{},{},{},{},{},{},{},{},{},{:.4f},{},{},{},{},{}\n",
       to_string(r.spec.workload), to_string(r.spec.proto), r.spec.transport, r.spec.flows_total(),
       s.throughput_bps / 1e6, s.transaction_rate, lat(&LatencyFigures::mean_us),
       lat(&LatencyFigures::p50_us), lat(&LatencyFigures::p90_us), lat(&LatencyFigures::p99_us),
       lat(&LatencyFigures::p999_us), cpu(s.local_cpu), cpu(s.remote_cpu), sd(s.local_cpu),
       sd(s.remote_cpu), s.jain_fairness,
       s.udp_loss_percent ? fmt::format("{:.4f}", *s.udp_loss_percent) : "", r.iterations.size(),
-      r.confidence ? (r.confidence_met ? "yes" : "no") : "", s.errors.size());
+      r.confidence ? (r.confidence_met ? "yes" : "no") : "", s.errors.size(),
+      quoted(covers_csv_row(r)));
   return out;
 }
 
@@ -65,12 +67,13 @@ std::string report_flows_csv(const Report& r) {
       "THROUGHPUT,THROUGHPUT_UNITS,TRANSACTIONS,TRANSACTION_RATE,MEAN_LATENCY,P50_LATENCY,"
       "P99_LATENCY,RETRANSMITS,RTT_US,CWND,CONGESTION,UDP_SENT,UDP_RECEIVED,UDP_LOST,"
       "UDP_JITTER_US,CLIENT_BYTES_SENT,CLIENT_BYTES_RECEIVED,SERVER_BYTES_SENT,"
-      "SERVER_BYTES_RECEIVED,ERROR\n";
+      "SERVER_BYTES_RECEIVED,ERROR,COVERS\n";
+  const std::string covers = quoted(covers_csv_flows(r));
   for (const FlowFigures& f : r.summary.flows) {
     const std::optional<FlowTotals>& st = f.server_total;
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{},{:.3f},10^6bits/s,{},{:.2f},{},{},{},{},{},{},{},{},{},{},{},"
-        "{},{},{},{},{}\n",
+        "{},{},{},{},{},{}\n",
         f.id, f.direction, quoted(f.adapter), quoted(f.local_address), quoted(f.remote_address),
         f.client_cpu >= 0 ? std::to_string(f.client_cpu) : std::string(), f.bytes, f.bytes_c2s,
         f.bytes_s2c, f.throughput_bps / 1e6, f.transactions, f.transaction_rate,
@@ -79,7 +82,7 @@ std::string report_flows_csv(const Report& r) {
         quoted(f.congestion), opt(f.udp_sent), opt(f.udp_received), opt(f.udp_lost),
         opt(f.udp_jitter_us, "{:.3f}"), f.client_total.bytes_sent, f.client_total.bytes_received,
         st ? std::to_string(st->bytes_sent) : std::string(),
-        st ? std::to_string(st->bytes_received) : std::string(), quoted(f.error));
+        st ? std::to_string(st->bytes_received) : std::string(), quoted(f.error), covers);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "platform/system.hpp"
+#include "report/covers.hpp"
 #include "report/render.hpp"
 
 namespace mtperf {
@@ -324,7 +325,8 @@ nlohmann::json report_json(const Report& r) {
                         {"omni", omni_json(r)},
                         {"iterations", iterations},
                         {"placement", r.placement ? to_json(*r.placement) : nlohmann::json()},
-                        {"confidence", conf}};
+                        {"confidence", conf},
+                        {"covers", covers_json(r)}};
   if (r.peer) doc["peer"] = peer_json(*r.peer);
   return doc;
 }

@@ -83,8 +83,15 @@ bool all_finite(const nlohmann::json& j) {
   return true;
 }
 
+// RFC 4180 fields: a comma inside quotes separates nothing.
 size_t fields(const std::string& line) {
-  return size_t(std::count(line.begin(), line.end(), ',')) + 1;
+  size_t n = 1;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) ++n;
+  }
+  return n;
 }
 
 }  // namespace
@@ -211,9 +218,12 @@ TEST_CASE("CSV per flow: a header and a line for each flow, errors quoted", "[re
   CHECK(out[1].rfind("0,rr,", 0) == 0);
   CHECK(out[2].rfind("1,", 0) == 0);
   CHECK_THAT(out[2], Catch::Contains(",12.500,"));
-  CHECK_THAT(out[2], Catch::EndsWith(",7,9,"));
+  const std::string covers =
+      ",\"the last iteration (2 of 2); RETRANSMITS, CLIENT_* and SERVER_*: the connection's whole "
+      "life\"";
+  CHECK_THAT(out[2], Catch::EndsWith(",7,9," + covers));
   // The error's comma sits inside the quotes, its quotes doubled.
-  CHECK_THAT(out[3], Catch::EndsWith(",\"connect: \"\"refused\"\", twice\""));
+  CHECK_THAT(out[3], Catch::EndsWith(",\"connect: \"\"refused\"\", twice\"" + covers));
 }
 
 TEST_CASE("the text report names the test and its figures", "[render]") {
@@ -242,6 +252,41 @@ TEST_CASE("the text report says what each figure covers", "[render]") {
                                      "warm-up included"));
   // The table follows its label.
   CHECK(stream.find("per flow, the last iteration") < stream.find("retrans  "));
+}
+
+// Issue 40: the JSON and the CSV say it too, from one table (report/covers.cpp) that names every
+// figure of the summary, so a figure added without saying what it covers fails here.
+TEST_CASE("the JSON and the CSV say what each figure covers", "[render]") {
+  const nlohmann::json j = report_json(report_of(Workload::stream, 3));
+  const nlohmann::json& covers = j.at("covers");
+  CHECK(covers.at("iterations") == 3);
+  const nlohmann::json& figures = covers.at("summary");
+  for (auto& [key, value] : j.at("summary").items()) {
+    INFO(key);
+    CHECK(figures.contains(key));
+  }
+  const nlohmann::json& flow = j.at("summary").at("flows").at(0);
+  for (auto& [key, cover] : figures.items()) {
+    INFO(key);
+    if (key.rfind("flows[].", 0) == 0) {
+      CHECK(flow.contains(key.substr(8)));
+      CHECK(cover == "whole_connection");
+    } else {
+      CHECK(j.at("summary").contains(key));
+    }
+  }
+  CHECK(figures.at("throughput_bps") == "mean_of_iterations");
+  CHECK(figures.at("latency_us") == "all_iterations");
+  CHECK(figures.at("flows") == "last_iteration");
+  CHECK(figures.at("local_cpu") == "last_iteration");
+
+  CHECK_THAT(report_csv(report_of(Workload::rr, 3), false),
+             Catch::EndsWith(",\"mean of 3 iterations; latency: all 3; CPU, service demand, UDP "
+                             "loss: the last\"\n"));
+  CHECK_THAT(report_csv(report_of(Workload::rr, 1), false), Catch::EndsWith(",one iteration\n"));
+  CHECK_THAT(report_flows_csv(report_of(Workload::stream, 1)),
+             Catch::EndsWith(",\"the measured window; RETRANSMITS, CLIENT_* and SERVER_*: the "
+                             "connection's whole life\"\n"));
 }
 
 TEST_CASE("a run stopped early and a stall are in the text and the JSON", "[render]") {
