@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The documented commands are tests.
 
-Every command in README.md's "Using it" block and in docs/cli.md's examples is either run here,
+Every command in README.md's "Using it" block and in the examples of docs/*.md is either run here,
 on this host, with short lengths (-l 0.2, --warmup 0.1, two iterations), or listed as not run
 with the reason (a far host, a cluster, a real NIC, an RDMA device). A command in the docs that
 this table does not know fails the check, so the docs and the test move together.
@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-MTPERF, SRC = sys.argv[1], sys.argv[2]
+MTPERF, SRC = os.path.abspath(sys.argv[1]), sys.argv[2]
 SHORT = ["-l", "0.2", "--warmup", "0.1"]
 
 # Not run on one host, and why.
@@ -31,6 +31,10 @@ FAR = "needs a far host running mtperf serve (-H)"
 CLUSTER = "needs a cluster and its launcher"
 NIC = "needs real adapters with their own interrupts"
 RDMA = "needs an RDMA device and a far host"
+OUTPUT = "a line of output the docs show, not a command"
+# The peers' servers this test starts on loopback for the interop commands (docs/interop.md): the
+# doc's far-host becomes 127.0.0.1 and a free port.
+PEERS = {"iperf3": ["iperf3", "-s", "-p"], "sockperf": ["sockperf", "sr", "--tcp", "-i", "127.0.0.1", "-p"]}
 
 
 def cmd(*words):
@@ -159,22 +163,95 @@ def table():
         "mtperf report rr.json cmp.json load.json -o report.html": [
             (cmd("report", "rr.json", "cmp.json", "load.json", "-o", "report.html"), 0, [],
              ["report.html"])],
+        # docs/atm.md
+        "mtperf atm cells --vpi 0 --vci 32 --encap llc --hex 4500...": [
+            (cmd("atm", "cells", "--vpi", "0", "--vci", "32", "--encap", "llc", "--hex",
+                 "45000014"), 0, [r"^[0-9a-f]{106}$"], [])],
+        "mtperf atm cells ... | mtperf atm decode [--encap lane]": [
+            (cmd("atm", "cells", "--vpi", "0", "--vci", "32", "--encap", "llc", "--hex",
+                 "4500001400"), 0, [], []),
+            (cmd("atm", "decode"), 0, [r"^pdu 1: vpi 0 vci 32 encap llc .*bytes 5$", r"^4500001400$"],
+             [], "piped")],
+        "mtperf run -T clip --capture clip.pcapng [--capture-format sunatm|erf-aal5|erf-cells]": [
+            (cmd("run", "-T", "clip", "--capture", "clip.pcapng", *SHORT), 0, stream_text,
+             ["clip.pcapng"]),
+            (cmd("run", "-T", "clip", "--capture", "cells.pcapng", "--capture-format", "erf-cells",
+                 *SHORT), 0, stream_text, ["cells.pcapng"])],
+        "mtperf run -T clip -O capture=clip.pcapng [-O capture_format=...] ...": [
+            (cmd("run", "-T", "clip", "-O", "capture=aal5.pcapng", "-O", "capture_format=erf-aal5",
+                 *SHORT), 0, stream_text, ["aal5.pcapng"])],
+        "mtperf atm up --mode lane --name lab --capture lane.pcapng [--capture-format FORMAT]": [
+            (cmd("atm", "up", "--mode", "lane", "--name", "lab", "--capture", "lane.pcapng"), 0,
+             [], []),
+            (cmd("atm", "down", "--name", "lab"), 0, [r"is down"], ["lane.pcapng"])],
+        # docs/fleet.md
+        "srun -N4 --ntasks-per-node=1 mtperf fleet --key-file /shared/mtperf.key -w stream -T "
+        "socket,uring -l 2": CLUSTER,
+        "mpirun -np 4 --map-by ppr:1:node mtperf fleet --key-file /shared/mtperf.key --rendezvous "
+        "/shared/mtperf.rv -w rr": CLUSTER,
+        "mtperf fleet --emit slurm|mpirun|kubernetes|pdsh -w stream -l 5": [
+            (cmd("fleet", "--emit", e, "-w", "stream", "-l", "5"), 0, [want], [])
+            for e, want in (("slurm", r"srun "), ("mpirun", r"mpirun "),
+                            ("kubernetes", r"kind: Job"), ("pdsh", r"pdsh "))],
+        "mtperf report fleet.json -o fleet.html": CLUSTER + " (fleet.json is a fleet's document)",
+        "mtperf fleet: rank 2 of 4, launched by Slurm (SLURM_PROCID=2 SLURM_NTASKS=4, coordinator "
+        "node1 (first host of SLURM_STEP_NODELIST))": OUTPUT,
+        # docs/interop.md: against the peers' own servers on loopback
+        "mtperf run --peer iperf3 -H far-host -w stream -P 4 -l 10": [
+            (cmd("run", "--peer", "iperf3", "-H", "@iperf3", "-w", "stream", "-P", "4", "-l", "1"),
+             0, stream_text + [r"iperf3"], [])],
+        "mtperf run --peer iperf3 -H far-host:5202 -w maerts -m 128K --cc bbr --format json": [
+            (cmd("run", "--peer", "iperf3", "-H", "@iperf3", "-w", "maerts", "-m", "128K", "--cc",
+                 "bbr", "-l", "1", "--format", "json"), 0,
+             ["json:summary.throughput_bps", "json:peer.streams"], [])],
+        "mtperf run --peer iperf3 -H far-host -w bidir -P 2 --warmup 2 -l 10": [
+            (cmd("run", "--peer", "iperf3", "-H", "@iperf3", "-w", "bidir", "-P", "2", "--warmup",
+                 "1", "-l", "1"), 0, stream_text, [])],
+        "mtperf serve --iperf3 5201 --metrics 127.0.0.1:9100": "serve",
+        "mtperf run --peer sockperf -H far-host -w rr -r 64 -l 10 --format json": [
+            (cmd("run", "--peer", "sockperf", "-H", "@sockperf", "-w", "rr", "-r", "64", "-l", "1",
+                 "--format", "json"), 0, ["json:summary.latency_us.p99", "json:peer.streams"], [])],
+        "mtperf run --peer sockperf -H far-host:11112 -w rr -p udp -r 256 -l 10": [
+            (cmd("run", "--peer", "sockperf", "-H", "@sockperf-udp", "-w", "rr", "-p", "udp", "-r",
+                 "256", "-l", "1"), 0, rr_text, [])],
+        "mtperf run --peer sockperf -H far-host -w stream -m 1024 -l 10": [
+            (cmd("run", "--peer", "sockperf", "-H", "@sockperf", "-w", "stream", "-m", "1024", "-l",
+                 "1"), 0, [r"sockperf"], [])],
+        "mtperf serve --sockperf 11111": "serve",
+        # docs/validation.md
+        "mtperf run -H dut -w stream -P 4 -l 60 --verify --check "
+        "'throughput>=9G,verify==0,errors==0,retransmits<=100' --format junit -o results.xml": FAR,
+        "mtperf atm up --mode clip --atm-rate oc3 --name faulty --seed 7 --corrupt-after-crc every:97 "
+        "--duplicate every:89 --reorder every:83 --fault-dir near-to-far --fault-min-payload 1024": [
+            (cmd("atm", "up", "--mode", "clip", "--atm-rate", "oc3", "--name", "faulty", "--seed",
+                 "7", "--corrupt-after-crc", "every:97", "--duplicate", "every:89", "--reorder",
+                 "every:83", "--fault-dir", "near-to-far", "--fault-min-payload", "1024"), 0, [],
+             [])],
+        "mtperf run -T clip --testbed faulty -w stream -p udp --rate 20M --verify -l 2": [
+            (cmd("run", "-T", "clip", "--testbed", "faulty", "-w", "stream", "-p", "udp", "--rate",
+                 "20M", "--verify", "-l", "1"), 0,
+             [r"verify +[0-9]+ bytes checked: [1-9][0-9]* receive\(s\) CORRUPTED"], [])],
+        "mtperf atm status --name faulty": [
+            (cmd("atm", "status", "--name", "faulty"), 0, [r"after CRC: .*corrupted [1-9]"], []),
+            (cmd("atm", "down", "--name", "faulty"), 0, [r"is down"], [])],
     }
 
 
 def doc_commands():
-    """(source, block, command) for each command line in the README's "Using it" and
-    docs/cli.md; the commands of one block share a folder (one writes what the next reads)."""
+    """(source, block, command) for each command line in the README's "Using it" and in
+    docs/*.md (a line continued with a backslash is one); the commands of one block share a
+    folder (one writes what the next reads)."""
     out = []
-    for path, start, end in (("README.md", "## Using it", "## Layout"),
-                             ("docs/cli.md", None, None)):
+    docs = sorted(f for f in os.listdir(os.path.join(SRC, "docs")) if f.endswith(".md"))
+    for path, start, end in [("README.md", "## Using it", "## Layout")] + [
+            ("docs/" + f, None, None) for f in docs]:
         text = open(os.path.join(SRC, path)).read()
         if start:
             text = text[text.index(start):text.index(end)]
-        for n, block in enumerate(re.findall(r"```(?:sh)?\n(.*?)```", text, re.S)):
-            for line in block.splitlines():
+        for n, block in enumerate(re.findall(r"```[a-z]*\n(.*?)```", text, re.S)):
+            for line in re.sub(r"\s*\\\n\s*", " ", block).splitlines():
                 line = re.sub(r"\s+# .*$", "", line.strip()).strip()
-                if line.startswith("mtperf") or line.startswith(("srun ", "mpirun ")):
+                if re.match(r"(mtperf( |$)|srun |mpirun )", line):
                     out.append((path, n, line))
     return out
 
@@ -191,6 +268,27 @@ def state_files():
         return set()
 
 
+def free_port(proto):
+    """A port nothing on loopback holds now, for a server started next."""
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(port, proto, deadline_s=10):
+    """Whether something listens on the port before the deadline (ss: TCP listeners, UDP
+    sockets bound to it)."""
+    end = time.monotonic() + deadline_s
+    flag = "-Hltn" if proto == "tcp" else "-Huan"
+    while time.monotonic() < end:
+        r = subprocess.run(["ss", flag, f"sport = :{port}"], capture_output=True, text=True)
+        if r.stdout.strip():
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def json_key(doc, path):
     for k in path.split("."):
         if not isinstance(doc, dict) or k not in doc or doc[k] is None:
@@ -203,18 +301,47 @@ class Check:
     def __init__(self):
         self.failures = []
         self.pids = []
+        self.last_out = ""  # what the last step printed, for a step its output is piped into
+        self.peers = {}  # "@iperf3" -> "127.0.0.1:PORT" of a peer's server started here
+        self.peer_procs = []
+
+    def start_peers(self):
+        """The peers' own servers on loopback, each on a free port, for docs/interop.md."""
+        for name, argv, proto in (("@iperf3", PEERS["iperf3"], "tcp"),
+                                  ("@sockperf", PEERS["sockperf"], "tcp"),
+                                  ("@sockperf-udp", [a for a in PEERS["sockperf"] if a != "--tcp"],
+                                   "udp")):
+            port = free_port(proto)
+            p = subprocess.Popen(argv + [str(port)], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            self.peer_procs.append(p)
+            self.peers[name] = f"127.0.0.1:{port}"
+            if not listening(port, proto):
+                self.fail(f"{' '.join(argv)} {port} did not come up")
+
+    def stop_peers(self):
+        for p in self.peer_procs:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
 
     def fail(self, what):
         self.failures.append(what)
         print("FAIL: " + what, flush=True)
 
-    def step(self, where, words, status, checks, files, cwd):
+    def step(self, where, words, status, checks, files, cwd, feed=None):
         t0 = time.monotonic()
+        words = [self.peers.get(w, w) for w in words]
         p = subprocess.Popen([MTPERF] + words, cwd=cwd, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+                             stderr=subprocess.PIPE, text=True,
+                             stdin=subprocess.PIPE if feed else subprocess.DEVNULL)
         self.pids.append(p.pid)
         try:
-            out, err = p.communicate(timeout=120)
+            out, err = p.communicate(input=self.last_out if feed else None, timeout=120)
+            self.last_out = out
         except subprocess.TimeoutExpired:
             p.kill()
             out, err = p.communicate()
@@ -245,6 +372,10 @@ class Check:
 
     def serve(self, where, line, cwd):
         words = shlex.split(line)[1:] + ["--port", "0"]
+        # The extra listeners' documented ports become ones the kernel picks (port 0).
+        for i, w in enumerate(words[:-1]):
+            if w in ("--iperf3", "--sockperf", "--metrics"):
+                words[i + 1] = re.sub(r"[0-9]+$", "0", words[i + 1])
         if "--key-file" in words:
             key = os.path.join(cwd, "key")
             with open(key, "w") as f:
@@ -322,8 +453,10 @@ def main():
         if what == "serve":
             check.serve(path, line, folder.name)
         else:
-            for words, status, checks, files in what:
-                check.step(path, words, status, checks, files, folder.name)
+            for words, status, checks, files, *feed in what:
+                if any(w.startswith("@") for w in words) and not check.peers:
+                    check.start_peers()
+                check.step(path, words, status, checks, files, folder.name, feed=bool(feed))
                 expected |= set(files)
         check.leftovers(path + ": " + line, before_ns, before_state)
     for (path, block), (folder, expected) in folders.items():
@@ -331,6 +464,7 @@ def main():
         if extra:
             check.fail(f"{path}, block {block + 1}: left {sorted(extra)} in its folder")
         folder.cleanup()
+    check.stop_peers()
     # The testbed `testbed up` made is the README's to keep; the test removes it.
     subprocess.run([MTPERF, "testbed", "down"], capture_output=True)
     subprocess.run([MTPERF, "atm", "down"], capture_output=True)
