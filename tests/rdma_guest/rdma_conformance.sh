@@ -8,6 +8,9 @@
 #   IPv6                    a stream and an rr over send to an IPv6 address (RoCE v2)
 #   depth                   64 B and 1 KiB streams keep -O tx_depth in flight and signal one
 #                           send per -O signal (at most tx_depth - 1)
+#   connect=oob             the same workloads and verbs (but crr, refused) with the QPs set up
+#                           out of band (a TCP exchange, INIT/RTR/RTS by mtperf), IPv6 and a
+#                           killed server included; labels end in /oob
 # Each run's JSON must show throughput (streams) or transactions (rr, crr) and no error. Then the
 # error paths: -p udp and rr over read are refused before any set-up; a server killed mid-run
 # makes the client exit 1 within seconds, naming the verb or the completion's status; so does
@@ -158,7 +161,8 @@ PY
 
 # IPv6: rxe0's RoCE v2 GID for an IPv6 address of dummy0 (added here, inside the guest).
 ipv6_cases() {
-  wanted stream/send/ipv6 || wanted rr/send/ipv6 || return 0
+  wanted stream/send/ipv6 || wanted rr/send/ipv6 || wanted stream/send/ipv6/oob ||
+    wanted rr/send/ipv6/oob || return 0
   local a6=fd00::1 p6=$((port + 2))
   ip -6 addr show dev dummy0 | grep -q "$a6/" || ip -6 addr add "$a6/64" dev dummy0 nodad
   local save_addr=$addr save_port=$port
@@ -167,6 +171,8 @@ ipv6_cases() {
   addr="[$a6]"
   run_case stream/send/ipv6 bytes -w stream
   run_case rr/send/ipv6 transactions -w rr
+  run_case stream/send/ipv6/oob bytes -w stream -O connect=oob
+  run_case rr/send/ipv6/oob transactions -w rr -O connect=oob
   addr=$save_addr port=$save_port
 }
 
@@ -182,11 +188,14 @@ wait_for_qp() {
 }
 
 # A server killed mid-stream: the client ends (exit 1) within seconds and says why.
+# killed_server [LABEL PORT-OFFSET MTPERF-RUN-ARGS...]
 killed_server() {
-  wanted killed/server || return 0
-  local kport=$((port + 1)) spid cpid rc=0 t0 waited
-  spid=$(start_server "$kport") || { fail "killed/server: no server"; return; }
-  timeout 60 "$bin" run -H "$addr:$kport" -T rdma -w stream -l 8 --warmup 0.2 -q \
+  local label=${1:-killed/server} off=${2:-1}
+  [ $# -gt 0 ] && shift 2
+  wanted "$label" || return 0
+  local kport=$((port + off)) spid cpid rc=0 t0 waited
+  spid=$(start_server "$kport") || { fail "$label: no server"; return; }
+  timeout 60 "$bin" run -H "$addr:$kport" -T rdma -w stream -l 8 --warmup 0.2 -q "$@" \
     > /dev/null 2> "$scratch/kill.err" &
   cpid=$!
   wait_for_qp "$cpid"
@@ -196,14 +205,14 @@ killed_server() {
   wait "$cpid" || rc=$?
   waited=$((SECONDS - t0))
   if [ $rc -ne 1 ]; then
-    fail "killed/server: the client exited $rc (expected 1): $(tail -n 3 "$scratch/kill.err" | tr '\n' ' ')"
+    fail "$label: the client exited $rc (expected 1): $(tail -n 3 "$scratch/kill.err" | tr '\n' ' ')"
   elif [ $waited -gt 10 ]; then
-    fail "killed/server: the client took $waited s to end"
-  elif ! grep -Eq 'SEND|RECV|RDMA|IBV_WC|Flushed|disconnect|retry' "$scratch/kill.err"; then
-    fail "killed/server: the message names neither verb nor status: $(tr '\n' ' ' < "$scratch/kill.err")"
+    fail "$label: the client took $waited s to end"
+  elif ! grep -Eq 'SEND|RECV|RDMA|IBV_WC|Flushed|disconnect|retry|out-of-band' "$scratch/kill.err"; then
+    fail "$label: the message names neither verb nor status: $(tr '\n' ' ' < "$scratch/kill.err")"
   else
     passed=$((passed + 1))
-    printf 'ok   %-22s %d s: %s\n' killed/server "$waited" "$(grep -Em1 'SEND|RECV|RDMA|IBV_WC|Flushed|disconnect|retry' "$scratch/kill.err" | head -c 160)"
+    printf 'ok   %-22s %d s: %s\n' "$label" "$waited" "$(grep -Em1 'SEND|RECV|RDMA|IBV_WC|Flushed|disconnect|retry' "$scratch/kill.err" | head -c 160)"
   fi
 }
 
@@ -272,8 +281,29 @@ refused udp/refused 1 "rdma carries RC connections" -w stream -p udp
 refused rr/read/refused 1 "RDMA READ" -w rr -O verb=read
 refused verb/unknown 2 "expected send, write, write_imm or read" -w stream -O verb=atomic
 refused tx_depth/range 2 "rdma option tx_depth: expected a whole number in 1..4096" -w stream -O tx_depth=0
+# Out-of-band QP set-up (-O connect=oob): every workload and verb above but crr.
+for verb in send write write_imm read; do
+  for w in stream maerts bidir; do
+    run_case "$w/$verb/oob" bytes -w "$w" -O "verb=$verb" -O connect=oob
+  done
+done
+run_case rr/send/oob transactions -w rr -O verb=send -O connect=oob
+run_case rr/write/oob transactions -w rr -O verb=write --wait spin -O connect=oob
+run_case rr/write_imm/oob transactions -w rr -O verb=write_imm -O connect=oob
+run_case rr-burst/send/oob transactions -w rr --burst 8 -O verb=send -O connect=oob
+run_case stream/send/block/oob bytes -w stream --wait block -O connect=oob
+run_case rr/send/block/oob transactions -w rr --wait block -O connect=oob
+run_case stream/send/P4/oob bytes -w stream -P 4 --threads 1 -O connect=oob
+run_case rr/send/P8-srq/oob transactions -w rr -P 8 --threads 1 -O connect=oob
+run_case stream/send/gid/oob bytes -w stream -O connect=oob -O gid_index=1
+deep stream/send/deep/oob 128 100 -m 64 -O verb=send -O connect=oob
+refused crr/oob/refused 1 "connect=oob is not supported" -w crr -O connect=oob
+refused gid_index/cm 2 "only with connect=oob" -w stream -O gid_index=1
+refused gid_index/none/oob 1 "no GID at that index" -w stream -O connect=oob -O gid_index=200
+
 ipv6_cases
 killed_server
+killed_server killed/server/oob 3 -O connect=oob
 removed_device
 
 echo "== $passed passed, $failures failed"

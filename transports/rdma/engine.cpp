@@ -2,6 +2,7 @@
 #include "transports/rdma/engine.hpp"
 
 #include <arpa/inet.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -129,7 +130,8 @@ void RdmaEngine::free_conn(int id) {
 
 void RdmaEngine::tag(int id) {
   Conn& c = conns_[id];
-  c.id->context = reinterpret_cast<void*>(uintptr_t(uint64_t(c.gen) << 32 | uint32_t(id)));
+  if (c.id)
+    c.id->context = reinterpret_cast<void*>(uintptr_t(uint64_t(c.gen) << 32 | uint32_t(id)));
   if (lay_.srq && c.qp) qpn_[c.qp->qp_num] = id;
   if (c.qp && !slot_posted_.empty()) {
     for (uint32_t i = 0; i < lay_.recv_per_qp; ++i)
@@ -139,10 +141,24 @@ void RdmaEngine::tag(int id) {
 
 int RdmaEngine::adopt(Endpoint& ep) {
   auto& e = static_cast<RdmaEndpoint&>(ep);
-  if (e.kind != RdmaEndpoint::Kind::conn || !e.id || e.res != res_) return -EINVAL;
+  if (e.kind != RdmaEndpoint::Kind::conn || (!e.id && !e.qp) || e.res != res_) return -EINVAL;
   int id = int(e.conn);
   bool landing = verb_ != Verb::send;
   if (landing && (e.peer.slots == 0 || e.peer.slot_size < lay_.slot_size)) return -EPROTO;
+  if (!e.id) {  // out of band: no rdma_cm id, its QP in RTS and the TCP connection
+    Conn& c = conns_[id];
+    c = Conn{};
+    c.qp = e.qp;
+    c.oob_fd = e.oob_fd;
+    c.port = e.port;
+    c.dev = e.dev;
+    c.peer = e.peer;
+    c.st = St::up;
+    if (c.oob_fd >= 0) ++oob_conns_;
+    e.release();
+    tag(id);
+    return id;
+  }
   rdma_event_channel* old = e.ch;
   if (vx_.migrate_id(e.id, cm_ch_) != 0) return -errno;
   Conn& c = conns_[id];
@@ -221,10 +237,10 @@ int RdmaEngine::accept(int listen_id) {
 void RdmaEngine::close(int id) {
   Conn& c = conns_[id];
   if (c.st == St::free || c.st == St::draining) return;
-  if (c.id && c.qp && lay_.srq && c.st != St::listener && c.st != St::resolving) {
+  if (c.qp && lay_.srq && c.st != St::listener && c.st != St::resolving) {
     // On the shared receive queue: to the error state now, destroyed once it has let go of the
     // queue's receives (settle_drains). Its completions are ignored meanwhile.
-    vx_.disconnect(c.id);
+    disconnect(c);
     ibv_qp_attr err{};
     err.qp_state = IBV_QPS_ERR;
     vx_.modify_qp(c.qp, &err, IBV_QP_STATE);
@@ -233,12 +249,44 @@ void RdmaEngine::close(int id) {
     drains_.push_back(id);
     return;
   }
-  if (c.id) {
+  if (c.id || c.qp) {
     if (c.qp && lay_.srq) qpn_.erase(c.qp->qp_num);
-    if (c.st != St::listener && c.st != St::resolving) vx_.disconnect(c.id);
-    destroy_id(vx_, c.id);
+    if (c.st != St::listener && c.st != St::resolving) disconnect(c);
+    destroy_objects(c);
   }
   free_conn(id);
+}
+
+void RdmaEngine::disconnect(Conn& c) {
+  if (c.id) {
+    vx_.disconnect(c.id);
+  } else if (c.qp) {
+    // rdma_disconnect's two effects, out of band: what the QP holds completes (flushed), and the
+    // peer learns (its TCP connection ends).
+    ibv_qp_attr err{};
+    err.qp_state = IBV_QPS_ERR;
+    vx_.modify_qp(c.qp, &err, IBV_QP_STATE);
+  }
+  if (c.oob_fd >= 0) {
+    ::close(c.oob_fd);
+    c.oob_fd = -1;
+    --oob_conns_;
+  }
+}
+
+void RdmaEngine::destroy_objects(Conn& c) {
+  if (c.id) {
+    destroy_id(vx_, c.id);
+  } else if (c.qp) {
+    vx_.destroy_qp(c.qp);
+  }
+  c.id = nullptr;
+  c.qp = nullptr;
+  if (c.oob_fd >= 0) {
+    ::close(c.oob_fd);
+    c.oob_fd = -1;
+    --oob_conns_;
+  }
 }
 
 void RdmaEngine::shutdown_send(int id) {

@@ -132,8 +132,10 @@ class RdmaEngine {
   struct Conn {
     St st = St::free;
     uint16_t gen = 0;
-    rdma_cm_id* id = nullptr;
+    rdma_cm_id* id = nullptr;  // none under -O connect=oob: qp alone
     ibv_qp* qp = nullptr;
+    int oob_fd = -1;   // -O connect=oob: the exchange's TCP connection; its end is the peer's
+    uint8_t port = 0;  // -O connect=oob: the QP's port
     DeviceRes* dev = nullptr;
     ConnInfo peer;
     const RdmaEndpoint* target = nullptr;  // crr client: where it connects; listener: its proof
@@ -217,7 +219,10 @@ class RdmaEngine {
   void finish_fins();
   void settle_drains(bool all);  // destroys the draining queue pairs that may go (all: every one)
   void end_drain(int id);
-  void check_faults();  // the devices' asynchronous faults (async_events.hpp)
+  void check_faults();       // the devices' asynchronous faults (async_events.hpp)
+  void oob_events();         // -O connect=oob: a peer's closed TCP connection is its disconnect
+  void disconnect(Conn& c);  // rdma_disconnect, or the QP to ERR and the TCP socket closed
+  void destroy_objects(Conn& c);  // the id and its QP, or the QP alone
 
   std::shared_ptr<WorkerRes> res_;
   VerbsApi& vx_;  // res_'s
@@ -248,6 +253,7 @@ class RdmaEngine {
   std::vector<ibv_wc> wcs_;
   int64_t next_cm_check_ns_ = 0;
   uint64_t faults_seen_ = 0;  // on the worker's FaultBoard
+  uint32_t oob_conns_ = 0;    // connections with an out-of-band TCP socket open
   EngineCounters ctr_;
 };
 

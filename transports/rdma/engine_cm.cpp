@@ -1,5 +1,7 @@
 // The rdma engine's rdma_cm side: crr's connections made and accepted on the data path, and
 // the events that end connections (a peer's disconnect, a device's removal) (engine.hpp).
+#include <sys/socket.h>
+
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -31,6 +33,27 @@ void RdmaEngine::cm_events() {
   rdma_cm_event* ev = nullptr;
   while (vx_.get_cm_event(cm_ch_, &ev) == 0)
     on_cm_event(ev);
+  if (oob_conns_ > 0) oob_events();
+}
+
+void RdmaEngine::oob_events() {
+  for (size_t i = 0; i < conns_.size(); ++i) {
+    Conn& c = conns_[i];
+    if (c.oob_fd < 0 || c.st == St::draining) continue;
+    char b = 0;
+    ssize_t r = ::recv(c.oob_fd, &b, 1, MSG_DONTWAIT | MSG_PEEK);
+    if (r > 0) {
+      // Nothing is sent on it after the set-up: a peer that does is not ours.
+      on_disconnected(int(i), "the peer sent on its out-of-band connection after set-up", EPROTO);
+    } else if (r == 0) {
+      on_disconnected(int(i), "the peer closed its out-of-band connection", ECONNRESET);
+    } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      int err = errno;
+      on_disconnected(
+          int(i), (std::string("its out-of-band connection failed: ") + std::strerror(err)).c_str(),
+          err);
+    }
+  }
 }
 
 void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
@@ -220,7 +243,7 @@ void RdmaEngine::on_disconnected(int id, const char* why, int err) {
   if (c.st == St::free) return;
   // The queue pair goes to the error state (rdma_cm leaves it as it was): what it holds
   // completes with a flush error, so nothing waits on a connection that is gone.
-  if (c.id) vx_.disconnect(c.id);
+  disconnect(c);
   if (c.fin_seen && err == ECONNRESET) return;  // the end of the stream came first: normal
   fail_conn(id, err, std::string(verb_name()) + ": " + why);
 }
@@ -251,7 +274,7 @@ void RdmaEngine::check_faults() {
       const Conn& c = conns_[i];
       if (c.st == St::free || c.st == St::listener || c.st == St::draining || !c.dev) continue;
       uint32_t qpn = c.qp ? c.qp->qp_num : UINT32_MAX;
-      uint32_t port = c.id ? c.id->port_num : 0;
+      uint32_t port = c.id ? c.id->port_num : c.port;
       if (fault_hits(f, uint64_t(uintptr_t(c.dev->ctx)), qpn, port, uint64_t(uintptr_t(c.dev->cq)),
                      uint64_t(uintptr_t(c.dev->srq)))) {
         fail_conn(int(i), EIO, std::string(verb_name()) + ": " + fault_text(f));
@@ -283,7 +306,7 @@ void RdmaEngine::end_drain(int id) {
   ++ctr_.drained;
   if (!c.last_wqe) ++ctr_.drain_timeouts;
   if (c.qp) qpn_.erase(c.qp->qp_num);  // what it still completes is reposted as a stranger's
-  destroy_id(vx_, c.id);
+  destroy_objects(c);
   free_conn(id);
 }
 

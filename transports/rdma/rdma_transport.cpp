@@ -13,6 +13,7 @@
 #include "transports/rdma/engine.hpp"
 #include "transports/rdma/flow_math.hpp"
 #include "transports/rdma/fork_safety.hpp"
+#include "transports/rdma/oob.hpp"
 #include "transports/rdma/probe.hpp"
 #include "transports/rdma/register.hpp"
 #include "transports/rdma/settings.hpp"
@@ -87,11 +88,16 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
 
   std::unique_ptr<FlowListener> listen(const SockAddr& where, const FlowSetup& setup) override {
     check(setup);
+    if (set_.connect == ConnectMode::oob)
+      return oob_listen(over_rdma(where), setup, resources(setup));
     return rdma_listen(over_rdma(where), setup, resources(setup));
   }
   std::unique_ptr<Endpoint> connect(const SockAddr& server, const SockAddr& source,
                                     const FlowSetup& setup, int64_t deadline_ns) override {
     check(setup);
+    if (set_.connect == ConnectMode::oob) {
+      return oob_connect(over_rdma(server), source, setup, resources(setup), deadline_ns);
+    }
     return rdma_connect(over_rdma(server), source, setup, resources(setup), deadline_ns);
   }
 
@@ -143,6 +149,7 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
       throw std::runtime_error("rdma carries RC connections: -p udp makes no sense; use -p tcp");
     }
     std::string why = verb_refusal(set_.verb, s.request_response, s.per_transaction);
+    if (why.empty()) why = connect_refusal(set_.connect, s.per_transaction);
     if (!why.empty()) throw std::runtime_error(why);
   }
   std::shared_ptr<WorkerRes> resources(const FlowSetup& s) {
@@ -181,6 +188,8 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
   std::lock_guard lock(mu_);
   std::map<std::string, std::string> m;
   m["verb"] = std::string(to_string(set_.verb));
+  m["connect"] = std::string(to_string(set_.connect));
+  if (set_.gid_index != kUnset) m["gid_index"] = std::to_string(set_.gid_index);
   m["signal"] = std::to_string(set_.signal_every);
   m["tx_depth"] = std::to_string(set_.tx_depth);
   m["inline"] = inline_ >= 0                       ? std::to_string(inline_)

@@ -287,4 +287,13 @@ ibv_qp* WorkerRes::create_qp(rdma_cm_id* id, DeviceRes& d) {
   return id->qp;
 }
 
+ibv_qp* WorkerRes::create_qp(DeviceRes& d) {
+  ibv_qp_init_attr a = qp_attr(d);
+  ibv_qp* qp = verbs_->create_qp(d.pd, &a);
+  if (!qp) throw_errno("ibv_create_qp on " + d.name() + " (" + qp_text(qp_attr(d)) + ")", errno);
+  d.max_inline = granted_inline(d.max_inline, a.cap.max_inline_data);
+  d.sq_cap = send_queue_cap(d.sq_cap, a.cap.max_send_wr);
+  return qp;
+}
+
 }  // namespace mtperf::rdma

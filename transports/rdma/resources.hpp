@@ -121,6 +121,8 @@ class WorkerRes {
   // Creates the queue pair of `id` on d (RC, this layout's depths, inline up to what the device
   // granted and the options allow); throws naming the call.
   ibv_qp* create_qp(rdma_cm_id* id, DeviceRes& d);
+  // The same without rdma_cm (-O connect=oob): a queue pair in RESET, the caller's to destroy.
+  ibv_qp* create_qp(DeviceRes& d);
   // Posts a connection's receives (none with an SRQ); 0 or an errno.
   int post_receives(DeviceRes& d, ibv_qp* qp, uint32_t conn, uint32_t gen);
   // Re-posts one receive for slot `index` (with its buffer when the layout has them).

@@ -38,6 +38,16 @@ std::string_view to_string(SrqMode m) {
   return "?";
 }
 
+std::string_view to_string(ConnectMode m) {
+  switch (m) {
+    case ConnectMode::cm:
+      return "cm";
+    case ConnectMode::oob:
+      return "oob";
+  }
+  return "?";
+}
+
 std::vector<OptionInfo> rdma_options() {
   RdmaSettings d;
   return {
@@ -72,6 +82,14 @@ std::vector<OptionInfo> rdma_options() {
                    "local ACK timeout before a retransmission, 4.096 us x 2^N, 0..31; none: "
                    "rdma_cm's default",
                    {"none"}),
+      choice_option("connect", {"cm", "oob"}, "cm",
+                    "cm | oob: queue pairs connected by rdma_cm, or out of band: QP numbers, PSNs, "
+                    "GIDs and keys exchanged over TCP on the flow's port and the QPs moved to RTS "
+                    "by mtperf (as perftest without -R, NCCL and MPI do)"),
+      whole_option("gid_index", 0, 255, "auto",
+                   "connect=oob: the local GID's index (auto: the RoCE v2 GID of the flow's "
+                   "address, else its RoCE v1 GID; index 0 on InfiniBand)",
+                   {"auto"}),
   };
 }
 
@@ -95,6 +113,12 @@ RdmaSettings parse_rdma_settings(const TransportParams& params) {
   }
   s.tos = v["tos"].is_word ? kUnset : int(v.number("tos"));
   s.ack_timeout = v["ack_timeout"].is_word ? kUnset : int(v.number("ack_timeout"));
+  s.connect = v.text("connect") == "oob" ? ConnectMode::oob : ConnectMode::cm;
+  s.gid_index = v["gid_index"].is_word ? kUnset : int(v.number("gid_index"));
+  if (s.gid_index != kUnset && s.connect != ConnectMode::oob) {
+    throw std::invalid_argument(
+        "rdma option gid_index: only with connect=oob (rdma_cm picks the GID of the address)");
+  }
   return s;
 }
 
@@ -118,6 +142,14 @@ std::string verb_refusal(Verb v, bool request_response, bool per_transaction) {
   if (request_response && v == Verb::read) {
     return "request/response over RDMA READ makes no sense (the responder would have to know "
            "when to answer): use -O verb=send, write or write_imm";
+  }
+  return "";
+}
+
+std::string connect_refusal(ConnectMode m, bool per_transaction) {
+  if (m == ConnectMode::oob && per_transaction) {
+    return "crr over rdma with -O connect=oob is not supported: an out-of-band exchange per "
+           "transaction is a TCP connection per transaction; use -O connect=cm";
   }
   return "";
 }

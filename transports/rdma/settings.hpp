@@ -26,6 +26,14 @@ Verb parse_verb(std::string_view s);
 enum class SrqMode : uint8_t { automatic, on, off };
 std::string_view to_string(SrqMode m);
 
+// How a flow's queue pairs are connected.
+//   cm   rdma_cm: address and route resolved, the QP moved to RTS by rdma_connect/rdma_accept
+//   oob  out of band: a TCP connection carries each QP's number, PSN, GID, LID, MTU, read depths
+//        and memory keys (oob_wire.hpp), and mtperf moves the QP through INIT, RTR and RTS itself,
+//        as perftest (without -R), NCCL and most MPI libraries do (oob.hpp)
+enum class ConnectMode : uint8_t { cm, oob };
+std::string_view to_string(ConnectMode m);
+
 inline constexpr uint32_t kInlineDevice = UINT32_MAX;    // inline up to the device's maximum
 inline constexpr uint32_t kInlineAuto = UINT32_MAX - 1;  // a few hundred bytes (device_rules.hpp)
 inline constexpr int kUnset = -1;                        // an option left to rdma_cm's default
@@ -48,6 +56,8 @@ struct RdmaSettings {
   uint32_t recv_depth = 0;  // receives (and landing slots) per connection; 0 = sized from the test
   int tos = kUnset;         // IP type of service of the connections (RoCE v2: DSCP and ECN), 0..255
   int ack_timeout = kUnset;  // local ACK timeout, 4.096 us x 2^N, 0..31
+  ConnectMode connect = ConnectMode::cm;
+  int gid_index = kUnset;  // oob: the source GID's index (kUnset: chosen, gid_rules.hpp)
 };
 
 // Validates every key (unknown keys and bad values throw std::invalid_argument naming the key,
@@ -62,5 +72,7 @@ Caps rdma_caps(const RdmaSettings& s);
 // Why a verb cannot carry a workload, or "" when it can. `request_response`: rr or crr;
 // `per_transaction`: crr.
 std::string verb_refusal(Verb v, bool request_response, bool per_transaction);
+// Why the connection mode cannot carry a workload, or "" when it can.
+std::string connect_refusal(ConnectMode m, bool per_transaction);
 
 }  // namespace mtperf::rdma

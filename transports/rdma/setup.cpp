@@ -1,6 +1,7 @@
 #include "transports/rdma/setup.hpp"
 
 #include <arpa/inet.h>
+#include <unistd.h>
 
 #include <array>
 #include <cerrno>
@@ -183,11 +184,15 @@ RdmaEndpoint::~RdmaEndpoint() {
   if (id && kind == Kind::conn) v.disconnect(id);
   destroy_id(v, id);
   if (ch) v.destroy_event_channel(ch);
+  if (qp) v.destroy_qp(qp);
+  if (oob_fd >= 0) ::close(oob_fd);
 }
 
 void RdmaEndpoint::release() {
   id = nullptr;
   ch = nullptr;
+  qp = nullptr;
+  oob_fd = -1;
 }
 
 std::unique_ptr<FlowListener> rdma_listen(const SockAddr& where, const FlowSetup& setup,

@@ -35,6 +35,11 @@ struct RdmaEndpoint final : Endpoint {
   std::shared_ptr<WorkerRes> res;
   rdma_event_channel* ch = nullptr;
   rdma_cm_id* id = nullptr;  // conn: with its QP; listener: listening
+  // conn over -O connect=oob (oob.hpp): no id; its own QP, in RTS, the TCP connection of the
+  // exchange (kept: its end is the peer's disconnect) and the port the QP is on.
+  ibv_qp* qp = nullptr;
+  int oob_fd = -1;
+  uint8_t port = 0;
   DeviceRes* dev = nullptr;
   uint32_t conn = 0;  // conn: its entry in the worker's connection table
   ConnInfo peer;      // conn: what the peer told
@@ -46,7 +51,8 @@ struct RdmaEndpoint final : Endpoint {
   RdmaEndpoint(const RdmaEndpoint&) = delete;
   RdmaEndpoint& operator=(const RdmaEndpoint&) = delete;
   ~RdmaEndpoint() override;
-  // Hands the id and the channel over (to an engine); the endpoint no longer destroys them.
+  // Hands the id, the channel, the QP and the descriptor over (to an engine); the endpoint no
+  // longer destroys them.
   void release();
 };
 

@@ -39,6 +39,12 @@ class RealVerbs final : public VerbsApi {
   int modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) override {
     return ibv_modify_qp(qp, attr, mask);
   }
+  int query_port(ibv_context* ctx, uint8_t port, ibv_port_attr* attr) override {
+    return ibv_query_port(ctx, port, attr);
+  }
+  int query_gid_ex(ibv_context* ctx, uint32_t port, uint32_t index, ibv_gid_entry* entry) override {
+    return ibv_query_gid_ex(ctx, port, index, entry, 0);
+  }
 
   rdma_event_channel* create_event_channel() override { return rdma_create_event_channel(); }
   void destroy_event_channel(rdma_event_channel* ch) override { rdma_destroy_event_channel(ch); }

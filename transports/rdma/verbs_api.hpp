@@ -46,6 +46,11 @@ class VerbsApi {
   virtual ibv_qp* create_qp(ibv_pd* pd, ibv_qp_init_attr* attr) = 0;
   virtual int destroy_qp(ibv_qp* qp) = 0;
   virtual int modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) = 0;
+  // Out-of-band set-up (oob.hpp): a port's attributes and one entry of its GID table (0 or an
+  // errno, as ibv_query_gid_ex returns it; ENODATA for an empty entry).
+  virtual int query_port(ibv_context* ctx, uint8_t port, ibv_port_attr* attr) = 0;
+  virtual int query_gid_ex(ibv_context* ctx, uint32_t port, uint32_t index,
+                           ibv_gid_entry* entry) = 0;
 
   // librdmacm
   virtual rdma_event_channel* create_event_channel() = 0;

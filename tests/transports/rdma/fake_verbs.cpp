@@ -95,6 +95,29 @@ FakeVerbs::FakeVerbs() : dev_(std::make_unique<Device>()) {
   attr.max_srq_wr = 32767;
   attr.max_srq_sge = 31;
   attr.phys_port_cnt = 1;
+
+  port_attr.state = IBV_PORT_ACTIVE;
+  port_attr.max_mtu = IBV_MTU_4096;
+  port_attr.active_mtu = IBV_MTU_1024;
+  port_attr.link_layer = IBV_LINK_LAYER_ETHERNET;
+  port_attr.gid_tbl_len = 4;
+  for (uint32_t i = 0; i < 4; ++i) {
+    ibv_gid_entry e{};
+    e.gid_index = i;
+    e.port_num = 1;
+    e.gid_type = i % 2 == 0 ? IBV_GID_TYPE_ROCE_V1 : IBV_GID_TYPE_ROCE_V2;
+    if (i < 2) {
+      e.gid.raw[0] = 0xfe;
+      e.gid.raw[1] = 0x80;
+      e.gid.raw[15] = 1;
+    } else {
+      e.gid.raw[10] = 0xff;
+      e.gid.raw[11] = 0xff;
+      e.gid.raw[12] = 127;
+      e.gid.raw[15] = 1;
+    }
+    gids.push_back(e);
+  }
 }
 
 FakeVerbs::~FakeVerbs() {
@@ -319,8 +342,31 @@ int FakeVerbs::destroy_qp(ibv_qp* qp) {
   return 0;
 }
 
+int FakeVerbs::query_port(ibv_context*, uint8_t port, ibv_port_attr* attr) {
+  if (int err = fault(Call::query_port)) return err;
+  if (port != 1) return EINVAL;
+  *attr = port_attr;
+  return 0;
+}
+
+int FakeVerbs::query_gid_ex(ibv_context*, uint32_t port, uint32_t index, ibv_gid_entry* entry) {
+  if (int err = fault(Call::query_gid)) return err;
+  if (port != 1 || index >= gids.size()) return ENODATA;
+  *entry = gids[index];
+  return 0;
+}
+
 int FakeVerbs::modify_qp(ibv_qp* qp, ibv_qp_attr* a, int mask) {
   if (int err = fault(Call::modify_qp)) return err;
+  if ((mask & IBV_QP_STATE) && size_t(a->qp_state) < moves.size()) ++moves[a->qp_state];
+  if ((mask & IBV_QP_STATE) && a->qp_state == IBV_QPS_RTR) {
+    last_rtr = *a;
+    last_rtr_mask = mask;
+  }
+  if ((mask & IBV_QP_STATE) && a->qp_state == IBV_QPS_RTS) {
+    last_rts = *a;
+    last_rts_mask = mask;
+  }
   if (mask & IBV_QP_STATE) {
     qp->state = a->qp_state;
     qp_states_[qp->qp_num] = a->qp_state;

@@ -56,9 +56,11 @@ enum class Call : uint8_t {
   accept,
   post_send,
   post_recv,
-  post_srq_recv
+  post_srq_recv,
+  query_port,
+  query_gid
 };
-inline constexpr size_t kCalls = 21;
+inline constexpr size_t kCalls = 23;
 
 class FakeVerbs final : public VerbsApi {
  public:
@@ -72,6 +74,13 @@ class FakeVerbs final : public VerbsApi {
   ibv_context* context();
   ibv_device_attr attr{};     // what query_device answers: a roomy device unless changed
   uint32_t max_inline = 256;  // bytes of inline data a queue pair is granted at most
+  // Its port 1, as query_port answers (ACTIVE, Ethernet, 1024-byte MTU), and its GID table
+  // (query_gid_ex): index 0 a link-local RoCE v1 GID, 1 the same of RoCE v2, 2 and 3 the
+  // IPv4-mapped 127.0.0.1 of RoCE v1 and v2 (the tests' out-of-band connections run on loopback).
+  ibv_port_attr port_attr{};
+  std::vector<ibv_gid_entry> gids;
+  // How many modify_qp calls moved a queue pair to each state (by ibv_qp_state).
+  std::array<int, 8> moves{};
 
   int live(Obj k) const { return int(live_[size_t(k)].size()); }
   int live_total() const;
@@ -123,6 +132,10 @@ class FakeVerbs final : public VerbsApi {
   ibv_qp* create_qp(ibv_pd* pd, ibv_qp_init_attr* a) override;
   int destroy_qp(ibv_qp* qp) override;
   int modify_qp(ibv_qp* qp, ibv_qp_attr* a, int mask) override;
+  int query_port(ibv_context* ctx, uint8_t port, ibv_port_attr* attr) override;
+  int query_gid_ex(ibv_context* ctx, uint32_t port, uint32_t index, ibv_gid_entry* entry) override;
+  ibv_qp_attr last_rtr{}, last_rts{};  // what the last moves to RTR and RTS asked
+  int last_rtr_mask = 0, last_rts_mask = 0;
   rdma_event_channel* create_event_channel() override;
   void destroy_event_channel(rdma_event_channel* ch) override;
   int get_cm_event(rdma_event_channel* ch, rdma_cm_event** ev) override;

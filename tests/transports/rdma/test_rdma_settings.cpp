@@ -93,3 +93,18 @@ TEST_CASE("verbs refused where they cannot carry the workload") {
   CHECK_THAT(verb_refusal(Verb::write, true, true), Catch::Contains("verb=send"));
   CHECK(verb_refusal(Verb::send, true, true).empty());
 }
+
+TEST_CASE("connect: cm by default, oob on request; gid_index only with oob; crr refused by oob") {
+  CHECK(parse_rdma_settings({}).connect == ConnectMode::cm);
+  RdmaSettings s = parse_rdma_settings({{"connect", "oob"}, {"gid_index", "3"}});
+  CHECK(s.connect == ConnectMode::oob);
+  CHECK(s.gid_index == 3);
+  CHECK(parse_rdma_settings({{"connect", "oob"}}).gid_index == kUnset);
+  CHECK_THROWS_WITH(parse_rdma_settings({{"gid_index", "1"}}), Catch::Contains("connect=oob"));
+  CHECK_THROWS_WITH(parse_rdma_settings({{"connect", "ud"}}), Catch::Contains("cm or oob"));
+  CHECK_THROWS_WITH(parse_rdma_settings({{"connect", "oob"}, {"gid_index", "256"}}),
+                    Catch::Contains("gid_index"));
+  CHECK(connect_refusal(ConnectMode::oob, true).find("connect=cm") != std::string::npos);
+  CHECK(connect_refusal(ConnectMode::oob, false).empty());
+  CHECK(connect_refusal(ConnectMode::cm, true).empty());
+}

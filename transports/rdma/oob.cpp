@@ -1,0 +1,446 @@
+#include "transports/rdma/oob.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "transports/rdma/cm.hpp"
+#include "transports/rdma/gid_rules.hpp"
+#include "transports/rdma/setup.hpp"
+
+namespace mtperf::rdma {
+
+namespace {
+
+constexpr uint8_t kHopLimit = 64;
+constexpr uint8_t kDefaultAckTimeout = 14;  // 4.096 us x 2^14: 67 ms, rdma_cm's default
+constexpr uint32_t kMaxGids = 256;
+
+std::string flow_name(const FlowSetup& s) {
+  return "flow " + std::to_string(s.flow);
+}
+
+// A descriptor closed when it goes out of scope, unless released.
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() {
+    int f = fd;
+    fd = -1;
+    return f;
+  }
+};
+
+int tcp_socket(int family, const std::string& what) {
+  int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) throw_errno(what + ": socket", errno);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+// Waits for `events` on fd until the deadline; false when it did not come.
+bool wait_for(int fd, short events, int64_t deadline_ns) {
+  for (;;) {
+    int ms = ms_until(deadline_ns);
+    pollfd p{fd, events, 0};
+    int rc = ::poll(&p, 1, ms);
+    if (rc > 0) return true;
+    if (rc == 0 || (rc < 0 && errno != EINTR)) return false;
+  }
+}
+
+void send_exact(int fd, const uint8_t* data, size_t n, int64_t deadline_ns,
+                const std::string& what) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = ::send(fd, data + done, n - done, MSG_NOSIGNAL);
+    if (w > 0) {
+      done += size_t(w);
+      continue;
+    }
+    if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      throw_errno(what, errno);
+    }
+    if (!wait_for(fd, POLLOUT, deadline_ns)) throw std::runtime_error(what + ": not sent in time");
+  }
+}
+
+// "" when n bytes came; otherwise what happened (the peer closed after k bytes, nothing by the
+// deadline, an error).
+std::string recv_exact(int fd, uint8_t* data, size_t n, int64_t deadline_ns) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t r = ::recv(fd, data + done, n - done, 0);
+    if (r > 0) {
+      done += size_t(r);
+      continue;
+    }
+    if (r == 0) {
+      return "the peer closed the connection after " + std::to_string(done) + " of " +
+             std::to_string(n) + " bytes";
+    }
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return std::strerror(errno);
+    if (!wait_for(fd, POLLIN, deadline_ns)) {
+      return "nothing more by the deadline (" + std::to_string(done) + " of " + std::to_string(n) +
+             " bytes)";
+    }
+  }
+  return "";
+}
+
+SockAddr local_address(int fd) {
+  SockAddr a;
+  a.len = sizeof a.ss;
+  if (getsockname(fd, a.get(), &a.len) != 0) throw_errno("getsockname", errno);
+  return a;
+}
+
+std::array<uint8_t, 16> address_gid(const SockAddr& a) {
+  if (a.family() == AF_INET) {
+    uint8_t b[4];
+    std::memcpy(b, &reinterpret_cast<const sockaddr_in*>(a.get())->sin_addr, 4);
+    return gid_of_ipv4(b);
+  }
+  std::array<uint8_t, 16> g{};
+  std::memcpy(g.data(), &reinterpret_cast<const sockaddr_in6*>(a.get())->sin6_addr, 16);
+  return g;
+}
+
+std::string hex_gid(const std::array<uint8_t, 16>& g) {
+  static const char* kHex = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (i > 0 && i % 2 == 0) s += ':';
+    s += kHex[g[i] >> 4];
+    s += kHex[g[i] & 15];
+  }
+  return s;
+}
+
+uint32_t random_psn() {
+  std::random_device rd;
+  return rd() & 0xffffff;
+}
+
+// The device of `local`: an rdma_cm id bound to it (port 0), then destroyed.
+void find_device(VerbsApi& v, const SockAddr& local, OobPort& out) {
+  std::string what = "finding the RDMA device of " + local.to_string();
+  rdma_event_channel* ch = make_channel(v);
+  rdma_cm_id* id = nullptr;
+  int err = 0;
+  if (v.create_id(ch, &id, nullptr, RDMA_PS_TCP) != 0) {
+    err = errno;
+  } else {
+    SockAddr a = local;
+    a.set_port(0);
+    if (v.bind_addr(id, a.get()) != 0) {
+      err = errno;
+    } else {
+      out.ctx = id->verbs;
+      out.port = id->port_num;
+    }
+  }
+  destroy_id(v, id);
+  v.destroy_event_channel(ch);
+  if (err != 0) throw_errno(what + ": rdma_" + (id ? "bind_addr" : "create_id"), err);
+  if (!out.ctx || out.port == 0) {
+    throw std::runtime_error(what + ": the address is on no RDMA device (`rdma link` lists them)");
+  }
+}
+
+}  // namespace
+
+OobPort oob_port(VerbsApi& v, const SockAddr& local, const RdmaSettings& s) {
+  OobPort p;
+  find_device(v, local, p);
+  std::string dev = std::string(v.device_name(p.ctx)) + " port " + std::to_string(p.port);
+  ibv_port_attr pa{};
+  if (int rc = v.query_port(p.ctx, p.port, &pa); rc != 0) throw_errno("ibv_query_port " + dev, rc);
+  if (pa.state != IBV_PORT_ACTIVE) {
+    throw std::runtime_error(dev + " is not ACTIVE (" + ibv_port_state_str(pa.state) + ")");
+  }
+  p.link = pa.link_layer == IBV_LINK_LAYER_INFINIBAND ? kLinkIb : kLinkEthernet;
+  p.mtu = uint8_t(pa.active_mtu);
+  if (p.mtu < IBV_MTU_256 || p.mtu > IBV_MTU_4096) {
+    throw std::runtime_error(dev + ": active MTU " + std::to_string(p.mtu) + " out of range");
+  }
+  p.lid = pa.lid;
+  std::vector<GidEntry> table;
+  uint32_t n = std::min<uint32_t>(uint32_t(std::max(pa.gid_tbl_len, 0)), kMaxGids);
+  for (uint32_t i = 0; i < n; ++i) {
+    ibv_gid_entry e{};
+    if (v.query_gid_ex(p.ctx, p.port, i, &e) != 0) continue;  // an empty entry
+    GidEntry g;
+    g.index = i;
+    g.type = e.gid_type == IBV_GID_TYPE_ROCE_V2   ? GidType::roce_v2
+             : e.gid_type == IBV_GID_TYPE_ROCE_V1 ? GidType::roce_v1
+                                                  : GidType::ib;
+    std::memcpy(g.gid.data(), e.gid.raw, 16);
+    if (g.gid == std::array<uint8_t, 16>{}) continue;
+    table.push_back(g);
+  }
+  GidChoice c = choose_gid(table, p.link == kLinkEthernet, address_gid(local), s.gid_index);
+  if (c.index < 0) throw std::runtime_error(dev + ": " + c.why);
+  p.gid_index = c.index;
+  for (const GidEntry& g : table) {
+    if (int(g.index) == c.index) p.gid = g.gid;
+  }
+  return p;
+}
+
+void oob_init(VerbsApi& v, ibv_qp* qp, const OobPort& p) {
+  ibv_qp_attr a{};
+  a.qp_state = IBV_QPS_INIT;
+  a.pkey_index = 0;
+  a.port_num = p.port;
+  // What the QP lets a peer do; the memory regions say where (resources.hpp's remote parts).
+  a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+  if (int rc = v.modify_qp(qp, &a, mask); rc != 0) throw_errno("ibv_modify_qp to INIT", rc);
+}
+
+void oob_rtr_rts(VerbsApi& v, ibv_qp* qp, const OobPort& p, const OobQp& mine, const OobQp& peer,
+                 const RdmaSettings& s) {
+  ReadDepths depths = oob_read_depths(mine.depths, peer.depths);
+  ibv_qp_attr a{};
+  a.qp_state = IBV_QPS_RTR;
+  a.path_mtu = ibv_mtu(path_mtu(mine.mtu, peer.mtu));
+  a.dest_qp_num = peer.qpn;
+  a.rq_psn = peer.psn;
+  a.max_dest_rd_atomic = depths.responder_resources;
+  a.min_rnr_timer = kMinRnrTimer;
+  a.ah_attr.port_num = p.port;
+  a.ah_attr.dlid = peer.lid;
+  if (p.link == kLinkEthernet || s.gid_index != kUnset) {
+    a.ah_attr.is_global = 1;
+    std::memcpy(a.ah_attr.grh.dgid.raw, peer.gid.data(), 16);
+    a.ah_attr.grh.sgid_index = uint8_t(p.gid_index);
+    a.ah_attr.grh.hop_limit = kHopLimit;
+    a.ah_attr.grh.traffic_class = s.tos == kUnset ? 0 : uint8_t(s.tos);
+  }
+  int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+             IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+  if (int rc = v.modify_qp(qp, &a, mask); rc != 0) {
+    throw_errno("ibv_modify_qp to RTR (peer QP " + std::to_string(peer.qpn) + ", GID " +
+                    hex_gid(peer.gid) + ", MTU " + std::to_string(128 << a.path_mtu) + ")",
+                rc);
+  }
+  ibv_qp_attr r{};
+  r.qp_state = IBV_QPS_RTS;
+  r.timeout = s.ack_timeout == kUnset ? kDefaultAckTimeout : uint8_t(s.ack_timeout);
+  r.retry_cnt = kTransportRetry;
+  r.rnr_retry = kRnrRetry;
+  r.sq_psn = mine.psn;
+  r.max_rd_atomic = depths.initiator_depth;
+  mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+         IBV_QP_MAX_QP_RD_ATOMIC;
+  if (int rc = v.modify_qp(qp, &r, mask); rc != 0) throw_errno("ibv_modify_qp to RTS", rc);
+}
+
+namespace {
+
+// The local half of a connection: the device's resources, the QP in INIT with its receives
+// posted, and the hello that describes it. The endpoint owns the QP from here on.
+OobHello prepare(RdmaEndpoint& ep, const OobPort& p, const FlowSetup& s) {
+  WorkerRes& res = *ep.res;
+  ep.dev = &res.device(p.ctx);
+  ep.port = p.port;
+  ep.conn = res.take_setup_conn();
+  ep.qp = res.create_qp(*ep.dev);
+  oob_init(res.verbs(), ep.qp, p);
+  if (int rc = res.post_receives(*ep.dev, ep.qp, ep.conn, 0); rc != 0) {
+    throw_errno("posting receives", rc);
+  }
+  OobHello h;
+  h.qp.qpn = ep.qp->qp_num;
+  h.qp.psn = random_psn();
+  h.qp.lid = p.lid;
+  h.qp.link = p.link;
+  h.qp.mtu = p.mtu;
+  h.qp.depths = local_depths(*ep.dev);
+  h.qp.gid = p.gid;
+  h.conn = res.local_info(ep.conn, *ep.dev, s);
+  return h;
+}
+
+// The peer's hello, read and checked: "" or why it is not this flow's.
+std::string read_hello(int fd, int64_t deadline_ns, const FlowSetup& s, Verb verb, uint8_t link,
+                       OobHello& out) {
+  std::array<uint8_t, kOobBytes> buf{};
+  if (std::string why = recv_exact(fd, buf.data(), buf.size(), deadline_ns); !why.empty()) {
+    return why;
+  }
+  if (OobError e = decode_oob(buf.data(), buf.size(), out); e != OobError::ok) {
+    return std::string(to_string(e));
+  }
+  if (out.qp.link != link) return "the peer's port has another link layer";
+  ConnInfo info;
+  if (std::string why = check_peer(buf.data() + 40, kPdBytes, s, verb, info); !why.empty()) {
+    return why;
+  }
+  return "";
+}
+
+void check_landing(const RdmaEndpoint& ep, Verb verb) {
+  const Layout& l = ep.res->layout();
+  if (verb != Verb::send && (ep.peer.slots == 0 || ep.peer.slot_size < l.slot_size)) {
+    throw std::runtime_error("the peer's landing slots (" + std::to_string(ep.peer.slots) + " of " +
+                             std::to_string(ep.peer.slot_size) + " bytes) cannot take " +
+                             std::to_string(l.slot_size) + "-byte messages");
+  }
+}
+
+class OobListener final : public FlowListener {
+ public:
+  OobListener(const SockAddr& where, const FlowSetup& setup, std::shared_ptr<WorkerRes> res)
+      : setup_(setup), res_(std::move(res)) {
+    std::string what = flow_name(setup) + ": listening (out of band) on " + where.to_string();
+    Fd fd(tcp_socket(where.family(), what));
+    int one = 1;
+    setsockopt(fd.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd.fd, where.get(), where.len) != 0) throw_errno(what + ": bind", errno);
+    if (::listen(fd.fd, 4) != 0) throw_errno(what + ": listen", errno);
+    fd_ = fd.release();
+  }
+  ~OobListener() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  uint16_t port() const override {
+    SockAddr a = local_address(fd_);
+    return a.port();
+  }
+  int wait_fd() const override { return fd_; }
+  std::unique_ptr<Endpoint> accept(int64_t deadline_ns) override;
+  std::unique_ptr<Endpoint> release() override {
+    throw std::runtime_error(connect_refusal(ConnectMode::oob, true));
+  }
+
+ private:
+  FlowSetup setup_;
+  std::shared_ptr<WorkerRes> res_;
+  int fd_ = -1;
+};
+
+std::unique_ptr<Endpoint> OobListener::accept(int64_t deadline_ns) {
+  if (fd_ < 0) return nullptr;
+  Fd conn(::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+  if (conn.fd < 0) return nullptr;
+  int one = 1;
+  setsockopt(conn.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  const RdmaSettings& set = res_->settings();
+  std::string what = flow_name(setup_) + ": accepting (out of band)";
+  SockAddr local = local_address(conn.fd);
+  OobPort p = oob_port(res_->verbs(), local, set);
+  OobHello peer;
+  if (!read_hello(conn.fd, deadline_ns, setup_, set.verb, p.link, peer).empty()) {
+    ++rejected_;  // a stranger, or a peer gone: dropped, as rdma_cm's path rejects it
+    return nullptr;
+  }
+  auto ep = std::make_unique<RdmaEndpoint>();
+  ep->res = res_;
+  ep->peer = peer.conn;
+  try {
+    OobHello mine = prepare(*ep, p, setup_);
+    check_landing(*ep, set.verb);
+    oob_rtr_rts(res_->verbs(), ep->qp, p, mine.qp, peer.qp, set);
+    std::array<uint8_t, kOobBytes> out{};
+    encode_oob(mine, out.data());
+    send_exact(conn.fd, out.data(), out.size(), deadline_ns, what + ": sending our QP");
+    std::array<uint8_t, 4> ready{};
+    if (std::string why = recv_exact(conn.fd, ready.data(), ready.size(), deadline_ns);
+        !why.empty()) {
+      throw std::runtime_error("the client's ready: " + why);
+    }
+    uint32_t word =
+        uint32_t(ready[0]) << 24 | uint32_t(ready[1]) << 16 | uint32_t(ready[2]) << 8 | ready[3];
+    if (word != kOobReady) throw std::runtime_error("the client's ready is not \"MTRY\"");
+  } catch (const std::exception& e) {
+    throw std::runtime_error(what + ": " + e.what());
+  }
+  ep->oob_fd = conn.release();
+  // One connection per flow: the listener has served its purpose.
+  ::close(fd_);
+  fd_ = -1;
+  return ep;
+}
+
+}  // namespace
+
+std::unique_ptr<FlowListener> oob_listen(const SockAddr& where, const FlowSetup& setup,
+                                         std::shared_ptr<WorkerRes> res) {
+  if (std::string why = connect_refusal(ConnectMode::oob, setup.per_transaction); !why.empty()) {
+    throw std::runtime_error(why);
+  }
+  return std::make_unique<OobListener>(where, setup, std::move(res));
+}
+
+std::unique_ptr<Endpoint> oob_connect(const SockAddr& server, const SockAddr& source,
+                                      const FlowSetup& setup, std::shared_ptr<WorkerRes> res,
+                                      int64_t deadline_ns) {
+  if (std::string why = connect_refusal(ConnectMode::oob, setup.per_transaction); !why.empty()) {
+    throw std::runtime_error(why);
+  }
+  std::string what = flow_name(setup) + ": connecting (out of band) to " + server.to_string();
+  const RdmaSettings& set = res->settings();
+  auto ep = std::make_unique<RdmaEndpoint>();
+  ep->res = std::move(res);
+  ep->setup = setup;
+  ep->remote = server;
+  ep->source = source;
+  Fd fd(tcp_socket(server.family(), what));
+  if (source.family() != AF_UNSPEC && ::bind(fd.fd, source.get(), source.len) != 0) {
+    throw_errno(what + ": bind to " + source.to_string(), errno);
+  }
+  if (::connect(fd.fd, server.get(), server.len) != 0) {
+    if (errno != EINPROGRESS) throw_errno(what + ": connect", errno);
+    if (!wait_for(fd.fd, POLLOUT, deadline_ns)) {
+      throw std::runtime_error(what + ": no TCP connection by the deadline");
+    }
+    int err = 0;
+    socklen_t len = sizeof err;
+    getsockopt(fd.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    if (err != 0) throw_errno(what + ": connect", err);
+  }
+  try {
+    OobPort p = oob_port(ep->res->verbs(), local_address(fd.fd), set);
+    OobHello mine = prepare(*ep, p, setup);
+    std::array<uint8_t, kOobBytes> out{};
+    encode_oob(mine, out.data());
+    send_exact(fd.fd, out.data(), out.size(), deadline_ns, "sending our QP");
+    OobHello peer;
+    if (std::string why = read_hello(fd.fd, deadline_ns, setup, set.verb, p.link, peer);
+        !why.empty()) {
+      throw std::runtime_error("the server's answer is not ours: " + why);
+    }
+    ep->peer = peer.conn;
+    check_landing(*ep, set.verb);
+    oob_rtr_rts(ep->res->verbs(), ep->qp, p, mine.qp, peer.qp, set);
+    const uint8_t ready[4] = {uint8_t(kOobReady >> 24), uint8_t(kOobReady >> 16),
+                              uint8_t(kOobReady >> 8), uint8_t(kOobReady)};
+    send_exact(fd.fd, ready, sizeof ready, deadline_ns, "sending ready");
+  } catch (const std::exception& e) {
+    throw std::runtime_error(what + ": " + e.what());
+  }
+  ep->oob_fd = fd.release();
+  return ep;
+}
+
+}  // namespace mtperf::rdma
