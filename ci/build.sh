@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Configures and builds mtperf into ${BUILD_DIR:-build} (warnings are errors here).
 # Arguments are the targets to build (default: all of them, the tests included).
+# MTPERF_DEPS=build installs only what building needs (ci/deps.sh build), not the test tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash ci/deps.sh
+bash ci/deps.sh ${MTPERF_DEPS:-}
 build=${BUILD_DIR:-build}
 # Debug information at -g1: function names and line tables (backtraces, perf's symbols and
 # annotations), not variables; it compiles in two thirds of the CPU time of -g (measured on

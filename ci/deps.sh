@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# Installs what mtperf needs to build and test, from Debian 12 packages. Idempotent: quiet and
-# quick when everything is already there.
+# Installs what mtperf needs, from Debian 12 packages. Idempotent: quiet and quick when
+# everything is already there.
+#   bash ci/deps.sh          what building and testing need (ci/test.sh)
+#   bash ci/deps.sh build    what building and running mtperf need, no more (ci/demo.sh): the
+#                            test tools (a browser, clang, Slurm, Open MPI, tshark) are most of
+#                            the download
 set -euo pipefail
-pkgs=(cmake ninja-build g++ pkg-config clang-format
+# Building mtperf (Catch2: the build configures its tests) and running it (namespaces, sysctl).
+pkgs=(cmake ninja-build g++ pkg-config
       liburing-dev libibverbs-dev librdmacm-dev libboost-program-options-dev catch2
-      nlohmann-json3-dev libfmt-dev libisal-dev libssl-dev libbenchmark-dev
-      iproute2 procps iperf3 sockperf
+      nlohmann-json3-dev libfmt-dev libisal-dev libssl-dev
+      iproute2 procps)
+[ "${1:-}" = build ] || pkgs+=(clang-format libbenchmark-dev
+      iperf3 sockperf  # tests/peers, tests/cli/docs_commands: the peers' own programs
       python3-jsonschema  # tests/report/json_schema_check.py: the JSON output against docs/json-schema
       slurmctld slurmd slurm-client munge openmpi-bin  # tests/fleet: mtperf fleet under srun and mpirun
       python3-yaml  # tests/fleet/recipes_check.py: the Kubernetes recipe as YAML
