@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # mtperf fleet under a real Slurm cluster on this host (ci/fleet/slurm_cluster.sh: slurmctld,
 # one slurmd per node, each node in its own namespaces): srun -N4 all-pairs over socket and uring,
-# then a rank SIGKILLed mid-run: named, its cells empty, the partial document written, exit 1,
-# bounded. Skipped (77) without root or Slurm.
+# then strangers in the join window (one without the key, one of another job with it): refused,
+# named, the fleet's result unchanged; then a rank SIGKILLed mid-run: named, its cells empty, the
+# partial document written, exit 1, bounded. Skipped (77) without root or Slurm.
 set -euo pipefail
 mtperf=${1:?usage: slurm_fleet.sh MTPERF}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,7 +42,10 @@ grep -q "no key" <<<"$out" && grep -q -- "--key-file" <<<"$out" ||
 echo "== srun -N4 mtperf fleet -w stream -T socket,uring --pattern all-pairs -l 2"
 timeout 240 srun -N4 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" -w stream \
   -T socket,uring --pattern all-pairs -l 2 --format json -o "$dir/all.json"
-check "$dir/all.json" --ranks 4 --transports socket,uring --max-spread-ms 50
+# The start spread bound: a quarter of the 2 s window, so a round's pairs measure the same moment
+# for three quarters of it at least. Wrong clock offsets show as seconds; a loaded host's late
+# wake-ups as tens of ms (112 ms seen with every CPU busy).
+check "$dir/all.json" --ranks 4 --transports socket,uring --max-spread-ms 500
 python3 - "$dir/all.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -50,6 +54,47 @@ assert hosts == ["node1", "node2", "node3", "node4"], hosts
 assert d["fleet"]["launcher"] == "Slurm", d["fleet"]["launcher"]
 print("roster:", ", ".join(f"{m['host']} {m['address']}" for m in d["roster"]))
 PY
+
+echo "== strangers in the join window: a wrong key, and a rank of another job with the right one"
+# They wait in node4, outside the job, retrying their JOIN (at most 3 s apart) until the
+# coordinator on node1 listens; the job's own ranks 1 and 2 start 8 s after rank 0, so both
+# strangers have asked before them.
+wrong="$dir/wrong.key"
+(umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$wrong")
+in_node4=(nsenter --net=/run/netns/mtpf-node4)
+set +e
+"${in_node4[@]}" timeout 90 "$mtperf" fleet --rank 1 --size 3 --coordinator 10.77.0.1 \
+  --key-file "$wrong" --join-timeout 30 -w stream -l 1 >"$dir/stranger-key.out" 2>&1 &
+stranger_key=$!
+"${in_node4[@]}" env SLURM_PROCID=2 SLURM_NTASKS=3 SLURM_JOB_ID=999999 SLURM_STEP_NODELIST=node1 \
+  timeout 90 "$mtperf" fleet --coordinator 10.77.0.1 --key-file "$key" --join-timeout 30 \
+  -w stream -l 1 >"$dir/stranger-job.out" 2>&1 &
+stranger_job=$!
+timeout 240 srun -N3 -w node1,node2,node3 --ntasks-per-node=1 bash -c \
+  '[ "$SLURM_PROCID" = 0 ] || sleep 8; exec "$@"' rank "$mtperf" fleet --key-file "$key" \
+  -w stream -l 1 --format json -o "$dir/strangers.json" 2>"$dir/strangers.err"
+rc=$?
+wait $stranger_key
+rc_key=$?
+wait $stranger_job
+rc_job=$?
+set -e
+[ $rc -eq 0 ] || { echo "the fleet with strangers ended with $rc"; cat "$dir/strangers.err"; exit 1; }
+check "$dir/strangers.json" --ranks 3 --transports socket
+python3 - "$dir/strangers.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+hosts = [m["host"] for m in d["roster"]]
+assert hosts == ["node1", "node2", "node3"], hosts
+errors = "\n".join(d["fleet"]["errors"])
+assert "connecting from 10.77.0.4 was refused: authentication failed" in errors, errors
+assert "is of job '999999'" in errors, errors
+print("refused and named:", "; ".join(e for e in d["fleet"]["errors"] if "10.77.0.4" in e or "999999" in e))
+PY
+[ $rc_key -ne 0 ] && grep -q "authentication failed\|refused" "$dir/stranger-key.out" ||
+  { echo "the stranger with a wrong key ended with $rc_key:"; cat "$dir/stranger-key.out"; exit 1; }
+[ $rc_job -ne 0 ] && grep -q "999999" "$dir/stranger-job.out" ||
+  { echo "the rank of another job ended with $rc_job:"; cat "$dir/stranger-job.out"; exit 1; }
 
 echo "== rank 2 SIGKILLed mid-run"
 start=$(date +%s)
