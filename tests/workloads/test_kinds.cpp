@@ -2,7 +2,13 @@
 // of itself is what the runner, the sizing and the report do with it.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "workloads/engine_config.hpp"
 #include "workloads/kind.hpp"
@@ -87,4 +93,50 @@ TEST_CASE("kinds: buffers and connections follow the kind", "[kinds]") {
   s.workload = Workload::bidir;
   CHECK(engine_config(s, 3, caps).max_conns == 3);
   CHECK_FALSE(flow_setup(s, 0, 1, caps).request_response);
+}
+
+namespace {
+
+// Every {"workload": {"enum": [...]}} in a JSON Schema document, wherever it sits.
+void workload_enums(const nlohmann::json& j, std::vector<std::vector<std::string>>& out) {
+  if (j.is_object()) {
+    for (auto& [key, value] : j.items()) {
+      if (key == "workload" && value.is_object() && value.contains("enum"))
+        out.push_back(value["enum"].get<std::vector<std::string>>());
+      workload_enums(value, out);
+    }
+  } else if (j.is_array()) {
+    for (const auto& v : j)
+      workload_enums(v, out);
+  }
+}
+
+}  // namespace
+
+// The JSON Schemas (docs/json-schema/) list the workloads as the table does: every one, or those
+// whose headline is throughput (the run document's latency is null for them). A workload added
+// to the table and not to the schemas fails here, naming the enum to write.
+TEST_CASE("kinds: the JSON Schemas' workload enums are the table's", "[kinds]") {
+  std::vector<std::string> all, throughput;
+  for (const WorkloadKind* k : workload_kinds()) {
+    all.emplace_back(k->name);
+    if (k->headline == Headline::throughput) throughput.emplace_back(k->name);
+  }
+  const std::filesystem::path schemas =
+      std::filesystem::path(MTPERF_FIXTURES).parent_path().parent_path() / "docs/json-schema";
+  size_t seen = 0;
+  for (const auto& f : std::filesystem::directory_iterator(schemas)) {
+    if (f.path().extension() != ".json") continue;
+    std::ifstream in(f.path());
+    std::vector<std::vector<std::string>> enums;
+    workload_enums(nlohmann::json::parse(in), enums);
+    for (const auto& e : enums) {
+      INFO(f.path().filename().string()
+           << ": " << nlohmann::json(e).dump() << "; the table's: " << nlohmann::json(all).dump()
+           << ", by throughput: " << nlohmann::json(throughput).dump());
+      CHECK((e == all || e == throughput));
+      ++seen;
+    }
+  }
+  CHECK(seen >= 3);  // the run document's test and its latency rule, the compare document's cells
 }
