@@ -19,6 +19,29 @@ namespace {
 // ours from the flows' start: the two windows start apart by the set-up's time, and the counts
 // differ by what crossed in between, which no fixed margin bounds (it grows with a slow host).
 // Both are shown, and not compared.
+// A UDP stream (iperf3 -u): every datagram is the same size, and iperf3's receiver says the
+// highest sequence it saw (`packets`) and the gaps below it (`errors`). Without a warm-up the
+// bytes it received must be exactly its datagrams taken (packets - errors) times the size, and
+// its highest sequence at most what was sent here; then what was sent is what it received plus
+// its lost plus the tail after its highest sequence (lost at the end, or unread when TEST_END
+// stopped its counting, 50 ms after the last send), all whole datagrams: the margin.
+void compare_udp(const TestSpec& spec, const FlowResult& c, const iperf3::StreamResult& r,
+                 bool omit, PeerStream& s) {
+  PeerUdp u;
+  u.sent = c.total.msgs_sent;
+  u.peer_highest = uint64_t(std::max<int64_t>(r.packets, 0));
+  u.peer_lost = uint64_t(std::max<int64_t>(r.errors, 0));
+  u.peer_received = u.peer_highest - std::min(u.peer_highest, u.peer_lost);
+  u.tail = u.sent - std::min(u.sent, u.peer_highest);
+  u.peer_jitter_ms = r.jitter_s * 1e3;
+  const uint64_t size = spec.stream_msg_size();
+  s.udp = u;
+  if (omit) return;
+  s.margin = (u.sent - std::min(u.sent, u.peer_received)) * size;
+  s.agree = u.peer_highest <= u.sent && s.peer == u.peer_received * size &&
+            s.here == u.sent * size && s.here - std::min(s.here, s.peer) == s.margin;
+}
+
 PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
   PeerFigures p;
   p.peer = "iperf3";
@@ -27,9 +50,13 @@ PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
   p.cpu_system = o.server.cpu_util_system;
   p.congestion = o.server.congestion_used;
   const bool omit = spec.warmup_s > 0;
-  p.margin_why = omit ? "not compared: iperf3 leaves out its own warm-up (omit, by its clock), "
-                        "this side its window's (by ours); the windows start apart"
-                      : "both count the whole test: equal";
+  const bool udp = spec.proto == Proto::udp;
+  p.margin_why = omit  ? "not compared: iperf3 leaves out its own warm-up (omit, by its clock), "
+                         "this side its window's (by ours); the windows start apart"
+                 : udp ? "UDP: iperf3 received what was sent less the datagrams it lost (gaps "
+                         "below its highest sequence) and the tail after it (lost at the end or "
+                         "unread at TEST_END), whole datagrams"
+                       : "both count the whole test: equal";
   for (const FlowResult& c : o.test.client.flows) {
     PeerStream s;
     s.flow = c.id;
@@ -38,8 +65,10 @@ PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
     s.direction = sent ? "c2s" : "s2c";
     const CounterValues& mine = omit ? c.window : c.total;
     s.here = sent ? mine.bytes_sent : mine.bytes_recv;
+    const iperf3::StreamResult* theirs = nullptr;
     for (const iperf3::StreamResult& r : o.server.streams) {
       if (r.id != s.peer_id) continue;
+      theirs = &r;
       s.peer = r.bytes;
       if (!sent && r.retransmits >= 0 && o.server.sender_has_retransmits == 1)
         s.peer_retransmits = r.retransmits;
@@ -47,6 +76,7 @@ PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
     s.margin = omit ? std::max(s.here, s.peer) : 0;
     const uint64_t apart = s.here > s.peer ? s.here - s.peer : s.peer - s.here;
     s.agree = apart <= s.margin;
+    if (udp && sent && theirs) compare_udp(spec, c, *theirs, omit, s);
     p.streams.push_back(s);
   }
   return p;

@@ -7,6 +7,11 @@ namespace mtperf {
 nlohmann::json peer_json(const PeerFigures& p) {
   nlohmann::json streams = nlohmann::json::array();
   for (const PeerStream& s : p.streams) {
+    nlohmann::json udp;
+    if (s.udp)
+      udp = {{"datagrams_sent", s.udp->sent}, {"peer_packets", s.udp->peer_highest},
+             {"peer_lost", s.udp->peer_lost}, {"peer_received", s.udp->peer_received},
+             {"tail", s.udp->tail},           {"peer_jitter_ms", s.udp->peer_jitter_ms}};
     streams.push_back({{"flow", s.flow},
                        {"peer_id", s.peer_id},
                        {"direction", s.direction},
@@ -16,6 +21,7 @@ nlohmann::json peer_json(const PeerFigures& p) {
                        {"agree", s.agree},
                        {"peer_retransmits", s.peer_retransmits ? nlohmann::json(*s.peer_retransmits)
                                                                : nlohmann::json()}});
+    if (s.udp) streams.back()["udp"] = std::move(udp);
   }
   return {{"peer", p.peer},
           {"streams", streams},
@@ -45,6 +51,12 @@ std::string peer_text(const PeerFigures& p) {
         s.peer_retransmits ? fmt::format(", {} retransmits", *s.peer_retransmits) : std::string(),
         s.agree ? (apart == 0 ? ", equal" : fmt::format(", {} apart", apart))
                 : fmt::format(", MISMATCH: {} apart, over the margin of {}", apart, s.margin));
+    if (s.udp)
+      out += fmt::format(
+          "      datagrams: here sent {}, {} received {}, lost {} (gaps below its highest "
+          "sequence {}), {} after it (tail); jitter {:.3f} ms\n",
+          s.udp->sent, p.peer, s.udp->peer_received, s.udp->peer_lost, s.udp->peer_highest,
+          s.udp->tail, s.udp->peer_jitter_ms);
   }
   return out;
 }

@@ -11,6 +11,19 @@
 
 namespace mtperf {
 
+// A UDP stream to iperf3 (-u): datagrams this side sent beside the receiver's own counts.
+// iperf3's receiver reports the highest sequence it saw and the gaps below it (lost); what this
+// side sent after that highest sequence (the tail) was lost at the end or still unread when
+// TEST_END stopped its counting. sent = received + lost + tail, each a whole datagram.
+struct PeerUdp {
+  uint64_t sent = 0;          // datagrams sent here
+  uint64_t peer_highest = 0;  // the receiver's highest sequence (iperf3's `packets`)
+  uint64_t peer_lost = 0;     // gaps below it (iperf3's `errors`)
+  uint64_t peer_received = 0;
+  uint64_t tail = 0;  // sent - peer_highest
+  double peer_jitter_ms = 0;
+};
+
 struct PeerStream {
   uint32_t flow = 0;
   int32_t peer_id = 0;    // the peer's own id of the stream (iperf3: 1, 3, 4, ...)
@@ -20,6 +33,7 @@ struct PeerStream {
   uint64_t margin = 0;    // how far apart they may be, bytes (PeerFigures::margin_why)
   bool agree = true;      // |here - peer| <= margin
   std::optional<int64_t> peer_retransmits;  // the peer's TCP retransmits when it sent
+  std::optional<PeerUdp> udp;
 };
 
 struct PeerFigures {

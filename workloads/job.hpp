@@ -19,6 +19,7 @@
 #include "transports/api/endpoint.hpp"
 #include "transports/api/transport.hpp"
 #include "workloads/spec.hpp"
+#include "workloads/udp_header.hpp"
 #include "workloads/verify.hpp"
 
 namespace mtperf {
@@ -133,6 +134,8 @@ struct FlowSlot {
   std::unique_ptr<Endpoint> endpoint;
   double rate_bps = 0;   // pacing for senders; 0 = unpaced
   double conn_rate = 0;  // crr clients: new connections per second; 0 = unpaced
+  // UDP senders: the header their datagrams carry (udp_header.hpp); mtperf's unless a peer's.
+  UdpWire udp_wire = UdpWire::mtperf;
   FlowCounters counters;
   FlowStats stats;
 };

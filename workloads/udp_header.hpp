@@ -2,6 +2,8 @@
 // The 16-byte header at the front of every UDP datagram mtperf sends: a sequence number and the
 // sender's send time (CLOCK_MONOTONIC ns; only differences are used, so clock offset between
 // hosts cancels in the jitter). Little-endian on the wire. Sequence kFinSeq ends a stream.
+#include <endian.h>
+
 #include <cstdint>
 #include <cstring>
 
@@ -30,6 +32,27 @@ inline UdpHeader read_udp_header(const std::byte* p) {
   std::memcpy(&h.seq, p, 8);
   std::memcpy(&h.send_ns, p + 8, 8);
   return h;
+}
+
+// The header a flow's datagrams carry. mtperf: the one above. iperf3 (peers/iperf3, a stream to
+// an iperf3 server): the sender's CLOCK_MONOTONIC seconds and microseconds, then the sequence
+// number from 1, all big-endian; the sequence 32 bits wide (12 bytes), or 64 with the test's
+// udp_counters_64bit (16 bytes). An iperf3 stream has no end-of-stream datagram: the control
+// connection's TEST_END ends it.
+enum class UdpWire : uint8_t { mtperf, iperf3, iperf3_64 };
+
+inline void write_iperf3_udp_header(std::byte* p, uint64_t seq, int64_t mono_ns, bool wide) {
+  const uint32_t sec = htobe32(uint32_t(mono_ns / 1'000'000'000));
+  const uint32_t usec = htobe32(uint32_t(mono_ns % 1'000'000'000 / 1000));
+  std::memcpy(p, &sec, 4);
+  std::memcpy(p + 4, &usec, 4);
+  if (wide) {
+    const uint64_t s = htobe64(seq);
+    std::memcpy(p + 8, &s, 8);
+  } else {
+    const uint32_t s = htobe32(uint32_t(seq));
+    std::memcpy(p + 8, &s, 4);
+  }
 }
 
 }  // namespace mtperf

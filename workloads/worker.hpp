@@ -175,6 +175,18 @@ class Worker {
       f.tx_off += b.len;
     }
   }
+  // A stream datagram's header, in the flow's wire format (iperf3's sequence starts at 1).
+  void write_header(Flow& f, Buf& b, int64_t now) {
+    switch (f.slot->udp_wire) {
+      case UdpWire::mtperf:
+        write_udp_header(b.data, f.seq, now);
+        return;
+      case UdpWire::iperf3:
+      case UdpWire::iperf3_64:
+        write_iperf3_udp_header(b.data, f.seq + 1, now, f.slot->udp_wire == UdpWire::iperf3_64);
+        return;
+    }
+  }
   void fill_at(Flow& f, Buf& b, uint64_t at) {
     if (verify_) f.tx->fill(b.data, at, b.len);
   }

@@ -24,7 +24,7 @@ void Worker<E>::pump_sender(Flow& f, int64_t now) {
       f.next_send_ns += f.interval_ns;
     }
     Buf b = send_buf(f, size);
-    if (udp) write_udp_header(b.data, f.seq, now);
+    if (udp) write_header(f, b, now);
     fill(f, b, udp, f.seq);
     f.seq += udp;
     post(f, f.conn, Op::send, b, kSend);
@@ -39,7 +39,12 @@ void Worker<E>::finish_sender(Flow& f) {
     finish(f);
     return;
   }
-  // UDP: end-of-stream datagrams (several: one may be lost); done when they are sent.
+  // UDP: end-of-stream datagrams (several: one may be lost); done when they are sent. A peer's
+  // stream has none (iperf3: its control connection ends the test).
+  if (f.slot->udp_wire != UdpWire::mtperf) {
+    finish(f);
+    return;
+  }
   int64_t now = now_ns();
   for (int i = 0; i < kUdpFinCopies && !f.done; ++i) {
     Buf b = send_buf(f, kUdpHeaderBytes);

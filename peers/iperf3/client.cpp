@@ -96,8 +96,23 @@ ClientMachine::Event expect_event(int fd, ClientMachine& m, ClientMachine::Event
   return e;
 }
 
-Params params_of(const TestSpec& spec, const std::string& client_version) {
+// 32-bit counters (every 3.x's default) unless the test may send 2^31 datagrams a stream or
+// more at its rate, where iperf3's 32-bit sequence would wrap: then 64 (udp_counters_64bit).
+bool wide_counters(const TestSpec& spec, const ClientSettings& settings) {
+  if (settings.udp_counters_64bit) return *settings.udp_counters_64bit;
+  const double per_stream = spec.stream_rate_bps() / spec.flows / 8 / spec.stream_msg_size();
+  return per_stream * (std::ceil(spec.duration_s) + spec.warmup_s + 1) >= double(1u << 31);
+}
+
+Params params_of(const TestSpec& spec, const ClientSettings& settings) {
   Params p;
+  p.udp = spec.proto == Proto::udp;
+  if (p.udp) {
+    // iperf3's bandwidth is each stream's (-b applies to every stream of -P); --rate is the
+    // test's, over all flows.
+    p.bandwidth = uint64_t(spec.stream_rate_bps() / spec.flows);
+    p.udp_counters_64bit = wide_counters(spec, settings);
+  }
   p.omit_s = int64_t(spec.warmup_s);
   p.time_s = std::max<int64_t>(1, int64_t(std::ceil(spec.duration_s)));
   p.parallel = spec.flows;
@@ -107,7 +122,7 @@ Params params_of(const TestSpec& spec, const std::string& client_version) {
   p.window = std::max(spec.sock.sndbuf, spec.sock.rcvbuf);
   p.nodelay = spec.sock.nodelay;
   p.congestion = spec.sock.congestion;
-  p.client_version = client_version;
+  p.client_version = settings.client_version;
   return p;
 }
 
@@ -142,6 +157,7 @@ Results own_results(const TestSpec& spec, const std::vector<FlowSlot*>& slots) {
     StreamResult s;
     s.id = stream_id(f->id);
     s.bytes = f->role == Role::sender ? c.bytes_sent : c.bytes_recv;
+    if (spec.proto == Proto::udp) s.packets = int64_t(c.msgs_sent);  // the sender's datagrams
     s.end_time = spec.duration_s;
     r.streams.push_back(s);
   }
@@ -180,6 +196,18 @@ SideResult server_side(const TestSpec& spec, const Results& res, double window_s
       }
     } else {
       f.total.bytes_recv = f.window.bytes_recv = st->bytes;
+      if (spec.proto == Proto::udp) {
+        // iperf3's receiver: `packets` is the highest sequence it saw, `errors` the gaps below
+        // it (a late datagram takes one back), so it took packets - errors datagrams. Its
+        // results carry no out-of-order count (3.12 prints one in its own report only).
+        UdpStats& u = f.stats.udp;
+        u.highest_seq = uint64_t(std::max<int64_t>(st->packets, 0));
+        u.lost = uint64_t(std::max<int64_t>(st->errors, 0));
+        u.received = u.highest_seq - std::min(u.highest_seq, u.lost);
+        u.any = u.received > 0;
+        u.jitter_ns = st->jitter_s * 1e9;
+        f.total.msgs_recv = f.window.msgs_recv = u.received;
+      }
     }
     s.flows.push_back(f);
   }
@@ -190,8 +218,19 @@ SideResult server_side(const TestSpec& spec, const Results& res, double window_s
 // with the cookie. iperf3 needs them all: a flow that does not connect fails the test.
 std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transport& transport,
                                                   const SockAddr& server, const Cookie& cookie,
-                                                  std::vector<Fd>& sender_fds, int timeout_ms) {
-  const std::vector<uint8_t> greeting(cookie.begin(), cookie.end());
+                                                  bool wide, std::vector<Fd>& sender_fds,
+                                                  int timeout_ms) {
+  const bool udp = spec.proto == Proto::udp;
+  // TCP: the cookie. UDP: 4 bytes each way, iperf3's ints in host order (protocol.hpp).
+  auto bytes_of = [](uint32_t v) {
+    std::vector<uint8_t> b(4);
+    std::memcpy(b.data(), &v, 4);
+    return b;
+  };
+  const std::vector<uint8_t> greeting =
+      udp ? bytes_of(kUdpConnectMsg) : std::vector<uint8_t>(cookie.begin(), cookie.end());
+  const std::vector<std::vector<uint8_t>> replies{bytes_of(kUdpConnectReply),
+                                                  bytes_of(kLegacyUdpConnectReply)};
   const int64_t deadline = deadline_in(timeout_ms);
   SockAddr source;
   if (!spec.sock.source.empty()) source = control_socket::resolve(spec.sock.source, 0);
@@ -202,15 +241,17 @@ std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transpor
     f->role = role_of(spec, i, Side::client);
     f->proto = spec.proto;
     if (f->role == Role::sender) f->rate_bps = spec.stream_rate_bps() / spec.flows;
+    if (udp) f->udp_wire = wide ? UdpWire::iperf3_64 : UdpWire::iperf3;
     FlowSetup setup = flow_setup(spec, i, 0, transport.caps());
     setup.greeting = &greeting;
+    if (udp) setup.greeting_replies = &replies;
     try {
       f->endpoint = transport.connect(server, source, setup, deadline);
     } catch (const std::exception& e) {
       throw std::runtime_error("flow " + std::to_string(i) + " (iperf3 stream " +
                                std::to_string(stream_id(i)) + "): " + e.what());
     }
-    if (f->role == Role::sender) sender_fds.emplace_back(f->endpoint->dup_stats_fd());
+    if (f->role == Role::sender && !udp) sender_fds.emplace_back(f->endpoint->dup_stats_fd());
     flows.push_back(std::move(f));
   }
   return flows;
@@ -234,7 +275,9 @@ void check_request(const TestSpec& spec) {
   const WorkloadKind& kind = kind_of(spec.workload);
   if (kind.request_response || kind.per_transaction)
     refuse("iperf3 has no " + std::string(kind.name) + " (request/response) test");
-  if (spec.proto != Proto::tcp) refuse("UDP tests against iperf3 are not carried yet");
+  if (spec.proto == Proto::udp && spec.workload != Workload::stream)
+    refuse("UDP against iperf3 is carried for -w stream only (its -u); not " +
+           std::string(kind.name) + " yet");
   const TransportEntry& entry = find_transport(spec.transport);
   if (!entry.caps.peer_greeting || entry.line != nullptr)
     refuse("transport " + spec.transport + " cannot carry an iperf3 stream");
@@ -264,7 +307,7 @@ Outcome run_test(const TestSpec& spec_in, const control::ClientOptions& opts,
   control_socket::raise_fd_limit();
 
   Outcome out;
-  out.params = params_of(spec, settings.client_version);
+  out.params = params_of(spec, settings);
   const int step = settings.step_timeout_ms;
   const SockAddr server = control_socket::resolve(opts.server, kDefaultPort);
   Fd ctl(control_socket::connect(server, opts.connect_timeout_ms));
@@ -276,7 +319,8 @@ Outcome run_test(const TestSpec& spec_in, const control::ClientOptions& opts,
   const int64_t setup_start = now_ns();
   expect_event(ctl.fd, m, Event::create_streams, step);
   std::vector<Fd> sender_fds;
-  auto flows = open_flows(spec, *transport, server, m.cookie(), sender_fds, step);
+  auto flows = open_flows(spec, *transport, server, m.cookie(), out.params.udp_counters_64bit,
+                          sender_fds, step);
   expect_event(ctl.fd, m, Event::test_start, step);
   expect_event(ctl.fd, m, Event::test_running, step);
   const double setup_s = double(now_ns() - setup_start) / 1e9;
@@ -299,7 +343,14 @@ Outcome run_test(const TestSpec& spec_in, const control::ClientOptions& opts,
     if (r == 0) throw ProtocolError("the iperf3 server closed the control connection mid-test");
     if (r > 0) m.feed({buf, size_t(r)});
   }
-  if (!sender_fds.empty()) wait_drained(sender_fds);
+  if (!sender_fds.empty()) {
+    wait_drained(sender_fds);
+  } else if (spec.proto == Proto::udp) {
+    // No acknowledgement to wait for: the server gets as long to read what is in its socket
+    // buffer before TEST_END stops its counting. What it has not read by then is the tail the
+    // report names (harness/peer_run.cpp).
+    std::this_thread::sleep_for(std::chrono::milliseconds(kSettleMs));
+  }
   m.end_test();
   expect_event(ctl.fd, m, Event::results_wanted, step);
   m.give_results(own_results(spec, slots));

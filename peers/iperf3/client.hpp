@@ -4,6 +4,7 @@
 // runner over the same transports, greeted with iperf3's cookie instead of mtperf's hello. The
 // outcome holds both sides as `mtperf run` against `mtperf serve` does, the server's side made
 // from iperf3's results (its per-stream bytes, retransmits and process CPU).
+#include <optional>
 #include <string>
 
 #include "control/client.hpp"
@@ -15,18 +16,22 @@ namespace mtperf::iperf3 {
 
 // What iperf3 can do with mtperf (the text of every refusal): for docs and errors.
 inline constexpr const char* kCanDo =
-    "an iperf3 server runs stream, maerts (-R) and bidir (--bidir) over TCP, up to 128 flows "
-    "(-P), over kernel sockets or io_uring";
+    "an iperf3 server runs stream, maerts (-R) and bidir (--bidir) over TCP, and stream over "
+    "UDP (-p udp, paced at --rate), up to 128 flows (-P), over kernel sockets or io_uring";
 
 // Throws RequestError (bad usage: exit 2, before anything connects) when iperf3 cannot run the
-// test: rr, crr, UDP, a transport that is not a plain kernel socket on this host's stack, more
-// than 128 flows, a warm-up that is not whole seconds, options iperf3 has no field for.
+// test: rr, crr, UDP other than stream, a transport that is not a plain kernel socket on this
+// host's stack, more than 128 flows, a warm-up that is not whole seconds, options iperf3 has no
+// field for.
 void check_request(const TestSpec& spec);
 
 // How this client presents itself and how long it waits.
 struct ClientSettings {
   std::string client_version = "mtperf";  // params' client_version
   int step_timeout_ms = 10000;            // each step of the conversation, and the connects
+  // UDP: the datagrams' sequence numbers 64 bits wide (iperf3's udp_counters_64bit) or 32;
+  // unset: 32, iperf3's default, unless the test may send 2^31 datagrams a stream.
+  std::optional<bool> udp_counters_64bit;
 };
 
 struct Outcome {

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "peers/iperf3/client.hpp"
 #include "tests/peers/iperf3_server.hpp"
 #include "tests/support/command.hpp"
 #include "tests/support/skip.hpp"
@@ -87,8 +88,91 @@ TEST_CASE("a warm-up is iperf3's omit: both windows' counts shown, not compared"
   }
 }
 
+namespace {
+
+// A UDP stream (iperf3 -u): every datagram is -m bytes, and iperf3's receiver reports the
+// highest sequence it saw (packets) and the gaps below it (errors). What this side sent is what
+// iperf3 received plus its lost plus the tail after its highest sequence, whole datagrams; its
+// bytes are exactly its datagrams taken times the size; its highest sequence is at most what was
+// sent (a wrong counter width would make it 0: the server reads another field as the sequence).
+// Loss is a figure of the network, not a disagreement: on a loaded host the server may drop a
+// few datagrams, and the test holds them to the identity, not to zero.
+void check_udp(const nlohmann::json& doc, size_t streams, uint64_t size) {
+  const auto& p = doc.at("peer");
+  REQUIRE(p.at("streams").size() == streams);
+  for (const auto& s : p.at("streams")) {
+    INFO(s.dump());
+    const auto& u = s.at("udp");
+    const uint64_t sent = u.at("datagrams_sent"), highest = u.at("peer_packets"),
+                   lost = u.at("peer_lost"), received = u.at("peer_received"), tail = u.at("tail");
+    WARN("sent " << sent << " datagrams; iperf3 received " << received << ", lost " << lost
+                 << ", highest sequence " << highest << ", tail " << tail << ", jitter "
+                 << u.at("peer_jitter_ms").get<double>() << " ms");
+    CHECK(sent > 0);
+    CHECK(highest > 0);
+    CHECK(highest <= sent);
+    CHECK(received == highest - lost);
+    CHECK(sent == received + lost + tail);
+    CHECK(s.at("bytes_here").get<uint64_t>() == sent * size);
+    CHECK(s.at("bytes_peer").get<uint64_t>() == received * size);
+    CHECK(s.at("margin_bytes").get<uint64_t>() == (lost + tail) * size);
+    CHECK(s.at("agree") == true);
+  }
+  CHECK(p.at("agree") == true);
+  CHECK(doc.at("summary").at("errors").empty());
+}
+
+}  // namespace
+
+TEST_CASE("UDP stream against iperf3 -s: datagrams sent = received + lost + tail, paced") {
+  Iperf3Server s;
+  const double rate = 20e6;
+  auto doc = run_json(s, "-w stream -p udp --rate 20M -m 1200 -l 1");
+  check_udp(doc, 1, 1200);
+  // The pacer never runs ahead of its schedule by more than its 10 ms catch-up credit (and one
+  // datagram); on a loaded host it may fall behind, never ahead.
+  const auto& sum = doc.at("summary");
+  const double window = sum.at("window_s").get<double>();
+  const double sent_bits = doc["peer"]["streams"][0]["bytes_here"].get<double>() * 8;
+  CHECK(sent_bits <= rate * (window + 0.010) + 1200 * 8);
+}
+
+TEST_CASE("UDP with 2 streams: each stream's counts hold on its own") {
+  Iperf3Server s;
+  check_udp(run_json(s, "-w stream -p udp -P 2 --rate 20M -m 512 -l 0.5"), 2, 512);
+}
+
+TEST_CASE("UDP with 64-bit counters (udp_counters_64bit): iperf3 reads the same sequence") {
+  mtperf::TestSpec spec;
+  spec.workload = mtperf::Workload::stream;
+  spec.proto = mtperf::Proto::udp;
+  spec.duration_s = 0.5;
+  spec.warmup_s = 0;
+  spec.rate_bps = 10e6;
+  spec.msg_size = 1000;
+  mtperf::control::ClientOptions opts;
+  for (bool wide : {true, false}) {
+    INFO("64-bit counters: " << wide);
+    mtperf::iperf3::ClientSettings settings;
+    settings.udp_counters_64bit = wide;
+    Iperf3Server server;
+    opts.server = server.address();
+    auto out = mtperf::iperf3::run_test(spec, opts, settings);
+    CHECK(out.params.udp_counters_64bit == wide);
+    REQUIRE(out.server.streams.size() == 1);
+    const auto& st = out.server.streams[0];
+    const uint64_t sent = out.test.client.flows.at(0).total.msgs_sent;
+    CHECK(sent > 0);
+    // A width the server read otherwise would put another field where the sequence is.
+    CHECK(uint64_t(st.packets) <= sent);
+    CHECK(st.packets > 0);
+    CHECK(st.bytes == uint64_t(st.packets - st.errors) * 1000);
+  }
+}
+
 TEST_CASE("what iperf3 cannot do is refused at once, exit 2, naming what it can") {
-  for (const char* args : {"-w rr", "-w crr", "-p udp", "-P 129", "--warmup 0.5", "--verify"}) {
+  for (const char* args : {"-w rr", "-w crr", "-p udp -w maerts", "-p udp -w bidir", "-P 129",
+                           "--warmup 0.5", "--verify"}) {
     auto r = mtperf_cmd(std::string("run --peer iperf3 -H 127.0.0.1:9 ") + args + " 2>&1");
     INFO(args);
     CHECK(r.rc == 2);

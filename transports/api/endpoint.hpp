@@ -44,6 +44,11 @@ struct FlowSetup {
   // are sent on the new connection in place of mtperf's flow hello (iperf3: the test's 37-byte
   // cookie); null for mtperf's own servers. Owned by the caller, alive while connect() runs.
   const std::vector<uint8_t>* greeting = nullptr;
+  // A UDP client flow to such a peer: the greeting goes out once, as one datagram, and the
+  // connect waits (to its deadline) for the peer's answer, taken when it is one of these (iperf3:
+  // its reply, or its legacy one). Never sent again: a peer that took it would count a repeat as
+  // data. Null for TCP.
+  const std::vector<std::vector<uint8_t>>* greeting_replies = nullptr;
 };
 
 // A flow's connection (or, with per_transaction, its listener or target) as the transport's

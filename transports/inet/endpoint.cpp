@@ -225,6 +225,30 @@ void udp_hello(int fd, const uint8_t* hello, const FlowSetup& s, int64_t deadlin
   throw std::runtime_error(flow_name(s) + ": the server never answered the UDP hello");
 }
 
+// A peer's UDP greeting (peers/): one datagram out, one of the expected answers back.
+void udp_greet(int fd, const FlowSetup& s, const SockAddr& server, int64_t deadline_ns) {
+  const std::vector<uint8_t>& g = *s.greeting;
+  if (send(fd, g.data(), g.size(), 0) != ssize_t(g.size()))
+    throw std::runtime_error(flow_name(s) + ": cannot greet " + server.to_string() + ": " +
+                             std::strerror(errno));
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    const int left = ms_until(deadline_ns);
+    if (left <= 0 || ::poll(&p, 1, left) == 0) break;
+    uint8_t answer[64];
+    const ssize_t n = recv(fd, answer, sizeof answer, MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0)
+      throw std::runtime_error(flow_name(s) + ": " + server.to_string() +
+                               " did not take the UDP greeting: " + std::strerror(errno));
+    for (const std::vector<uint8_t>& r : *s.greeting_replies)
+      if (size_t(n) == r.size() && std::memcmp(answer, r.data(), r.size()) == 0) return;
+    // Anything else (a stray datagram) is not the answer: wait on.
+  }
+  throw std::runtime_error(flow_name(s) + ": " + server.to_string() +
+                           " never answered the UDP greeting");
+}
+
 }  // namespace
 
 SocketEndpoint::~SocketEndpoint() {
@@ -263,6 +287,10 @@ std::unique_ptr<Endpoint> SocketSetup::connect(const SockAddr& server, const Soc
     const std::vector<uint8_t>& g = *setup.greeting;
     if (!write_all(ep->fd, g.data(), g.size(), ms_until(deadline_ns)))
       throw std::runtime_error(flow_name(setup) + ": cannot greet " + server.to_string());
+    return ep;
+  }
+  if (setup.greeting != nullptr && setup.greeting_replies != nullptr) {
+    udp_greet(ep->fd, setup, server, deadline_ns);
     return ep;
   }
   uint8_t hello[kHelloBytes];
