@@ -196,6 +196,9 @@ int serve_command(const std::vector<std::string>& args) {
     std::unique_ptr<sockperf::Server> sockperf_server;
     if (cl->vm.count("sockperf")) {
       so.log = [](const std::string& line) { std::printf("mtperf serve: %s\n", line.c_str()); };
+      so.allow = o.allow;
+      so.admission = &server.admission();
+      so.done = [&server](const control::TestLog& log) { server.record_peer_test(log); };
       sockperf_server = std::make_unique<sockperf::Server>(so);
       std::printf("mtperf serve: sockperf clients on %s port %u (TCP and UDP)\n", so.bind.c_str(),
                   sockperf_server->port());

@@ -17,18 +17,40 @@
 #include "platform/clock.hpp"
 #include "transports/api/control_socket.hpp"
 #include "transports/api/transport.hpp"
+#include "workloads/spec.hpp"
 
 namespace mtperf::sockperf {
 namespace {
 
 constexpr int kTickMs = 100;  // how often the loop looks at stop and the idle deadlines
+// What a TCP client holds while it is connected, for serve's memory budget: its message buffer
+// (the framer's) and its entry.
+constexpr uint64_t kClientBytes = kMaxMessage + 1 + 512;
+
+// One client's counts, as sockperf sr counts them: messages (and their bytes) taken, pongs sent.
+struct Tally {
+  uint64_t messages = 0, pongs = 0, bytes_in = 0, bytes_out = 0;
+};
 
 struct Client {
   int fd = -1;
   std::string peer;
   std::unique_ptr<StreamFramer> framer;
   int64_t last_input_ns = 0;
-  uint64_t messages = 0, pongs = 0;
+  Tally tally;
+  control::Admission::Ticket ticket;  // serve's session, when there is an Admission
+  // The client reset the connection: sockperf's clients close with their last pong unread,
+  // which the kernel answers with a reset. A client leaving, not an error.
+  bool reset = false;
+};
+
+// A UDP client: the source address its datagrams come from.
+struct UdpClient {
+  sockaddr_storage from{};
+  socklen_t len = 0;
+  std::string peer;
+  int64_t last_input_ns = 0;
+  Tally tally;
 };
 
 // Sends n bytes within timeout_ms; false when the client did not take them.
@@ -60,6 +82,10 @@ struct Server::Impl {
   int tcp = -1, udp = -1;
   uint16_t port = 0;
   std::vector<Client> clients;
+  std::vector<UdpClient> udp_clients;
+  size_t udp_last = 0;  // the UDP client of the last datagram: most datagrams come from it
+  uint64_t udp_not_allowed_logged = 0;
+  int64_t udp_not_allowed_log_ns = 0;
   std::vector<pollfd> pfds;
   std::unique_ptr<uint8_t[]> buf{new uint8_t[kMaxMessage + 1]};
   std::thread thread;
@@ -68,36 +94,65 @@ struct Server::Impl {
     if (opts.log) opts.log(line);
   }
 
+  // A client that ended (tally: what it did) or was refused (none).
+  void report(const std::string& peer, Proto proto, const Tally* t, control::TestLog::Result r,
+              std::string why, std::string_view refused_at = {}) {
+    control::TestLog tl;
+    tl.client = peer;
+    tl.protocol = "sockperf";
+    if (t) {
+      TestSpec spec;
+      spec.workload = t->pongs > 0 ? Workload::rr : Workload::stream;
+      spec.proto = proto;
+      spec.transport.clear();  // the server's own sockets
+      tl.spec = std::move(spec);
+      tl.counted = true;
+      tl.bytes_recv = t->bytes_in;
+      tl.bytes_sent = t->bytes_out;
+      tl.transactions = t->pongs;
+    }
+    tl.result = r;
+    tl.why = std::move(why);
+    tl.refused_at = refused_at;
+    if (opts.done) {
+      opts.done(tl);
+    } else {
+      log(control::format_test_log(tl));
+    }
+  }
+
   // sockperf sr's rules for one whole message; msg is writable (the pong goes back from it).
   // Returns false when the pong could not be sent.
   bool handle(uint8_t* msg, const Header& h, int fd, const sockaddr* to, socklen_t to_len,
-              Client* c) {
+              Tally& c) {
     if (!(h.flags & kFlagClient)) return true;  // another server's reply: not counted
     if (h.flags & kFlagWarmup) {
       counts.warmup.fetch_add(1, std::memory_order_relaxed);
       return true;
     }
     counts.messages.fetch_add(1, std::memory_order_relaxed);
-    if (c) ++c->messages;
+    ++c.messages;
+    c.bytes_in += h.length;
     if (!(h.flags & kFlagPong)) return true;
     msg[9] = uint8_t(msg[9] & ~kFlagClient);  // flags' low byte: the reply is the server's
     bool ok = to ? ::sendto(fd, msg, h.length, MSG_DONTWAIT, to, to_len) == ssize_t(h.length)
                  : send_within(fd, msg, h.length, opts.send_timeout_ms);
     if (ok) {
       counts.pongs.fetch_add(1, std::memory_order_relaxed);
-      if (c) ++c->pongs;
+      ++c.pongs;
+      c.bytes_out += h.length;
     }
     return ok || to != nullptr;  // a UDP pong dropped is the client's loss, as with sockperf
   }
 
   void drop(size_t i, const std::string& why) {
     Client& c = clients[i];
-    std::string line = "sockperf client " + c.peer + " (TCP): " + std::to_string(c.messages) +
-                       " messages, " + std::to_string(c.pongs) + " pongs";
+    std::string error = why;
     if (c.framer && c.framer->pending() > 0)
-      line += "; stopped mid-message (" + std::to_string(c.framer->pending()) + " bytes held)";
-    if (!why.empty()) line += "; " + why;
-    log(line);
+      error += (error.empty() ? "" : "; ") + std::string("stopped mid-message (") +
+               std::to_string(c.framer->pending()) + " bytes held)";
+    report(c.peer, Proto::tcp, &c.tally,
+           error.empty() ? control::TestLog::Result::ok : control::TestLog::Result::error, error);
     ::close(c.fd);
     counts.closed.fetch_add(1, std::memory_order_relaxed);
     clients.erase(clients.begin() + std::ptrdiff_t(i));
@@ -106,13 +161,32 @@ struct Server::Impl {
   void accept_one() {
     int fd = ::accept4(tcp, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) return;
-    std::string peer = control_socket::peer_address(fd).to_string();
-    if (clients.size() >= opts.max_clients) {
+    std::string peer = "(unknown peer)";
+    bool allowed = opts.allow.empty();
+    try {
+      const SockAddr a = control_socket::peer_address(fd);
+      peer = a.to_string();
+      allowed = control::allowed(opts.allow, a);
+    } catch (const std::exception&) {
+    }
+    auto refuse = [&](std::string_view at, std::string why) {
       counts.rejected.fetch_add(1, std::memory_order_relaxed);
-      log("sockperf client " + peer + " (TCP) refused: " + std::to_string(opts.max_clients) +
-          " clients already connected");
       ::close(fd);
-      return;
+      report(peer, Proto::tcp, nullptr, control::TestLog::Result::refused, std::move(why), at);
+    };
+    if (!allowed) {
+      counts.not_allowed.fetch_add(1, std::memory_order_relaxed);
+      return refuse("allow", "not from a network in --allow");
+    }
+    if (clients.size() >= opts.max_clients)
+      return refuse("limits", std::to_string(opts.max_clients) + " clients already connected");
+    control::Admission::Ticket ticket;
+    if (opts.admission) {
+      try {
+        ticket = opts.admission->admit(kClientBytes);
+      } catch (const std::exception& e) {
+        return refuse("busy", e.what());
+      }
     }
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -122,7 +196,55 @@ struct Server::Impl {
     c.peer = peer;
     c.framer = std::make_unique<StreamFramer>(kMaxMessage);
     c.last_input_ns = now_ns();
+    c.ticket = std::move(ticket);
     clients.push_back(std::move(c));
+  }
+
+  // The UDP client a datagram came from; nullptr when it is not allowed (dropped, counted).
+  UdpClient* udp_client(const sockaddr_storage& from, socklen_t len) {
+    auto same = [&](const UdpClient& u) {
+      return u.len == len && std::memcmp(&u.from, &from, len) == 0;
+    };
+    if (udp_last < udp_clients.size() && same(udp_clients[udp_last])) return &udp_clients[udp_last];
+    for (size_t i = 0; i < udp_clients.size(); ++i)
+      if (same(udp_clients[i])) return &udp_clients[udp_last = i];
+    SockAddr a;
+    std::memcpy(&a.ss, &from, len);
+    a.len = len;
+    if (!control::allowed(opts.allow, a)) {
+      counts.rejected.fetch_add(1, std::memory_order_relaxed);
+      counts.not_allowed.fetch_add(1, std::memory_order_relaxed);
+      return nullptr;
+    }
+    if (udp_clients.size() >= opts.max_udp_clients) end_udp(0, "more UDP clients came");
+    UdpClient u;
+    u.from = from;
+    u.len = len;
+    u.peer = a.to_string();
+    udp_clients.push_back(std::move(u));
+    return &udp_clients[udp_last = udp_clients.size() - 1];
+  }
+
+  void end_udp(size_t i, const std::string& why) {
+    UdpClient& u = udp_clients[i];
+    report(u.peer, Proto::udp, &u.tally, control::TestLog::Result::ok, why);
+    udp_clients.erase(udp_clients.begin() + std::ptrdiff_t(i));
+    udp_last = 0;
+  }
+
+  // UDP clients silent for udp_idle_ms have ended; datagrams from outside --allow are named
+  // once a second at most (a flood of them is one line a second).
+  void tick(int64_t now) {
+    for (size_t i = udp_clients.size(); i-- > 0;)
+      if (now - udp_clients[i].last_input_ns > int64_t(opts.udp_idle_ms) * 1'000'000)
+        end_udp(i, "silent for " + std::to_string(opts.udp_idle_ms) + " ms");
+    const uint64_t dropped = counts.not_allowed.load(std::memory_order_relaxed);
+    if (dropped != udp_not_allowed_logged && now - udp_not_allowed_log_ns > 1'000'000'000) {
+      log("sockperf: " + std::to_string(dropped - udp_not_allowed_logged) +
+          " connections or datagrams from outside --allow dropped");
+      udp_not_allowed_logged = dropped;
+      udp_not_allowed_log_ns = now;
+    }
   }
 
   void read_udp() {
@@ -137,7 +259,10 @@ struct Server::Impl {
         counts.rejected.fetch_add(1, std::memory_order_relaxed);
         continue;
       }
-      handle(buf.get(), h, udp, reinterpret_cast<sockaddr*>(&from), len, nullptr);
+      UdpClient* u = udp_client(from, len);
+      if (!u) continue;
+      u->last_input_ns = now_ns();
+      handle(buf.get(), h, udp, reinterpret_cast<sockaddr*>(&from), len, u->tally);
     }
   }
 
@@ -145,11 +270,12 @@ struct Server::Impl {
   std::string read_tcp(Client& c) {
     ssize_t r = ::recv(c.fd, buf.get(), kMaxMessage, MSG_DONTWAIT);
     if (r == 0) return "";  // marked by the caller through pending EOF
-    if (r < 0) return errno == EAGAIN || errno == EINTR ? "" : std::strerror(errno);
+    if (r < 0 && errno == ECONNRESET) c.reset = true;
+    if (r < 0) return errno == EAGAIN || errno == EINTR || c.reset ? "" : std::strerror(errno);
     c.last_input_ns = now_ns();
     bool send_failed = false;
     bool ok = c.framer->feed(buf.get(), size_t(r), [&](const Header& h, uint8_t* msg) {
-      if (!send_failed && !handle(msg, h, c.fd, nullptr, 0, &c)) send_failed = true;
+      if (!send_failed && !handle(msg, h, c.fd, nullptr, 0, c.tally)) send_failed = true;
     });
     if (!ok) {
       counts.rejected.fetch_add(1, std::memory_order_relaxed);
@@ -178,7 +304,7 @@ struct Server::Impl {
         if (ev & (POLLIN | POLLHUP | POLLERR)) {
           char probe;
           std::string why = read_tcp(c);
-          if (!why.empty()) {
+          if (!why.empty() || c.reset) {
             drop(i, why);
             continue;
           }
@@ -192,9 +318,12 @@ struct Server::Impl {
       }
       if (pfds[0].revents & POLLIN) accept_one();
       if (pfds[1].revents & POLLIN) read_udp();
+      tick(now_ns());
     }
     while (!clients.empty())
       drop(clients.size() - 1, "the server stopped");
+    while (!udp_clients.empty())
+      end_udp(udp_clients.size() - 1, "the server stopped");
   }
 };
 
@@ -213,6 +342,7 @@ Server::Server(ServeOptions o) : impl_(std::make_unique<Impl>()) {
     throw std::runtime_error("sockperf: UDP on " + bound.to_string() + ": " + err);
   }
   m.clients.reserve(m.opts.max_clients);
+  m.udp_clients.reserve(m.opts.max_udp_clients);
   m.pfds.reserve(m.opts.max_clients + 2);
   m.thread = std::thread([&m] { m.loop(); });
 }

@@ -121,7 +121,8 @@ class SockperfServer {
 };
 
 // What a sockperf client printed: SentMessages and ReceivedMessages of its whole run (the
-// "[Total Run]" line), its percentiles ("percentile 50.000" -> 50.0), µs.
+// "[Total Run]" line), its percentiles ("percentile 50.000" -> 50.0), µs: half round trips
+// unless the client was given --full-rtt (sockperf divides each round trip by 2 by default).
 struct SockperfClientRun {
   int rc = -1;
   std::string output;
@@ -151,7 +152,8 @@ inline SockperfClientRun run_sockperf_client(const std::string& args) {
   for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), pct);
        it != std::sregex_iterator(); ++it)
     r.percentiles[std::stod((*it)[1])] = std::stod((*it)[2]);
-  if (std::regex_search(r.output, m, std::regex("avg-latency=([0-9.]+)")))
+  // "avg-latency" is half a round trip; with --full-rtt sockperf prints "avg-rtt", a whole one.
+  if (std::regex_search(r.output, m, std::regex("avg-(?:latency|rtt)=([0-9.]+)")))
     r.avg_us = std::stod(m[1]);
   return r;
 }

@@ -3,7 +3,7 @@
 //   the count sockperf sr prints when it stops;
 //   sockperf's own clients (`sockperf pp`, `tp`) against the server of `mtperf serve --sockperf`
 //   (peers/sockperf/server.hpp): sockperf's SentMessages against the server's count, sockperf's
-//   percentiles printed beside.
+//   percentiles printed beside (with --full-rtt: round trips, as mtperf's).
 // Each run is -t 1 or -l 0.5: the file takes about 8 s.
 #include <nlohmann/json.hpp>
 
@@ -89,7 +89,8 @@ TEST_CASE("sockperf pp over TCP against the sockperf server: SentMessages are th
   o.port = 0;
   mtperf::sockperf::Server server(o);
   const std::string port = std::to_string(server.port());
-  auto r = run_sockperf_client("pp --tcp -i 127.0.0.1 -p " + port + " -t 1 -m 64");
+  // --full-rtt: whole round trips, as mtperf measures them (sockperf prints halves otherwise).
+  auto r = run_sockperf_client("pp --tcp -i 127.0.0.1 -p " + port + " -t 1 -m 64 --full-rtt");
   settle(server, 1);
   INFO(r.output);
   REQUIRE(r.rc == 0);
@@ -112,8 +113,8 @@ TEST_CASE("sockperf pp over UDP against the sockperf server: every datagram coun
   o.bind = "127.0.0.1";
   o.port = 0;
   mtperf::sockperf::Server server(o);
-  auto r =
-      run_sockperf_client("pp -i 127.0.0.1 -p " + std::to_string(server.port()) + " -t 1 -m 64");
+  auto r = run_sockperf_client("pp -i 127.0.0.1 -p " + std::to_string(server.port()) +
+                               " -t 1 -m 64 --full-rtt");
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   INFO(r.output);
   REQUIRE(r.rc == 0);
