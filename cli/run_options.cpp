@@ -326,6 +326,9 @@ void set_transport(TestSpec& s, const po::variables_map& vm) {
 // refuse.
 void refuse_unused(const CommandLine& cl, const TestSpec& s) {
   const WorkloadKind& kind = kind_of(s.workload);
+  // sockperf's under-load mode is rr at a --rate (peers/sockperf/client.hpp).
+  const bool sockperf_under_load =
+      s.workload == Workload::rr && cl.has("peer") && get<std::string>(cl.vm, "peer") == "sockperf";
   auto reads = [](const WorkloadKind& k, std::string_view option) {
     for (std::string_view rest = k.options; !rest.empty();) {
       const size_t comma = rest.find(',');
@@ -344,6 +347,7 @@ void refuse_unused(const CommandLine& cl, const TestSpec& s) {
       option.erase(0, option.find_first_not_of(' '));
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
       if (!cl.has(option) || reads(kind, option)) continue;
+      if (option == "rate" && sockperf_under_load) continue;
       std::string readers;
       for (const WorkloadKind* k : workload_kinds())
         if (reads(*k, option)) readers += (readers.empty() ? "" : ", ") + std::string(k->name);

@@ -171,6 +171,49 @@ void run_rr(Test& t) {
   }
 }
 
+// Under load (sockperf ul): messages at --rate, every kReplyEvery-th asking for a pong, awaited
+// before the next goes. A schedule late by more than kCatchUpNs is moved on rather than caught up
+// with a burst.
+void run_under_load(Test& t) {
+  constexpr int64_t kCatchUpNs = 10'000'000;
+  StreamFramer framer(kMaxMessage);
+  const uint32_t size = t.out.msg_size;
+  const double per_msg_ns = size * 8.0 * 1e9 / t.spec.rate_bps;
+  double due = double(t.start);
+  for (uint64_t seq = 1;;) {
+    const int64_t now = now_ns();
+    if (now >= t.window_end || interrupts() > 0) {
+      t.out.interrupted = now < t.window_end;
+      break;
+    }
+    if (int64_t(due) > now) {
+      if (int64_t(due) - now > 50'000) ::usleep(useconds_t((int64_t(due) - now) / 1000));
+      continue;
+    }
+    due = std::max(due + per_msg_ns, double(now - kCatchUpNs));
+    const bool in_window = now >= t.window_start;
+    if (in_window) ++t.out.window_sent;
+    if (seq % kReplyEvery == 0) {
+      const int64_t rtt = ping(t, framer, seq);
+      if (rtt < 0) {
+        ++t.out.lost;
+      } else {
+        ++t.out.pongs;
+        if (in_window) {
+          ++t.out.window_pongs;
+          t.out.latency.record(uint64_t(rtt));
+        }
+      }
+    } else {
+      encode({seq, kFlagClient, size}, t.msg.get());
+      Io io = send_all(t.fd, t.msg.get(), size, now + int64_t(t.step_ms) * 1'000'000);
+      if (io != Io::ok) throw ProtocolError(why(io, "took no message", t.step_ms));
+      ++t.out.sent;
+    }
+    ++seq;
+  }
+}
+
 // Throughput: batches of whole messages (TCP: up to 64 KiB a send), paced by --rate when given.
 void run_stream(Test& t) {
   const uint32_t size = t.out.msg_size;
@@ -237,6 +280,9 @@ void check_request(const TestSpec& spec) {
     refuse("a message of " + std::to_string(size) + " bytes is outside 14..65507");
   if (spec.workload == Workload::rr && spec.req_size != spec.resp_size)
     refuse("a pong is the message itself: one size for both (-r SIZE)");
+  if (spec.workload == Workload::rr && spec.rate_bps > 0 && spec.rate_bps < 8.0 * size)
+    refuse("under load (rr at --rate), the rate is at least one message a second (" +
+           std::to_string(8 * size) + " bit/s for " + std::to_string(size) + "-byte messages)");
   if (spec.burst != 1) refuse("one message in flight (no --burst)");
   if (spec.verify_seed != 0) refuse("sockperf does not check payloads (--verify)");
   if (!spec.server_cpus.empty()) refuse("sockperf takes no server CPUs (--server-cpus)");
@@ -270,7 +316,9 @@ Outcome run_test(const TestSpec& spec, const std::string& server, int connect_ti
   t.start = now_ns();
   t.window_start = t.start + int64_t(spec.warmup_s * 1e9);
   t.window_end = t.window_start + int64_t(spec.duration_s * 1e9);
-  if (spec.workload == Workload::rr)
+  if (spec.workload == Workload::rr && spec.rate_bps > 0)
+    run_under_load(t);
+  else if (spec.workload == Workload::rr)
     run_rr(t);
   else
     run_stream(t);

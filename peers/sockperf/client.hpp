@@ -4,6 +4,11 @@
 // sends its messages (protocol.hpp) and times the pongs:
 //   rr      sockperf's ping-pong: every message asks for a pong, one in flight; the round trips
 //           are the latency figures;
+//   rr at --rate  sockperf's under-load mode (`sockperf ul`): messages paced at --rate (bits/s),
+//           every 100th asking for a pong (sockperf ul's default --reply-every), the others
+//           counted silently; the pongs' round trips are the latency figures. A pong is awaited
+//           before the next message goes (sockperf ul keeps sending meanwhile): at a rate whose
+//           gap between messages is under a round trip, the schedule falls behind;
 //   stream  sockperf's throughput mode: no message asks for a pong; the server counts them.
 // TCP or UDP (-u), one flow, messages of -r SIZE (rr) or -m SIZE (stream) bytes (14, sockperf's
 // default and smallest, unless given). sockperf sr tells its clients nothing: the witness on this
@@ -18,14 +23,18 @@
 namespace mtperf::sockperf {
 
 inline constexpr const char* kCanDo =
-    "a sockperf server (sockperf sr) runs rr (ping-pong) and stream (throughput, no pongs) over "
-    "TCP or UDP, one flow, messages of 14..65507 bytes (rr: -r SIZE, stream: -m SIZE), over "
+    "a sockperf server (sockperf sr) runs rr (ping-pong; at --rate, under load: every 100th "
+    "message asks for a pong) and stream (throughput, no pongs) over TCP or UDP, one flow, "
+    "messages of 14..65507 bytes (rr: -r SIZE, stream: -m SIZE), over "
     "kernel sockets";
 
 // Throws RequestError (exit 2, before anything connects) for what sockperf cannot do.
 void check_request(const TestSpec& spec);
 // The message size the test uses, bytes: rr's request size, stream's message size, or 14.
 uint32_t message_size(const TestSpec& spec);
+
+// Under load (rr at --rate): one message in this many asks for a pong (sockperf ul's default).
+inline constexpr uint64_t kReplyEvery = 100;
 
 struct Outcome {
   uint32_t msg_size = 0;       // bytes, header included

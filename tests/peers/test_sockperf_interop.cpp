@@ -68,6 +68,28 @@ TEST_CASE("stream over TCP against sockperf sr: the messages sent are the messag
   CHECK(total == std::stoll(m[1]));
 }
 
+TEST_CASE("under load (rr at --rate) over TCP against sockperf sr: sr counted every message") {
+  // sockperf ul's mode: 64-byte messages at 2 Mbit/s (3,906 a second), every 100th asking for a
+  // pong. sr counts every message sent; over TCP every pong request is answered.
+  SockperfServer s(true);
+  auto doc = run_json(s, "-w rr -r 64 --rate 2M -l 1");
+  const long long total = s.stop();
+  INFO(s.output() << doc["peer"].dump());
+  const auto& st = doc.at("peer").at("streams").at(0);
+  std::smatch m;
+  const std::string why = doc.at("peer").at("margin");
+  REQUIRE(std::regex_search(why, m, std::regex("^([0-9]+) messages sent under load")));
+  const long long sent = std::stoll(m[1]);
+  CHECK(total == sent);
+  CHECK(st.at("bytes_here").get<long long>() == sent / 100);  // every 100th asked for a pong
+  CHECK(st.at("bytes_here") == st.at("bytes_peer"));
+  CHECK(st.at("agree") == true);
+  // Paced: never ahead of 2 Mbit/s by more than the 10 ms the schedule may catch up, and one
+  // message; behind it on a loaded host, never ahead.
+  CHECK(double(sent) * 64 * 8 <= 2e6 * (1.0 + 0.010) + 64 * 8);
+  CHECK(doc.at("summary").at("latency_us").at("p50").get<double>() > 0);
+}
+
 TEST_CASE("rr over UDP against sockperf sr: pongs and losses add up, sr counted every message") {
   SockperfServer s(false);
   auto doc = run_json(s, "-w rr -p udp -r 64 -l 0.5");
