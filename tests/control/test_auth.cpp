@@ -1,6 +1,7 @@
 // A server with a key: it proves the key first (WELCOME's proof over the client's nonce), nothing
 // about the host before the client proves it (AUTH), every frame after AUTH sealed (a frame
 // injected, replayed or altered on the path is refused), and the proof covers the TEST body.
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -227,5 +228,31 @@ TEST_CASE("a peer that is not an mtperf server is named as such, with its addres
                     Catch::Contains("the server at " + where) &&
                         Catch::Contains("does not speak mtperf's control protocol"));
   other.join();
+  ::close(lfd);
+}
+
+// Issue 40: a listener that never speaks is told apart from one that speaks another protocol:
+// after the setup deadline (10 s) the error names the address and asks whether an mtperf server
+// listens there.
+TEST_CASE("a peer that never answers the HELLO is named, with its address, after the deadline",
+          "[auth]") {
+  int lfd = inet::listen_on(inet::resolve("127.0.0.1:0", 0), Proto::tcp, SocketOptions{}, 4);
+  const std::string where = inet::local_address(lfd).to_string();
+  std::thread silent([lfd] {
+    int fd = inet::accept_within(lfd, kTimeoutMs);
+    if (fd < 0) return;
+    // Reads the HELLO and whatever follows, answers nothing, until the client leaves.
+    char buf[512];
+    pollfd p{fd, POLLIN, 0};
+    while (::poll(&p, 1, 20'000) > 0 && ::read(fd, buf, sizeof buf) > 0) {
+    }
+    ::close(fd);
+  });
+  ClientOptions o;
+  o.server = where;
+  CHECK_THROWS_WITH(run_test(short_rr(), o),
+                    Catch::Contains("the server at " + where + " sent nothing within 10 s") &&
+                        Catch::Contains("is an mtperf server (mtperf serve) listening there"));
+  silent.join();
   ::close(lfd);
 }
