@@ -23,10 +23,9 @@
 namespace mtperf::sockperf {
 
 inline constexpr const char* kCanDo =
-    "a sockperf server (sockperf sr) runs rr (ping-pong; at --rate, under load: every 100th "
-    "message asks for a pong) and stream (throughput, no pongs) over TCP or UDP, one flow, "
-    "messages of 14..65507 bytes (rr: -r SIZE, stream: -m SIZE), over "
-    "kernel sockets";
+    "a sockperf server (sockperf sr) runs rr (ping-pong) and stream (throughput, no pongs) over "
+    "TCP or UDP, rr also under load at --rate (every 100th message asks for a pong), one flow, "
+    "messages of 14..65507 bytes (rr: -r SIZE, stream: -m SIZE), over kernel sockets";
 
 // Throws RequestError (exit 2, before anything connects) for what sockperf cannot do.
 void check_request(const TestSpec& spec);
