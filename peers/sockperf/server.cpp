@@ -39,9 +39,9 @@ struct Client {
   int64_t last_input_ns = 0;
   Tally tally;
   control::Admission::Ticket ticket;  // serve's session, when there is an Admission
-  // The client reset the connection: sockperf's clients close with their last pong unread,
-  // which the kernel answers with a reset. A client leaving, not an error.
-  bool reset = false;
+  // The client closed the connection, or reset it: sockperf's clients close with their last
+  // pong unread, which the kernel answers with a reset. A client leaving, not an error.
+  bool left = false;
 };
 
 // A UDP client: the source address its datagrams come from.
@@ -269,9 +269,10 @@ struct Server::Impl {
   // Returns the reason to drop the client, empty to keep it.
   std::string read_tcp(Client& c) {
     ssize_t r = ::recv(c.fd, buf.get(), kMaxMessage, MSG_DONTWAIT);
-    if (r == 0) return "";  // marked by the caller through pending EOF
-    if (r < 0 && errno == ECONNRESET) c.reset = true;
-    if (r < 0) return errno == EAGAIN || errno == EINTR || c.reset ? "" : std::strerror(errno);
+    // The end of the stream is seen by the read that returns it, not by another system call
+    // after every message.
+    if (r == 0 || (r < 0 && errno == ECONNRESET)) c.left = true;
+    if (r <= 0) return errno == EAGAIN || errno == EINTR || c.left ? "" : std::strerror(errno);
     c.last_input_ns = now_ns();
     bool send_failed = false;
     bool ok = c.framer->feed(buf.get(), size_t(r), [&](const Header& h, uint8_t* msg) {
@@ -302,14 +303,9 @@ struct Server::Impl {
         const short ev = pfds[2 + i].revents;
         Client& c = clients[i];
         if (ev & (POLLIN | POLLHUP | POLLERR)) {
-          char probe;
           std::string why = read_tcp(c);
-          if (!why.empty() || c.reset) {
+          if (!why.empty() || c.left) {
             drop(i, why);
-            continue;
-          }
-          if (::recv(c.fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
-            drop(i, "");
             continue;
           }
         }
