@@ -2,9 +2,11 @@
 // pdsh/ssh loop; every pair of the fleet measured as `mtperf run` measures one (fleet/).
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -19,8 +21,10 @@
 #include "fleet/net.hpp"
 #include "fleet/protocol.hpp"
 #include "fleet/render.hpp"
+#include "fleet/retest.hpp"
 #include "fleet/run.hpp"
 #include "platform/command_line.hpp"
+#include "platform/number.hpp"
 #include "platform/topology.hpp"
 #include "transports/api/registry.hpp"
 
@@ -75,7 +79,15 @@ CommandSpec fleet_spec() {
       "a rank that never joins or is lost ends the fleet (default: it goes on without it)");
   add("check", text()->value_name("CHECKS"),
       "pair verdicts, e.g. 'pair.throughput>=0.93*max,pair.p99<=2.1*min,pair.throughput>=9G'");
-  add("retest", po::bool_switch(), "run the pairs that fail a check once more before the verdict");
+  add("retest", po::value<uint32_t>()->value_name("N"),
+      "run the pairs that fail a check again, up to N times (1-10), in parallel steps of pairs "
+      "with no host in two, before the verdict");
+  add("line-rate", text()->value_name("RATE"),
+      "every pair's line, bits/s (100G, 25G, 400M): what 'line' in a check is, over what the "
+      "adapters report (veth's nominal 10G, a VF's nothing)");
+  add("baseline", text()->value_name("FILE"),
+      "an earlier fleet document (--format json): what 'baseline' in a check is, the same pair "
+      "by host and adapter");
   add("format", text()->default_value("text", "text")->value_name("FORMAT"),
       "text | json | csv | mpigraph | junit");
   add("output,o", text()->value_name("FILE"), "write the fleet document to FILE (default: stdout)");
@@ -107,6 +119,9 @@ struct FleetOptions {
   std::vector<fleet::FleetCheck> checks;
   std::string pairs_text;
   int pair_timeout_ms = 0;
+  uint32_t retests = 0;                             // --retest N (0: none)
+  std::shared_ptr<const fleet::FleetDoc> baseline;  // --baseline FILE
+  std::optional<double> line_rate_bps;              // --line-rate
 };
 
 FleetOptions parse_fleet(const std::vector<std::string>& args) {
@@ -154,6 +169,38 @@ FleetOptions parse_fleet(const std::vector<std::string>& args) {
     if (!(in && text << in.rdbuf()))
       throw UsageError("option --pairs: cannot read " + cl.get<std::string>("pairs"));
     o.pairs_text = text.str();
+  }
+  if (cl.has("retest")) {
+    o.retests = cl.get<uint32_t>("retest");
+    if (o.retests < 1 || o.retests > fleet::kMaxRetests)
+      throw UsageError("option --retest: " + std::to_string(o.retests) + " is not in 1.." +
+                       std::to_string(fleet::kMaxRetests));
+    if (o.checks.empty())
+      throw UsageError("option --retest: it retests the pairs that fail a check: give --check");
+  }
+  const bool wants_baseline = std::any_of(o.checks.begin(), o.checks.end(),
+                                          [](const auto& c) { return c.ref == "baseline"; });
+  if (cl.has("baseline")) {
+    const std::string file = cl.get<std::string>("baseline");
+    std::ifstream in(file);
+    if (!in) throw UsageError("option --baseline: cannot read " + file);
+    try {
+      o.baseline = std::make_shared<const fleet::FleetDoc>(
+          fleet::fleet_from_json(nlohmann::json::parse(in)));
+    } catch (const std::exception& e) {
+      throw UsageError("option --baseline: " + file + " is not a fleet document: " + e.what());
+    }
+  } else if (wants_baseline) {
+    throw UsageError(
+        "option --check: a check against 'baseline' needs --baseline FILE (an earlier fleet "
+        "document)");
+  }
+  if (cl.has("line-rate")) {
+    const std::string rate = cl.get<std::string>("line-rate");
+    o.line_rate_bps = parse_scaled(rate, kRateUnits);
+    if (!o.line_rate_bps || *o.line_rate_bps < 1e3 || *o.line_rate_bps > fleet::kMaxLineBps)
+      throw UsageError("option --line-rate: '" + rate +
+                       "' is not a rate in bits/s from 1k to 1000T (e.g. 100G, 25G, 400M)");
   }
   const std::string format = cl.get<std::string>("format");
   if (format != "text" && format != "json" && format != "csv" && format != "mpigraph" &&
@@ -358,10 +405,12 @@ fleet::FleetRun fleet_run_of(const FleetOptions& o, const fleet::Launch& launch,
   run.pairs_text = o.pairs_text;
   if (cl.has("pairs")) run.pairs_name = cl.get<std::string>("pairs");
   run.concurrency = o.concurrency;
-  if (cl.get<bool>("retest") && !o.checks.empty()) {
-    run.retest = [checks = o.checks](const fleet::FleetDoc& d) {
+  run.line_rate_bps = o.line_rate_bps;
+  run.retests = o.retests;
+  if (o.retests > 0) {
+    run.retest = [checks = o.checks, baseline = o.baseline](const fleet::FleetDoc& d) {
       std::vector<size_t> again;
-      for (const auto& v : fleet::judge(checks, d))
+      for (const auto& v : fleet::judge(checks, d, baseline.get()))
         if (!v.passed) again.push_back(v.result);
       return again;
     };
@@ -372,8 +421,8 @@ fleet::FleetRun fleet_run_of(const FleetOptions& o, const fleet::Launch& launch,
 // Rank 0: the document written, the errors listed, the exit status of docs/cli.md.
 int report_fleet(const FleetOptions& o, const fleet::FleetOutcome& out) {
   const fleet::FleetDoc& doc = out.doc;
-  const auto verdicts =
-      o.checks.empty() ? std::vector<fleet::PairVerdict>{} : fleet::judge(o.checks, doc);
+  const auto verdicts = o.checks.empty() ? std::vector<fleet::PairVerdict>{}
+                                         : fleet::judge(o.checks, doc, o.baseline.get());
   const std::string text = render(o, doc, verdicts);
   if (o.cl.has("output")) {
     std::ofstream file(o.cl.get<std::string>("output"));

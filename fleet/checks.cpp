@@ -4,8 +4,12 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include <fmt/format.h>
+
+#include "fleet/compare.hpp"
+#include "fleet/line.hpp"
 
 namespace mtperf::fleet {
 namespace {
@@ -13,7 +17,7 @@ namespace {
 constexpr std::string_view kFigures[] = {
     "throughput", "throughput_c2s", "throughput_s2c", "transaction_rate", "p50", "p99"};
 
-constexpr std::string_view kRefs[] = {"max", "min", "median"};
+constexpr std::string_view kRefs[] = {"max", "min", "median", "line", "baseline"};
 
 FleetCheck to_check(const CheckTerm& t) {
   FleetCheck c;
@@ -38,6 +42,11 @@ std::string show(double v, std::string_view figure) {
   return fmt::format("{:.4g} us", v);
 }
 
+// References taken over the transport's measured pairs (the others are the pair's own).
+bool is_fleet_relative(const std::string& ref) {
+  return ref == "max" || ref == "min" || ref == "median";
+}
+
 }  // namespace
 
 std::vector<FleetCheck> parse_fleet_checks(std::string_view list) {
@@ -58,11 +67,28 @@ std::optional<double> pair_figure(const PairResult& r, std::string_view figure) 
   return std::nullopt;
 }
 
-std::vector<PairVerdict> judge(const std::vector<FleetCheck>& checks, const FleetDoc& d) {
+std::vector<PairVerdict> judge(const std::vector<FleetCheck>& checks, const FleetDoc& d,
+                               const FleetDoc* baseline) {
+  // The baseline's result of each pair: the same transport by name, the ranks by host.
+  std::map<std::tuple<std::string, uint32_t, uint32_t>, const PairResult*> before;
+  std::vector<std::optional<uint32_t>> to_base;
+  if (baseline) {
+    to_base = ranks_by_host(d, *baseline);
+    for (const PairResult& r : baseline->results)
+      if (r.transport < baseline->transports.size())
+        before[{baseline->transports[r.transport], r.pair.src, r.pair.dst}] = &r;
+  }
+  auto base_of = [&](const PairResult& r, const std::string& figure) -> std::optional<double> {
+    if (!baseline || r.pair.src >= to_base.size() || r.pair.dst >= to_base.size() ||
+        !to_base[r.pair.src] || !to_base[r.pair.dst] || r.transport >= d.transports.size())
+      return std::nullopt;
+    auto it = before.find({d.transports[r.transport], *to_base[r.pair.src], *to_base[r.pair.dst]});
+    return it == before.end() ? std::nullopt : pair_figure(*it->second, figure);
+  };
   // The reference of each relative check, per transport, over the measured pairs.
   std::map<std::pair<size_t, uint32_t>, double> refs;
   for (size_t c = 0; c < checks.size(); ++c) {
-    if (checks[c].ref.empty()) continue;
+    if (!is_fleet_relative(checks[c].ref)) continue;
     std::map<uint32_t, std::vector<double>> values;
     for (const PairResult& r : d.results)
       if (auto v = pair_figure(r, checks[c].figure)) values[r.transport].push_back(*v);
@@ -96,7 +122,23 @@ std::vector<PairVerdict> judge(const std::vector<FleetCheck>& checks, const Flee
         continue;
       }
       double bound = k.factor;
-      if (!k.ref.empty()) {
+      if (k.ref == "line") {
+        if (!r.line_bps) {
+          fail(fmt::format("{}: no line for {}->{} ({}; give --line-rate RATE)", k.text, r.pair.src,
+                           r.pair.dst, no_line_why(d, r)));
+          continue;
+        }
+        bound = k.factor * *r.line_bps;
+      } else if (k.ref == "baseline") {
+        const auto base = base_of(r, k.figure);
+        if (!base) {
+          fail(fmt::format("{}: no baseline for {}->{} ({} measured no such pair{})", k.text,
+                           r.pair.src, r.pair.dst, baseline ? "the baseline" : "no baseline given:",
+                           baseline ? " of these hosts" : " --baseline FILE"));
+          continue;
+        }
+        bound = k.factor * *base;
+      } else if (!k.ref.empty()) {
         auto it = refs.find({c, r.transport});
         if (it == refs.end()) continue;
         bound = k.factor * it->second;

@@ -1,6 +1,7 @@
 #include "fleet/compare.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -16,14 +17,50 @@ Matrix divide(const Matrix& top, const Matrix& bottom) {
   return out;
 }
 
+// B's matrix in A's ranks.
+Matrix in_ranks_of_a(const Matrix& b, const std::vector<std::optional<uint32_t>>& to_b) {
+  const size_t n = to_b.size();
+  Matrix out(n, std::vector<std::optional<double>>(n));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (to_b[i] && to_b[j] && *to_b[i] < b.size() && *to_b[j] < b.size())
+        out[i][j] = b[*to_b[i]][*to_b[j]];
+  return out;
+}
+
+// A rank's place: its host, its adapter, and which of the ranks with both it is.
+std::vector<std::string> places(const FleetDoc& d) {
+  std::map<std::string, size_t> seen;
+  std::vector<std::string> out;
+  for (const Member& m : d.roster) {
+    const std::string key =
+        (m.host.empty() ? "rank " + std::to_string(m.rank) : m.host) + "\n" + m.adapter;
+    out.push_back(key + "\n" + std::to_string(seen[key]++));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::optional<uint32_t>> ranks_by_host(const FleetDoc& from, const FleetDoc& to) {
+  std::map<std::string, uint32_t> where;
+  const auto theirs = places(to);
+  for (uint32_t r = 0; r < theirs.size(); ++r)
+    where.emplace(theirs[r], r);
+  std::vector<std::optional<uint32_t>> out;
+  for (const std::string& p : places(from)) {
+    auto it = where.find(p);
+    out.push_back(it == where.end() ? std::nullopt : std::optional<uint32_t>(it->second));
+  }
+  return out;
+}
 
 std::vector<RatioMatrix> compare_runs(const FleetDoc& a, const std::string& a_name,
                                       const FleetDoc& b, const std::string& b_name) {
-  if (a.roster.size() != b.roster.size())
-    throw std::invalid_argument(
-        fmt::format("{} has {} ranks, {} has {}: compare fleets of one size", a_name,
-                    a.roster.size(), b_name, b.roster.size()));
+  const auto to_b = ranks_by_host(a, b);
+  if (std::none_of(to_b.begin(), to_b.end(), [](const auto& r) { return r.has_value(); }))
+    throw std::invalid_argument(fmt::format(
+        "{} and {} have no host in common: fleet runs are compared host by host", a_name, b_name));
   if (a.workload != b.workload)
     throw std::invalid_argument(
         fmt::format("{} ran {}, {} ran {}", a_name, a.workload, b_name, b.workload));
@@ -34,7 +71,7 @@ std::vector<RatioMatrix> compare_runs(const FleetDoc& a, const std::string& a_na
     const uint32_t tb = uint32_t(it - b.transports.begin());
     for (const std::string& f : matrix_figures(a.workload))
       out.push_back({a_name + " " + a.transports[ta], b_name + " " + a.transports[ta], f,
-                     divide(matrix(b, tb, f), matrix(a, ta, f))});
+                     divide(in_ranks_of_a(matrix(b, tb, f), to_b), matrix(a, ta, f)), to_b});
   }
   if (out.empty())
     throw std::invalid_argument(a_name + " and " + b_name + " have no transport in common");
@@ -50,7 +87,7 @@ std::vector<RatioMatrix> compare_transports(const FleetDoc& d) {
   for (uint32_t t = 1; t < d.transports.size(); ++t)
     for (const std::string& f : matrix_figures(d.workload))
       out.push_back(
-          {d.transports[0], d.transports[t], f, divide(matrix(d, t, f), matrix(d, 0, f))});
+          {d.transports[0], d.transports[t], f, divide(matrix(d, t, f), matrix(d, 0, f)), {}});
   return out;
 }
 
@@ -60,6 +97,16 @@ std::string ratios_text(const std::vector<RatioMatrix>& r) {
     const size_t n = m.ratio.size();
     out += fmt::format("{}: {} / {} per pair (row: the client rank, column: the server rank)\n",
                        m.figure, m.b, m.a);
+    if (!m.b_rank.empty()) {
+      // The pairing by host, where it is not by position.
+      std::vector<std::string> moved;
+      for (size_t i = 0; i < m.b_rank.size(); ++i)
+        if (!m.b_rank[i] || *m.b_rank[i] != i)
+          moved.push_back(m.b_rank[i] ? fmt::format("{}={}", i, *m.b_rank[i])
+                                      : fmt::format("{}=absent", i));
+      if (!moved.empty())
+        out += fmt::format("  ranks of {} by host in {}: {}\n", m.a, m.b, fmt::join(moved, " "));
+    }
     out += "  from\\to";
     for (size_t j = 0; j < n; ++j)
       out += fmt::format(" {:>7}", j);
@@ -96,7 +143,14 @@ nlohmann::json ratios_json(const std::vector<RatioMatrix>& r) {
         cells.push_back(c ? nlohmann::json(*c) : nlohmann::json(nullptr));
       rows.push_back(cells);
     }
-    out.push_back({{"a", m.a}, {"b", m.b}, {"figure", m.figure}, {"ratio", rows}});
+    nlohmann::json j = {{"a", m.a}, {"b", m.b}, {"figure", m.figure}, {"ratio", rows}};
+    if (!m.b_rank.empty()) {
+      nlohmann::json b_rank = nlohmann::json::array();
+      for (const auto& r : m.b_rank)
+        b_rank.push_back(r ? nlohmann::json(*r) : nlohmann::json(nullptr));
+      j["b_rank"] = b_rank;
+    }
+    out.push_back(j);
   }
   return {{"schema", 1}, {"fleet_compare", out}};
 }

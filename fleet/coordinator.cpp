@@ -18,9 +18,12 @@
 
 #include "control/link.hpp"
 #include "control/protocol.hpp"
+#include "fleet/line.hpp"
 #include "fleet/net.hpp"
 #include "fleet/protocol.hpp"
+#include "fleet/retest.hpp"
 #include "platform/clock.hpp"
+#include "platform/link_line.hpp"
 #include "workloads/json_field.hpp"
 
 namespace mtperf::fleet {
@@ -81,6 +84,7 @@ struct Coordinator::Impl {
     doc.concurrency = opts.concurrency;
     doc.launcher = opts.launcher;
     doc.launcher_why = opts.launcher_why;
+    doc.line_rate_bps = opts.line_rate_bps;
   }
   ~Impl() {
     for (Conn& c : conns)
@@ -298,9 +302,17 @@ struct Coordinator::Impl {
     for (const Conn& c : conns)
       if (c.link && !is_loopback(c.local)) outward = c.local;
     if (outward.empty()) return;
-    for (uint32_t r = 0; r < opts.size; ++r)
-      if (doc.roster[r].joined && is_loopback(doc.roster[r].address) && is_loopback(conns[r].peer))
-        doc.roster[r].address = outward;
+    for (uint32_t r = 0; r < opts.size; ++r) {
+      Member& m = doc.roster[r];
+      if (!m.joined || !is_loopback(m.address) || !is_loopback(conns[r].peer)) continue;
+      m.address = outward;
+      // Its member named the loopback's adapter; the others reach it through this one, on this
+      // host: its line is that adapter's.
+      const LinkLine line = link_line_of_address(outward);
+      m.adapter = line.adapter;
+      m.speed_bps = line.speed_bps;
+      m.rdma_rate_bps = line.rdma_rate_bps;
+    }
   }
 
   // Three round trips a rank, the shortest kept: its offset and round-trip time.
@@ -504,6 +516,30 @@ struct Coordinator::Impl {
     return false;
   }
 
+  // --retest N: up to N passes over the pairs still failing, each in steps of pairs disjoint by
+  // host, all of a step at once.
+  void retest(uint32_t& step_no) {
+    for (uint32_t pass = 0; opts.retest && pass < opts.retests && !stop && !must_end(); ++pass) {
+      const auto steps = retest_steps(doc, opts.retest(doc));
+      if (steps.empty()) return;
+      for (const RetestStep& rs : steps) {
+        if (stop || must_end()) return;
+        Step s{doc.results[rs.results.front()].round, rs.transport, {}};
+        for (size_t i : rs.results)
+          s.pairs.push_back(doc.results[i].pair);
+        if (control::monotonic_ns() - clocks_at_ns > kClockResyncNs) sync_clocks();
+        std::vector<PairResult> again = run_step(s, step_no++);
+        for (size_t k = 0; k < rs.results.size(); ++k) {
+          PairResult& old = doc.results[rs.results[k]];
+          again[k].round = old.round;
+          again[k].tries = old.tries + 1;
+          old = std::move(again[k]);
+        }
+      }
+      assign_lines(doc, opts.verbs);
+    }
+  }
+
   FleetDoc run() {
     const uint32_t joined = accept_joins();
     if (stop || joined < 2 || must_end()) {
@@ -536,17 +572,8 @@ struct Coordinator::Impl {
       for (PairResult& r : run_step(s, step_no++))
         doc.results.push_back(std::move(r));
     }
-    if (opts.retest && !stop && !must_end()) {
-      for (size_t i : opts.retest(doc)) {
-        if (i >= doc.results.size() || stop) continue;
-        const PairResult& old = doc.results[i];
-        Step s{old.round, old.transport, {old.pair}};
-        if (control::monotonic_ns() - clocks_at_ns > kClockResyncNs) sync_clocks();
-        PairResult again = run_step(s, step_no++).front();
-        again.tries = old.tries + 1;
-        doc.results[i] = std::move(again);
-      }
-    }
+    assign_lines(doc, opts.verbs);
+    retest(step_no);
     doc.complete = !stop && step_no >= steps.size() && !must_end();
     const std::string why = stop ? "interrupted" : "a rank is missing (--need-all)";
     if (!doc.complete) doc.errors.push_back("the fleet ended early: " + why);

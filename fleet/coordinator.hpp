@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,15 @@ struct CoordinatorOptions {
   int pair_timeout_ms = 60000;  // from a step's start to its last RESULTS
   int start_delay_ms = 200;     // from ROUND sent to the step's start, at least
   std::string launcher, launcher_why;
-  // --retest: the indexes into results of the pairs to run once more (isolated), after the plan.
+  // --retest N: the indexes into results of the pairs that fail (asked after the plan and after
+  // each pass), run again up to `retests` times, in steps of pairs disjoint by host
+  // (fleet/retest.hpp).
   std::function<std::vector<size_t>(const FleetDoc&)> retest;
+  uint32_t retests = 1;
+  // --line-rate: every pair's line (fleet/line.hpp); else each end's, as its member reported it.
+  std::optional<double> line_rate_bps;
+  // verbs[t]: transport t runs over RDMA verbs (its line is the RDMA port's rate).
+  std::vector<bool> verbs;
 };
 
 class Coordinator {

@@ -18,6 +18,7 @@
 #include "fleet/net.hpp"
 #include "fleet/protocol.hpp"
 #include "platform/clock.hpp"
+#include "platform/link_line.hpp"
 #include "workloads/json_field.hpp"
 
 namespace mtperf::fleet {
@@ -219,10 +220,20 @@ std::unique_ptr<control::Link> join(const MemberOptions& o, const std::string& h
                                     const Member& me, int64_t deadline) {
   const std::string source = o.bind.empty() || o.bind == "0.0.0.0" ? "" : o.bind;
   int pause_ms = 200;
+  Member mine = me;
   for (;;) {
     auto link = std::make_unique<control::Link>(reach(host, port, source, deadline, o.stop));
     try {
-      greet(o, *link, me);
+      if (mine.adapter.empty()) {
+        // The line of the adapter its traffic leaves by: --bind's, else the one that reaches
+        // the coordinator.
+        const LinkLine line =
+            link_line_of_address(source.empty() ? local_host(link->fd()) : source);
+        mine.adapter = line.adapter;
+        mine.speed_bps = line.speed_bps;
+        mine.rdma_rate_bps = line.rdma_rate_bps;
+      }
+      greet(o, *link, mine);
       return link;
     } catch (const Retry& e) {
       close(link->fd());

@@ -1,5 +1,6 @@
 #include "fleet/model.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "workloads/json_field.hpp"
@@ -19,6 +20,19 @@ void read_opt(const json& j, const std::string& where, const char* key, std::opt
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return;
   out = jf::value<T>(*it, where + "." + key);
+}
+
+// A link rate in bits/s, null or absent when unknown; bounded (a peer's JOIN carries it).
+std::optional<double> rate_of(const json& j, const std::string& where, const char* key) {
+  std::optional<double> v;
+  read_opt(j, where, key, v);
+  if (v && !(std::isfinite(*v) && *v > 0 && *v <= kMaxLineBps))
+    throw std::invalid_argument(where + "." + key + ": not a link rate in (0, 10^15] bits/s");
+  return v;
+}
+
+bool is_line_source(const std::string& s) {
+  return s == "sysfs" || s == "rdma port" || s == "--line-rate" || s == "none";
 }
 
 }  // namespace
@@ -42,7 +56,9 @@ json to_json(const PairResult& r) {
             {"s2c_received", r.s2c_received},
             {"server_counted", r.server_counted},
             {"start_offset_ns", r.start_offset_ns ? json(*r.start_offset_ns) : json(nullptr)},
-            {"tries", r.tries}};
+            {"tries", r.tries},
+            {"line_bps", opt(r.line_bps)},
+            {"line_source", r.line_source}};
   if (!r.error.empty()) j["error"] = r.error;
   return j;
 }
@@ -69,6 +85,13 @@ PairResult pair_result_from_json(const json& j, const std::string& where) {
   jf::optional(j, where, "server_counted", r.server_counted);
   read_opt(j, where, "start_offset_ns", r.start_offset_ns);
   jf::optional(j, where, "tries", r.tries);
+  r.line_bps = rate_of(j, where, "line_bps");
+  if (j.contains("line_source")) {
+    r.line_source = jf::string(j.at("line_source"), where + ".line_source", 16);
+    if (!is_line_source(r.line_source))
+      throw std::invalid_argument(where + ".line_source: '" + r.line_source +
+                                  "' is not sysfs, rdma port, --line-rate or none");
+  }
   return r;
 }
 
@@ -77,6 +100,9 @@ json to_json(const Member& m) {
             {"port", m.port},         {"cpus", m.cpus},    {"transports", m.transports},
             {"launcher", m.launcher}, {"joined", m.joined}};
   if (!m.lost.empty()) j["lost"] = m.lost;
+  j["adapter"] = m.adapter;
+  j["speed_bps"] = opt(m.speed_bps);
+  j["rdma_rate_bps"] = opt(m.rdma_rate_bps);
   return j;
 }
 
@@ -91,6 +117,9 @@ Member member_from_json(const json& j, const std::string& where) {
   jf::optional(j, where, "launcher", m.launcher);
   jf::optional(j, where, "joined", m.joined);
   jf::optional(j, where, "lost", m.lost);
+  if (j.contains("adapter")) m.adapter = jf::string(j.at("adapter"), where + ".adapter", 64);
+  m.speed_bps = rate_of(j, where, "speed_bps");
+  m.rdma_rate_bps = rate_of(j, where, "rdma_rate_bps");
   return m;
 }
 
@@ -122,11 +151,17 @@ json to_json(const FleetDoc& d) {
                {"concurrency", std::string(to_string(d.concurrency))},
                {"ordered_pairs", d.plan.ordered_pairs()},
                {"rounds", rounds}};
-  json fleet = {{"launcher", d.launcher},     {"launcher_why", d.launcher_why},
-                {"size", d.roster.size()},    {"plan", plan},
-                {"transports", d.transports}, {"workload", d.workload},
-                {"headline", d.headline},     {"errors", d.errors},
-                {"complete", d.complete},     {"clock_offset_max_ns", d.clock_offset_max_ns}};
+  json fleet = {{"launcher", d.launcher},
+                {"launcher_why", d.launcher_why},
+                {"line_rate_bps", opt(d.line_rate_bps)},
+                {"size", d.roster.size()},
+                {"plan", plan},
+                {"transports", d.transports},
+                {"workload", d.workload},
+                {"headline", d.headline},
+                {"errors", d.errors},
+                {"complete", d.complete},
+                {"clock_offset_max_ns", d.clock_offset_max_ns}};
   return {{"schema", 1},      {"fleet", fleet},     {"test", d.test},
           {"roster", roster}, {"results", results}, {"steps", steps}};
 }
@@ -160,6 +195,7 @@ FleetDoc fleet_from_json(const json& j) {
   jf::optional(f, "fleet", "headline", d.headline);
   jf::optional(f, "fleet", "errors", d.errors);
   jf::optional(f, "fleet", "complete", d.complete);
+  d.line_rate_bps = rate_of(f, "fleet", "line_rate_bps");
   if (j.contains("test")) d.test = j["test"];
   const json& results = j.at("results");
   for (size_t i = 0; i < results.size(); ++i)

@@ -13,6 +13,9 @@
 
 namespace mtperf::fleet {
 
+// The largest link rate a document or a JOIN may carry, bits/s (a petabit: no link is near).
+inline constexpr double kMaxLineBps = 1e15;
+
 // One rank as it joined.
 struct Member {
   uint32_t rank = 0;
@@ -24,6 +27,10 @@ struct Member {
   std::string launcher;
   bool joined = false;
   std::string lost;  // why it left the fleet early ("" while it is in it)
+  // Its adapter's line rate (platform/link_line.hpp), bits/s: what a check's `line` is made of.
+  std::string adapter;                  // the interface its address is on; "" when unknown
+  std::optional<double> speed_bps;      // that interface's sysfs speed; empty when unknown
+  std::optional<double> rdma_rate_bps;  // its RDMA port's active width x speed; empty when none
 };
 
 // What one ordered pair measured on one transport: the client's report, reduced.
@@ -41,7 +48,11 @@ struct PairResult {
   bool server_counted = false;  // the server's counts came back
   // When its client started, ns after the step's planned start (coordinator's clock).
   std::optional<int64_t> start_offset_ns;
-  int tries = 1;  // 2 when --retest ran it again
+  int tries = 1;  // 1 + the times --retest ran it again
+  // The pair's line (fleet/line.hpp): the smaller of its two ends' link rates, bits/s, and where
+  // it came from: "sysfs", "rdma port", "--line-rate" or "none" (empty line_bps).
+  std::optional<double> line_bps;
+  std::string line_source = "none";
 };
 
 struct StepTiming {
@@ -63,9 +74,10 @@ struct FleetDoc {
   std::string headline;  // "throughput" or "transaction_rate": the figure checks default to
   std::vector<PairResult> results;
   std::vector<StepTiming> steps;
-  std::vector<std::string> errors;  // what ended the run early or left cells empty, in order
-  bool complete = false;            // every step ran
-  double clock_offset_max_ns = 0;   // the largest |offset| estimated between ranks' clocks
+  std::vector<std::string> errors;      // what ended the run early or left cells empty, in order
+  bool complete = false;                // every step ran
+  double clock_offset_max_ns = 0;       // the largest |offset| estimated between ranks' clocks
+  std::optional<double> line_rate_bps;  // --line-rate: every pair's line, whatever ends report
 };
 
 nlohmann::json to_json(const FleetDoc& d);

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "fleet/suspect.hpp"
+
 namespace mtperf::fleet {
 using nlohmann::json;
 
@@ -87,6 +89,19 @@ std::vector<const PairResult*> slowest(const FleetDoc& d, uint32_t t, const std:
   return v;
 }
 
+std::string rate(double bps) {
+  return fmt::format("{:.4g}G", bps / 1e9);
+}
+
+// A member's link rates as reported: sysfs speed, RDMA port rate.
+std::string line_of(const Member& m) {
+  if (m.speed_bps && m.rdma_rate_bps && *m.speed_bps != *m.rdma_rate_bps)
+    return rate(*m.speed_bps) + ", port " + rate(*m.rdma_rate_bps);
+  if (m.speed_bps) return rate(*m.speed_bps);
+  if (m.rdma_rate_bps) return "port " + rate(*m.rdma_rate_bps);
+  return "-";
+}
+
 }  // namespace
 
 std::vector<std::string> matrix_figures(const std::string& workload) {
@@ -154,12 +169,17 @@ std::string fleet_text(const FleetDoc& d, const std::vector<PairVerdict>& verdic
       d.plan.pattern, d.plan.ordered_pairs(), d.plan.rounds.size(),
       d.concurrency == Concurrency::round ? "each round" : "one pair",
       fmt::join(d.transports, ", "), d.workload);
-  out += "\n  rank  host                  address                  port  cpus  transports\n";
+  out +=
+      "\n  rank  host                  address                  port  cpus  adapter        "
+      "line        transports\n";
   for (const auto& m : d.roster) {
-    out += fmt::format("  {:>4}  {:<20}  {:<22}  {:>5}  {:>4}  {}{}\n", m.rank,
+    out += fmt::format("  {:>4}  {:<20}  {:<22}  {:>5}  {:>4}  {:<13}  {:<10}  {}{}\n", m.rank,
                        m.joined ? m.host : "(never joined)", m.address, m.port, m.cpus,
+                       m.adapter.empty() ? "-" : m.adapter, line_of(m),
                        fmt::join(m.transports, ","), m.lost.empty() ? "" : "  LOST: " + m.lost);
   }
+  if (d.line_rate_bps)
+    out += fmt::format("  line: {} for every pair (--line-rate)\n", rate(*d.line_rate_bps));
   for (uint32_t t = 0; t < d.transports.size(); ++t) {
     for (const std::string& figure : matrix_figures(d.workload)) {
       const Matrix m = matrix(d, t, figure);
@@ -224,6 +244,7 @@ std::string fleet_text(const FleetDoc& d, const std::vector<PairVerdict>& verdic
                          r.pair.dst, host_of(d, r.pair.src), host_of(d, r.pair.dst), v.detail);
     }
   }
+  if (!verdicts.empty()) out += suspects_text(find_suspects(d, verdicts));
   size_t not_ok = 0;
   for (const auto& r : d.results)
     not_ok += !r.ok;
@@ -268,6 +289,7 @@ json fleet_json(const FleetDoc& d, const std::vector<PairVerdict>& verdicts) {
     for (const auto& p : verdicts)
       v.push_back({{"result", p.result}, {"passed", p.passed}, {"detail", p.detail}});
     j["checks"] = v;
+    j["suspects"] = to_json(find_suspects(d, verdicts));
   }
   return j;
 }

@@ -88,6 +88,10 @@ CoordinatorOptions coordinator_options(const FleetRun& r, const nlohmann::json& 
   c.launcher = r.launch.launcher;
   c.launcher_why = r.launch.why;
   c.retest = r.retest;
+  c.retests = r.retests;
+  c.line_rate_bps = r.line_rate_bps;
+  for (const std::string& t : r.transports)
+    c.verbs.push_back(find_transport(t).caps.one_sided);  // RDMA verbs: the port's rate
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,11 @@ struct FleetRun {
   std::string pattern = "all-pairs";
   std::string pairs_text, pairs_name;  // --pairs FILE: its text and name
   Concurrency concurrency = Concurrency::round;
-  // --retest: the pairs to run once more after the plan (indexes into the document's results).
+  // --retest N: the pairs to run again after the plan (indexes into the document's results),
+  // asked before each of up to `retests` passes.
   std::function<std::vector<size_t>(const FleetDoc&)> retest;
+  uint32_t retests = 1;
+  std::optional<double> line_rate_bps;  // --line-rate, bits/s
 };
 
 struct FleetOutcome {

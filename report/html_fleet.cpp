@@ -224,6 +224,26 @@ std::vector<std::string> figures_of(const Json& doc, const std::string& transpor
   return out;
 }
 
+// --check's suspects (fleet/suspect.hpp): who the failing pairs share, with the evidence.
+std::string suspects(const Json& doc) {
+  const Json& s = at(doc, "suspects");
+  if (!s.is_object()) return "";
+  std::string out = heading(3, "suspects") + meta(text(s, "summary"));
+  const Json& named = array(s, "named");
+  if (named.empty()) return out;
+  Table t({"suspect", "kind", "its pairs failing", "of", "pairs without it failing", "of", "check",
+           "evidence"},
+          2);
+  for (const Json& n : named) {
+    const std::string adapter = text(n, "adapter");
+    t.row({text(n, "host") + (adapter.empty() ? "" : " " + adapter), text(n, "kind"),
+           fixed(number(n, "failing"), 0), fixed(number(n, "pairs"), 0),
+           fixed(number(n, "others_failing"), 0), fixed(number(n, "others"), 0), text(n, "check"),
+           text(n, "evidence")});
+  }
+  return out + t.str();
+}
+
 }  // namespace
 
 std::string fleet_section(const Json& doc) {
@@ -253,6 +273,7 @@ std::string fleet_section(const Json& doc) {
       if (!h.empty()) out += html::figure(h, "how the pairs' " + figure + " spread");
     }
   }
+  out += suspects(doc);
   std::vector<std::string> errors;
   for (const Json& e : array(f, "errors"))
     if (e.is_string()) errors.push_back(e.get<std::string>());

@@ -292,7 +292,8 @@ TEST_CASE("checks: relative to the best pair, absolute, failed pairs fail", "[fl
   CHECK_THAT(v[5].detail, Catch::Contains("not measured"));
   CHECK_THROWS_WITH(parse_fleet_checks("pair.speed>=1G"), Catch::Contains("unknown figure"));
   CHECK_THROWS_WITH(parse_fleet_checks("throughput>=1G"), Catch::Contains("pair.FIGURE"));
-  CHECK_THROWS_WITH(parse_fleet_checks("pair.p99<=2*best"), Catch::Contains("max, min or median"));
+  CHECK_THROWS_WITH(parse_fleet_checks("pair.p99<=2*best"),
+                    Catch::Contains("max, min, median, line or baseline"));
   CHECK_THROWS_WITH(parse_fleet_checks("pair.p99=3"), Catch::Contains(">="));
 }
 
@@ -393,8 +394,14 @@ TEST_CASE("fleet runs compared pair by pair, and transports within one run", "[f
   CHECK_FALSE(r[0].ratio[2][1].has_value());  // failed in both
   CHECK_THAT(ratios_text(r), Catch::Contains("lowest 2->0 0.500"));
   CHECK(ratios_json(r)["fleet_compare"][0]["ratio"][2][0] == Approx(0.5));
-  b.roster.pop_back();
-  CHECK_THROWS_WITH(compare_runs(a, "x", b, "y"), Catch::Contains("x has 3 ranks, y has 2"));
+  b.roster.pop_back();  // h2 not in y: its cells empty, the others compared
+  const auto missing = compare_runs(a, "x", b, "y");
+  CHECK_FALSE(missing[0].ratio[0][2].has_value());
+  CHECK(missing[0].ratio[0][1] == Approx(1.0));
+  FleetDoc other = three_rank_doc();
+  for (Member& m : other.roster)
+    m.host = "x" + m.host;
+  CHECK_THROWS_WITH(compare_runs(a, "x", other, "y"), Catch::Contains("no host in common"));
   CHECK_THROWS_WITH(compare_transports(a), Catch::Contains("one transport only"));
   FleetDoc two = three_rank_doc();
   two.transports.push_back("uring");

@@ -9,7 +9,9 @@
 #include <thread>
 
 #include "control/protocol.hpp"
+#include "fleet/checks.hpp"
 #include "fleet/coordinator.hpp"
+#include "fleet/line.hpp"
 #include "fleet/member.hpp"
 #include "fleet/net.hpp"
 #include "fleet/pair_run.hpp"
@@ -198,4 +200,54 @@ TEST_CASE("--retest: the pairs a verdict failed run once more, alone, before the
   CHECK(d.results[1].step == 2);  // a step of its own after the plan's two
   CHECK(d.steps.size() == 3);
   CHECK(d.complete);
+}
+
+TEST_CASE(
+    "--line-rate and --retest 2: every pair judged against the line, failing pairs rerun "
+    "twice, the members' adapters named",
+    "[fleet][run]") {
+  RunRequest r = short_stream();
+  CoordinatorOptions co = coordinator_options(2, r);
+  co.line_rate_bps = 1e15;  // a petabit: no loopback pair reaches 0.9 of it
+  co.retests = 2;
+  const auto checks = parse_fleet_checks("pair.throughput>=0.9*line");
+  size_t asked = 0;
+  co.retest = [&](const FleetDoc& d) {
+    ++asked;
+    std::vector<size_t> again;
+    for (const auto& v : judge(checks, d))
+      if (!v.passed) again.push_back(v.result);
+    return again;
+  };
+  Coordinator c(co);
+  Members members(2);
+  for (uint32_t i = 0; i < 2; ++i)
+    members.start(i, member_options(i, 2, c.port(), r));
+  FleetDoc d = c.run();
+  members.join();
+  CHECK(d.complete);
+  CHECK(asked == 2);
+  REQUIRE(d.results.size() == 2);
+  for (const PairResult& p : d.results) {
+    INFO(p.pair.src << "->" << p.pair.dst << ": " << p.error);
+    CHECK(p.ok);
+    CHECK(p.tries == 3);
+    CHECK(p.line_bps == 1e15);
+    CHECK(p.line_source == "--line-rate");
+  }
+  // Both ranks on this host: no two of its pairs in one retest step.
+  CHECK(d.steps.size() == 2 + 2 * 2);
+  for (const Member& m : d.roster) {
+    CHECK(m.adapter == "lo");
+    CHECK_FALSE(m.speed_bps);  // loopback reports no speed
+  }
+  const auto v = judge(checks, d);
+  for (const auto& x : v)
+    CHECK_THAT(x.detail,
+               Catch::Contains("pair.throughput>=0.9*line: ") && Catch::Contains(" < 9e+05G"));
+  // Without --line-rate, loopback has no line: the check fails, naming the pair and the reason.
+  d.line_rate_bps.reset();
+  assign_lines(d, {});
+  for (const auto& x : judge(checks, d))
+    CHECK_THAT(x.detail, Catch::Contains("no line for") && Catch::Contains("lo reports no speed"));
 }
