@@ -247,12 +247,20 @@ TEST_CASE("iperf3 -c -u -b 100M: every datagram sent is received or counted lost
   const uint64_t blksize = doc.at("start").at("test_start").at("blksize").get<uint64_t>();
   const json& sum = doc.at("end").at("sum");
   INFO(sum.dump());
-  // Each datagram is blksize bytes; the server's loss is the gaps in the sequence numbers (on
-  // loopback, none so far).
+  // Each datagram is blksize bytes; the server's loss is the gaps below the highest sequence it
+  // saw, as iperf3's. What was sent after that sequence (the tail: dropped at the end, on a
+  // loaded host by a full socket buffer, and invisible to a count of gaps) is neither received
+  // nor lost: sent = received + lost + tail, tail >= 0, all whole datagrams.
   CHECK(logs[0].bytes_recv > 0);
-  CHECK(sum.at("bytes").get<uint64_t>() ==
-        logs[0].bytes_recv + sum.at("lost_packets").get<uint64_t>() * blksize);
-  CHECK(sum.at("packets").get<uint64_t>() * blksize == sum.at("bytes").get<uint64_t>());
+  CHECK(logs[0].bytes_recv % blksize == 0);
+  const uint64_t sent = sum.at("packets").get<uint64_t>();
+  const uint64_t received = logs[0].bytes_recv / blksize;
+  const uint64_t lost = sum.at("lost_packets").get<uint64_t>();
+  CHECK(sent * blksize == sum.at("bytes").get<uint64_t>());
+  CHECK(received + lost <= sent);
+  WARN("iperf3 -u -b 100M -> serve --iperf3: " << sent << " datagrams sent, " << received
+                                               << " received, " << lost << " lost, tail "
+                                               << sent - std::min(sent, received + lost));
   CHECK_THAT(s.last_line(), Catch::Contains("workload=stream proto=udp"));
 }
 
