@@ -1,6 +1,7 @@
 #include "fleet/compare.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 
@@ -39,6 +40,11 @@ std::vector<std::string> places(const FleetDoc& d) {
   }
   return out;
 }
+
+// The moved pairs named in the text, and listed in the JSON (a fleet of thousands of ranks has
+// millions of pairs: the count says how many more).
+constexpr size_t kMovedShown = 10;
+constexpr size_t kMovedListed = 100;
 
 }  // namespace
 
@@ -91,6 +97,17 @@ std::vector<RatioMatrix> compare_transports(const FleetDoc& d) {
   return out;
 }
 
+std::vector<MovedPair> moved_pairs(const RatioMatrix& m) {
+  std::vector<MovedPair> out;
+  for (uint32_t i = 0; i < m.ratio.size(); ++i)
+    for (uint32_t j = 0; j < m.ratio[i].size(); ++j)
+      if (const auto& v = m.ratio[i][j]; v && std::fabs(*v - 1) > kMoved) out.push_back({i, j, *v});
+  std::stable_sort(out.begin(), out.end(), [](const MovedPair& a, const MovedPair& b) {
+    return std::fabs(a.ratio - 1) > std::fabs(b.ratio - 1);
+  });
+  return out;
+}
+
 std::string ratios_text(const std::vector<RatioMatrix>& r) {
   std::string out;
   for (const RatioMatrix& m : r) {
@@ -125,6 +142,13 @@ std::string ratios_text(const std::vector<RatioMatrix>& r) {
       std::sort(cells.begin(), cells.end());
       const auto& lo = cells.front();
       const auto& hi = cells.back();
+      const auto moved = moved_pairs(m);
+      out += fmt::format("  moved beyond {:.0f}%: {} pair{}", kMoved * 100, moved.size(),
+                         moved.size() == 1 ? "" : "s");
+      for (size_t k = 0; k < moved.size() && k < kMovedShown; ++k)
+        out += fmt::format("{} {}->{} {:.3f}", k ? "," : ":", moved[k].src, moved[k].dst,
+                           moved[k].ratio);
+      out += moved.size() > kMovedShown ? ", ...\n" : "\n";
       out += fmt::format("  lowest {}->{} {:.3f}, highest {}->{} {:.3f}, median {:.3f}\n\n",
                          lo.second.first, lo.second.second, lo.first, hi.second.first,
                          hi.second.second, hi.first, cells[cells.size() / 2].first);
@@ -144,6 +168,12 @@ nlohmann::json ratios_json(const std::vector<RatioMatrix>& r) {
       rows.push_back(cells);
     }
     nlohmann::json j = {{"a", m.a}, {"b", m.b}, {"figure", m.figure}, {"ratio", rows}};
+    const auto moved = moved_pairs(m);
+    nlohmann::json listed = nlohmann::json::array();
+    for (size_t k = 0; k < moved.size() && k < kMovedListed; ++k)
+      listed.push_back({{"src", moved[k].src}, {"dst", moved[k].dst}, {"ratio", moved[k].ratio}});
+    j["moved"] = listed;  // the farthest from 1 first, at most kMovedListed
+    j["moved_count"] = moved.size();
     if (!m.b_rank.empty()) {
       nlohmann::json b_rank = nlohmann::json::array();
       for (const auto& r : m.b_rank)

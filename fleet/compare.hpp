@@ -34,6 +34,14 @@ std::vector<RatioMatrix> compare_runs(const FleetDoc& a, const std::string& a_na
 // Every transport of d against its first; throws when d has one transport only.
 std::vector<RatioMatrix> compare_transports(const FleetDoc& d);
 
+// The pairs that moved: ratio below 1 - kMoved or above 1 + kMoved, the farthest first.
+inline constexpr double kMoved = 0.1;
+struct MovedPair {
+  uint32_t src = 0, dst = 0;  // A's ranks
+  double ratio = 0;
+};
+std::vector<MovedPair> moved_pairs(const RatioMatrix& m);
+
 std::string ratios_text(const std::vector<RatioMatrix>& r);
 nlohmann::json ratios_json(const std::vector<RatioMatrix>& r);
 

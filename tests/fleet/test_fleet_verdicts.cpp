@@ -293,6 +293,12 @@ TEST_CASE("compare pairs cells by host and adapter, not by rank", "[fleet][compa
   CHECK_THAT(ratios_text(r), Catch::Contains("lowest 2->5 0.500") &&
                                  Catch::Contains("ranks of a socket by host in b socket: 0=3 1=4"));
   CHECK(ratios_json(r)["fleet_compare"][0]["b_rank"][0] == 3);
+  // The one pair that moved, listed.
+  CHECK_THAT(ratios_text(r), Catch::Contains("moved beyond 10%: 1 pair: 2->5 0.500\n"));
+  const auto j = ratios_json(r)["fleet_compare"][0];
+  CHECK(j["moved_count"] == 1);
+  CHECK(j["moved"][0]["src"] == 2);
+  CHECK(j["moved"][0]["dst"] == 5);
 }
 
 TEST_CASE("checks against a baseline: the same pair by host, a pair it lacks named",
