@@ -234,6 +234,8 @@ std::string section_title(DocumentKind kind, const nlohmann::json& doc) {
       return fmt::format("fleet: {} ranks, {} {}", html::number(f, "size").value_or(0),
                          html::text(f, "workload"), html::text(html::at(f, "plan"), "pattern"));
     }
+    case DocumentKind::fleet_compare:
+      return "fleet compare, pair by pair";
   }
   return "";
 }
@@ -252,6 +254,8 @@ std::string_view to_string(DocumentKind k) {
       return "compare";
     case DocumentKind::fleet:
       return "fleet";
+    case DocumentKind::fleet_compare:
+      return "fleet compare";
   }
   return "?";
 }
@@ -267,6 +271,10 @@ DocumentKind document_kind(const nlohmann::json& doc) {
   if (doc.contains("suite") && html::at(doc, "suite").is_object()) {
     check_schema(doc, "suite", {1});
     return DocumentKind::suite;
+  }
+  if (doc.contains("fleet_compare") && html::at(doc, "fleet_compare").is_array()) {
+    check_schema(doc, "fleet compare", {1});
+    return DocumentKind::fleet_compare;
   }
   if (doc.contains("fleet") && html::at(doc, "fleet").is_object()) {
     check_schema(doc, "fleet", {1});
@@ -303,6 +311,9 @@ std::string html_section(const ReportInput& input) {
       break;
     case DocumentKind::fleet:
       body = html::fleet_section(input.doc);
+      break;
+    case DocumentKind::fleet_compare:
+      body = html::fleet_compare_section(input.doc);
       break;
   }
   return "<section>\n<h2>" + svg::escape(section_title(kind, input.doc)) +

@@ -24,9 +24,9 @@
 
 namespace mtperf {
 
-enum class DocumentKind { run, suite, sweep, compare, fleet };
+enum class DocumentKind { run, suite, sweep, compare, fleet, fleet_compare };
 
-// "run", "suite", "sweep", "compare", "fleet".
+// "run", "suite", "sweep", "compare", "fleet", "fleet compare".
 std::string_view to_string(DocumentKind k);
 
 // The kind of document, told by its top-level keys (`compare`, `suite`, `sweep`, or `test` and

@@ -224,6 +224,62 @@ std::vector<std::string> figures_of(const Json& doc, const std::string& transpor
   return out;
 }
 
+// A ratio's colour: 1 (unchanged) white, slower toward red (half or less), faster toward blue
+// (one and a half or more).
+std::string ratio_colour(double r) {
+  auto mix = [](double a, double b, double u) { return int(std::lround(a + (b - a) * u)); };
+  if (r < 1) {
+    const double u = std::clamp((1 - r) / 0.5, 0.0, 1.0);
+    return fmt::format("#{:02x}{:02x}{:02x}", mix(247, 215, u), mix(247, 48, u), mix(247, 39, u));
+  }
+  const double u = std::clamp((r - 1) / 0.5, 0.0, 1.0);
+  return fmt::format("#{:02x}{:02x}{:02x}", mix(247, 69, u), mix(247, 117, u), mix(247, 180, u));
+}
+
+// One compare entry's ratio matrix: rows and columns are the first run's ranks.
+std::string ratio_heatmap(const Json& entry, const std::string& title) {
+  const Json& rows = array(entry, "ratio");
+  const size_t n = std::min(rows.size(), kMaxRanksDrawn);
+  const double cell = std::clamp(560.0 / double(std::max<size_t>(n, 1)), 6.0, 32.0);
+  const double left = 50, top = 40;
+  svg::Canvas c(left + cell * double(n) + 170, top + cell * double(n) + 20, title);
+  const bool labels = cell >= 10;
+  for (size_t i = 0; i < n; ++i) {
+    if (labels) {
+      c.text(left - 4, top + cell * (double(i) + 0.7), std::to_string(i),
+             {svg::Anchor::end, std::min(11.0, cell * 0.8)});
+      c.text(left + cell * (double(i) + 0.5), top - 4, std::to_string(i),
+             {svg::Anchor::middle, std::min(11.0, cell * 0.8)});
+    }
+    const Json& row = rows[i];
+    for (size_t j = 0; j < n; ++j) {
+      const double x = left + cell * double(j), y = top + cell * double(i);
+      const bool has = row.is_array() && j < row.size() && row[j].is_number() &&
+                       std::isfinite(row[j].get<double>());
+      if (i == j || !has) {
+        c.rect(x, y, cell, cell, i == j ? "#ffffff" : "#f0f0f0", "#dddddd");
+        continue;
+      }
+      const double r = row[j].get<double>();
+      c.rect(x, y, cell, cell, ratio_colour(r), "#ffffff");
+      if (cell >= kNumberedCell)
+        c.text(x + cell / 2, y + cell * 0.62, fmt::format("{:.2f}", r),
+               {svg::Anchor::middle, std::min(10.0, cell * 0.32), "#000"});
+    }
+  }
+  c.text(left - 4, top - 4, "client \\ server", {svg::Anchor::end, 10, "#666"});
+  const double kx = left + cell * double(n) + 20;
+  const double keys[] = {1.5, 1.25, 1.0, 0.9, 0.75, 0.5};
+  for (size_t k = 0; k < std::size(keys); ++k) {
+    c.rect(kx, top + 16 * double(k), 14, 14, ratio_colour(keys[k]), "#999999");
+    c.text(kx + 20, top + 16 * double(k) + 11, fmt::format("{:.2f} x the first run", keys[k]),
+           {svg::Anchor::start, 10});
+  }
+  c.rect(kx, top + 16 * 6, 14, 14, "#f0f0f0");
+  c.text(kx + 20, top + 16 * 6 + 11, "not in both", {svg::Anchor::start, 10});
+  return c.str();
+}
+
 // --check's suspects (fleet/suspect.hpp): who the failing pairs share, with the evidence.
 std::string suspects(const Json& doc) {
   const Json& s = at(doc, "suspects");
@@ -278,6 +334,31 @@ std::string fleet_section(const Json& doc) {
   for (const Json& e : array(f, "errors"))
     if (e.is_string()) errors.push_back(e.get<std::string>());
   return out + error_list(errors);
+}
+
+}  // namespace mtperf::html
+
+namespace mtperf::html {
+
+std::string fleet_compare_section(const Json& doc) {
+  std::string out = meta(
+      "each cell: the second run's figure over the first's for the same pair, the ranks paired "
+      "by host and adapter (rows and columns: the first run's ranks)");
+  for (const Json& e : array(doc, "fleet_compare")) {
+    const std::string title = text(e, "b") + " / " + text(e, "a") + ", " + text(e, "figure");
+    out += heading(3, title);
+    out += html::figure(ratio_heatmap(e, title + " per pair"),
+                        "row: the client rank, column: the server rank; white: unchanged");
+    const auto count = number(e, "moved_count");
+    out += heading(4, fmt::format("pairs that moved beyond 10%: {}", fixed(count, 0)));
+    const Json& moved = array(e, "moved");
+    if (moved.empty()) continue;
+    Table t({"client rank", "server rank", "ratio"}, 0);
+    for (const Json& m : moved)
+      t.row({fixed(number(m, "src"), 0), fixed(number(m, "dst"), 0), sig3(number(m, "ratio"))});
+    out += t.str();
+  }
+  return out;
 }
 
 }  // namespace mtperf::html

@@ -71,5 +71,8 @@ std::string suite_section(const Json& doc);
 std::string sweep_section(const Json& doc);
 std::string compare_section(const Json& doc);
 std::string fleet_section(const Json& doc);
+// `mtperf compare a.json b.json --format json` of two fleet runs: a ratio heatmap per
+// transport and figure, the pairs that moved listed.
+std::string fleet_compare_section(const Json& doc);
 
 }  // namespace mtperf::html

@@ -5,7 +5,7 @@ verdicts_check.py MTPERF SCHEMA
 Two ranks of `mtperf fleet` on 127.0.0.1 (a rendezvous file in a temporary folder): a check
 against a line no loopback pair reaches (--line-rate 1000T) fails every pair, each retested
 twice, the suspect analysis present; then a run judged against the first as its baseline, and
-`mtperf compare` of the two. Every document validates against docs/json-schema/fleet.schema.json;
+`mtperf compare` of the two, drawn by `mtperf report` as a ratio heatmap. Every document validates against docs/json-schema/fleet.schema.json;
 `mtperf report` draws the suspects. Exit 0 when it all holds; 1 with one line per failure.
 """
 import json
@@ -87,6 +87,15 @@ def main():
             c = json.loads(r.stdout)["fleet_compare"][0]
             if c["b_rank"] != [0, 1] or c["ratio"][0][1] is None:
                 bad.append(f"compare: {c}")
+            cmp_json = os.path.join(tmp, "compare.json")
+            cmp_html = os.path.join(tmp, "compare.html")
+            with open(cmp_json, "w") as f:
+                f.write(r.stdout)
+            r = subprocess.run([mtperf, "report", cmp_json, "-o", cmp_html], capture_output=True,
+                               text=True)
+            page = open(cmp_html).read() if r.returncode == 0 else ""
+            if "<svg" not in page or "pairs that moved" not in page:
+                bad.append(f"report of the compare: exit {r.returncode}: {r.stderr}")
         r = subprocess.run([mtperf, "fleet", "--rank", "0", "--size", "2", "--check",
                             "pair.throughput>=0.9*baseline"], capture_output=True, text=True)
         if r.returncode != 2 or "--baseline" not in r.stderr:

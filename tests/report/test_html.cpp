@@ -470,3 +470,28 @@ TEST_CASE("a fleet page: the heatmap with failed cells apart, worst lines, a his
   CHECK(without.find("\u2013 ms") == std::string::npos);
   CHECK(without.find("start spread was not measured") != std::string::npos);
 }
+
+TEST_CASE("a fleet compare page: the ratio heatmap and the pairs that moved") {
+  // What `mtperf compare a.json b.json --format json` writes for two 3-rank fleet runs.
+  const json doc = {
+      {"schema", 1},
+      {"fleet_compare",
+       json::array({{{"a", "a.json socket"},
+                     {"b", "b.json socket"},
+                     {"figure", "throughput"},
+                     {"ratio", json::array({json::array({nullptr, 1.0, 1.02}),
+                                            json::array({0.98, nullptr, nullptr}),
+                                            json::array({0.5, 1.0, nullptr})})},
+                     {"b_rank", json::array({2, 0, 1})},
+                     {"moved", json::array({{{"src", 2}, {"dst", 0}, {"ratio", 0.5}}})},
+                     {"moved_count", 1}}})}};
+  CHECK(document_kind(doc) == DocumentKind::fleet_compare);
+  const std::string page = page_of(doc);
+  check_page(page);
+  CHECK(count(page, "<svg") == 1);
+  CHECK(page.find("b.json socket / a.json socket, throughput") != std::string::npos);
+  CHECK(page.find("fill=\"#d73027\"") != std::string::npos);  // 0.5: red
+  CHECK(page.find(">0.50</text>") != std::string::npos);
+  CHECK(page.find("pairs that moved beyond 10%: 1") != std::string::npos);
+  CHECK(page.find("<td class=\"n\">0.500</td>") != std::string::npos);
+}
