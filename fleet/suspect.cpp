@@ -177,9 +177,15 @@ SuspectAnalysis find_suspects(const FleetDoc& d, const std::vector<PairVerdict>&
   a.pairs = d.results.size();
   a.failing = w.failing_left();
   std::map<std::string, std::set<uint32_t>> hosts;
+  std::map<uint32_t, std::string> keys;  // each rank's host, once
+  auto key_of = [&](uint32_t rank) -> const std::string& {
+    auto it = keys.find(rank);
+    if (it == keys.end()) it = keys.emplace(rank, host_key(d, rank)).first;
+    return it->second;
+  };
   for (const PairResult& r : d.results)
     for (uint32_t rank : {r.pair.src, r.pair.dst})
-      hosts[host_key(d, rank)].insert(rank);
+      hosts[key_of(rank)].insert(rank);
   std::string stopped;
   while (a.suspects.size() < kMaxSuspects) {
     const size_t left = w.failing_left();
@@ -188,11 +194,23 @@ SuspectAnalysis find_suspects(const FleetDoc& d, const std::vector<PairVerdict>&
       std::string host;
       Count own;
     };
-    std::vector<Candidate> cs;
-    for (const auto& [h, ranks] : hosts) {
-      Candidate c{h, w.count([&](uint32_t r) { return ranks.count(r) > 0; })};
-      if (c.own.failing > 0) cs.push_back(c);
+    // Every host's counts in one pass over the pairs (a fleet of thousands of ranks has
+    // millions): a pair counts once for each of its two hosts.
+    std::map<std::string, Count> per;
+    for (size_t i : w.live) {
+      const Pair& p = d.results[i].pair;
+      const std::string& x = key_of(p.src);
+      const std::string& y = key_of(p.dst);
+      for (const std::string* h : {&x, &y}) {
+        if (h == &y && y == x) break;
+        Count& c = per[*h];
+        ++c.pairs;
+        c.failing += w.failing[i];
+      }
     }
+    std::vector<Candidate> cs;
+    for (const auto& [h, c] : per)
+      if (c.failing > 0) cs.push_back({h, c});
     std::sort(cs.begin(), cs.end(), [](const Candidate& x, const Candidate& y) {
       if (x.own.failing != y.own.failing) return x.own.failing > y.own.failing;
       if (x.own.rate() != y.own.rate()) return x.own.rate() > y.own.rate();
