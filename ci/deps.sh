@@ -19,6 +19,7 @@ pkgs=(cmake ninja-build g++ pkg-config
       chromium  # tests/report/html_render_check.py: the HTML report parsed and rendered headless
       tshark  # tests/integration/test_atm_capture: the ATM captures decoded as Wireshark does
       man-db  # tests/cli/man_pages_check.sh: the generated man pages formatted without a warning
+      mmdebstrap  # ci/install-test.sh: the minimal Debian 12 root the package is installed into
       clang libclang-rt-14-dev llvm)  # ci/fuzz.sh: libFuzzer and its sanitizers, llvm-symbolizer
 missing=()
 for p in "${pkgs[@]}"; do

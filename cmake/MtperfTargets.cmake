@@ -43,6 +43,21 @@ else()
   set(MTPERF_LIBRARY_TYPE STATIC)
 endif()
 
+# MTPERF_PCH: precompiled headers (cmake/pch/), for the sanitized builds, where parsing the
+# standard library, {fmt}, nlohmann/json and Catch2 again in every source is a third of an -O0
+# compile (measured with clang: 10.1 s against 7.2 s for one source). A library of two sources or
+# more compiles its own; every test executable reuses one (mtperf_pch_tests, tests/).
+option(MTPERF_PCH "Precompile the common headers (cmake/pch/)" OFF)
+
+# mtperf_pch(target): the library's precompiled header, under MTPERF_PCH.
+function(mtperf_pch target)
+  get_target_property(srcs ${target} SOURCES)
+  list(LENGTH srcs n)
+  if(MTPERF_PCH AND n GREATER 1)
+    target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/pch/common.hpp)
+  endif()
+endfunction()
+
 # mtperf_library(name SOURCES ... DEPS ...): a library rooted at the source tree (static unless
 # MTPERF_SHARED_LIBS).
 function(mtperf_library name)
@@ -51,6 +66,7 @@ function(mtperf_library name)
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
   mtperf_target(${name})
+  mtperf_pch(${name})
 endfunction()
 
 # mtperf_folder_library(name DEPS ...): a library of every *.cpp in the calling folder.

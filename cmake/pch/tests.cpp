@@ -1,0 +1,1 @@
+// The object the tests' precompiled header is compiled for (MTPERF_PCH); empty.
