@@ -8,21 +8,24 @@
 #   IPv6                    a stream and an rr over send to an IPv6 address (RoCE v2)
 #   depth                   64 B and 1 KiB streams keep -O tx_depth in flight and signal one
 #                           send per -O signal (at most tx_depth - 1)
-#   connect=oob             the same workloads and verbs (but crr, refused) with the QPs set up
-#                           out of band (a TCP exchange, INIT/RTR/RTS by mtperf), IPv6 and a
-#                           killed server included; labels end in /oob
+#   connect=oob             with MTPERF_RDMA_CONNECT=oob, instead of all the above: the same
+#                           workloads and verbs (but crr, refused) with the QPs set up out of
+#                           band (a TCP exchange, INIT/RTR/RTS by mtperf), IPv6, -O gid_index
+#                           and a killed server included; labels end in /oob
 # Each run's JSON must show throughput (streams) or transactions (rr, crr) and no error. Then the
 # error paths: -p udp and rr over read are refused before any set-up; a server killed mid-run
 # makes the client exit 1 within seconds, naming the verb or the completion's status; so does
 # the device removed mid-run (last: rxe0 is gone after it), and the removal is not held up.
 #
 #   bash tests/rdma_guest/rdma_conformance.sh MTPERF [CASE...]
-# CASE: a label below (e.g. stream/read); default: all. The guest is TCG-emulated (about 0.1
+# CASE: a label below (e.g. stream/read); default: all of the mode's (MTPERF_RDMA_CONNECT: cm, the
+# default, or oob: the two halves run as two guests, each within its time limit). The guest is TCG-emulated (about 0.1
 # Gbit/s): every run is one second with a short warm-up.
 set -uo pipefail
 bin=${1:?usage: rdma_conformance.sh MTPERF [CASE...]}
 shift
 only=("$@")
+mode=${MTPERF_RDMA_CONNECT:-cm}
 addr=${MTPERF_GUEST_ADDR:-10.10.0.1}
 port=12865
 scratch=$(mktemp -d)
@@ -88,17 +91,26 @@ run_case() {
   local label=$1 kind=$2
   shift 2
   wanted "$label" || return 0
-  local t0=$SECONDS rc=0 fig
-  timeout 90 "$bin" run -H "$addr:$port" -T rdma -l 1 --warmup 0.2 --format json -q "$@" \
-    > "$scratch/out.json" 2> "$scratch/err" || rc=$?
-  if [ $rc -ne 0 ]; then
-    fail "$label: mtperf run $* exited $rc: $(tail -n 3 "$scratch/err" | tr '\n' ' ')"
-    return
-  fi
-  if ! fig=$(check_json "$scratch/out.json" "$kind" 2>&1); then
+  local t0=$SECONDS rc=0 fig attempt
+  # A run that ends cleanly but counted nothing in its 1 s window is run once more, saying so:
+  # under TCG on a loaded host the guest's CPUs can stall for longer than the window (seen in both
+  # connection modes, on different cases each time). An error, or nothing twice, fails.
+  for attempt in 1 2; do
+    rc=0
+    timeout 90 "$bin" run -H "$addr:$port" -T rdma -l 1 --warmup 0.2 --format json -q "$@" \
+      > "$scratch/out.json" 2> "$scratch/err" || rc=$?
+    if [ $rc -ne 0 ]; then
+      fail "$label: mtperf run $* exited $rc: $(tail -n 3 "$scratch/err" | tr '\n' ' ')"
+      return
+    fi
+    if fig=$(check_json "$scratch/out.json" "$kind" 2>&1); then break; fi
+    if [ $attempt -eq 1 ] && [[ $fig == *"no $kind"* ]]; then
+      echo "note $label: nothing counted in the window ($(echo "$fig" | tr '\n' ' ')); once more"
+      continue
+    fi
     fail "$label: $fig"
     return
-  fi
+  done
   passed=$((passed + 1))
   printf 'ok   %-22s %-36s %3d s\n' "$label" "$fig" $((SECONDS - t0))
 }
@@ -169,10 +181,13 @@ ipv6_cases() {
   addr=$a6 port=$p6
   start_server "$p6" > /dev/null || { fail "ipv6: no server on [$a6]:$p6"; addr=$save_addr port=$save_port; return; }
   addr="[$a6]"
-  run_case stream/send/ipv6 bytes -w stream
-  run_case rr/send/ipv6 transactions -w rr
-  run_case stream/send/ipv6/oob bytes -w stream -O connect=oob
-  run_case rr/send/ipv6/oob transactions -w rr -O connect=oob
+  if [ "$mode" = oob ]; then
+    run_case stream/send/ipv6/oob bytes -w stream -O connect=oob
+    run_case rr/send/ipv6/oob transactions -w rr -O connect=oob
+  else
+    run_case stream/send/ipv6 bytes -w stream
+    run_case rr/send/ipv6 transactions -w rr
+  fi
   addr=$save_addr port=$save_port
 }
 
@@ -253,58 +268,68 @@ removed_device() {
   fi
 }
 
-echo "== rdma conformance over $(rdma link show 2>/dev/null | head -n1)"
+echo "== rdma conformance (connect=$mode) over $(rdma link show 2>/dev/null | head -n1)"
 start_server "$port" > /dev/null || exit 1
 
-for verb in send write write_imm read; do
-  for w in stream maerts bidir; do
-    run_case "$w/$verb" bytes -w "$w" -O "verb=$verb"
+if [ "$mode" = cm ]; then
+  for verb in send write write_imm read; do
+    for w in stream maerts bidir; do
+      run_case "$w/$verb" bytes -w "$w" -O "verb=$verb"
+    done
   done
-done
-run_case rr/send transactions -w rr -O verb=send
-run_case rr/write transactions -w rr -O verb=write --wait spin
-run_case rr/write_imm transactions -w rr -O verb=write_imm
-run_case rr-burst/send transactions -w rr --burst 8 -O verb=send
-run_case crr/send transactions -w crr
-run_case stream/send/spin bytes -w stream --wait spin
-run_case stream/send/block bytes -w stream --wait block
-run_case rr/send/spin transactions -w rr --wait spin
-run_case rr/send/block transactions -w rr --wait block
-run_case stream/send/P4 bytes -w stream -P 4 --threads 1
-run_case rr/send/P8-srq transactions -w rr -P 8 --threads 1
-deep stream/send/deep 128 100 -m 64 -O verb=send
-deep stream/write/deep 128 100 -m 1024 -O verb=write
-deep stream/send/tx16 16 8 -m 64 -O tx_depth=16 -O signal=8
-deep stream/send/signal-cap 32 31 -m 64 -O tx_depth=32 -O signal=1000
+  run_case rr/send transactions -w rr -O verb=send
+  run_case rr/write transactions -w rr -O verb=write --wait spin
+  run_case rr/write_imm transactions -w rr -O verb=write_imm
+  run_case rr-burst/send transactions -w rr --burst 8 -O verb=send
+  run_case crr/send transactions -w crr
+  run_case stream/send/spin bytes -w stream --wait spin
+  run_case stream/send/block bytes -w stream --wait block
+  run_case rr/send/spin transactions -w rr --wait spin
+  run_case rr/send/block transactions -w rr --wait block
+  run_case stream/send/P4 bytes -w stream -P 4 --threads 1
+  run_case rr/send/P8-srq transactions -w rr -P 8 --threads 1
+  deep stream/send/deep 128 100 -m 64 -O verb=send
+  deep stream/write/deep 128 100 -m 1024 -O verb=write
+  deep stream/send/tx16 16 8 -m 64 -O tx_depth=16 -O signal=8
+  deep stream/send/signal-cap 32 31 -m 64 -O tx_depth=32 -O signal=1000
 
-refused udp/refused 1 "rdma carries RC connections" -w stream -p udp
-refused rr/read/refused 1 "RDMA READ" -w rr -O verb=read
-refused verb/unknown 2 "expected send, write, write_imm or read" -w stream -O verb=atomic
-refused tx_depth/range 2 "rdma option tx_depth: expected a whole number in 1..4096" -w stream -O tx_depth=0
-# Out-of-band QP set-up (-O connect=oob): every workload and verb above but crr.
-for verb in send write write_imm read; do
-  for w in stream maerts bidir; do
-    run_case "$w/$verb/oob" bytes -w "$w" -O "verb=$verb" -O connect=oob
+  refused udp/refused 1 "rdma carries RC connections" -w stream -p udp
+  refused rr/read/refused 1 "RDMA READ" -w rr -O verb=read
+  refused verb/unknown 2 "expected send, write, write_imm or read" -w stream -O verb=atomic
+  refused tx_depth/range 2 "rdma option tx_depth: expected a whole number in 1..4096" -w stream -O tx_depth=0
+fi
+
+if [ "$mode" = oob ]; then
+  # Out-of-band QP set-up (-O connect=oob): every workload and verb above but crr.
+  for verb in send write write_imm read; do
+    for w in stream maerts bidir; do
+      run_case "$w/$verb/oob" bytes -w "$w" -O "verb=$verb" -O connect=oob
+    done
   done
-done
-run_case rr/send/oob transactions -w rr -O verb=send -O connect=oob
-run_case rr/write/oob transactions -w rr -O verb=write --wait spin -O connect=oob
-run_case rr/write_imm/oob transactions -w rr -O verb=write_imm -O connect=oob
-run_case rr-burst/send/oob transactions -w rr --burst 8 -O verb=send -O connect=oob
-run_case stream/send/block/oob bytes -w stream --wait block -O connect=oob
-run_case rr/send/block/oob transactions -w rr --wait block -O connect=oob
-run_case stream/send/P4/oob bytes -w stream -P 4 --threads 1 -O connect=oob
-run_case rr/send/P8-srq/oob transactions -w rr -P 8 --threads 1 -O connect=oob
-run_case stream/send/gid/oob bytes -w stream -O connect=oob -O gid_index=1
-deep stream/send/deep/oob 128 100 -m 64 -O verb=send -O connect=oob
-refused crr/oob/refused 1 "connect=oob is not supported" -w crr -O connect=oob
-refused gid_index/cm 2 "only with connect=oob" -w stream -O gid_index=1
-refused gid_index/none/oob 1 "no GID at that index" -w stream -O connect=oob -O gid_index=200
+  run_case rr/send/oob transactions -w rr -O verb=send -O connect=oob
+  run_case rr/write/oob transactions -w rr -O verb=write --wait spin -O connect=oob
+  run_case rr/write_imm/oob transactions -w rr -O verb=write_imm -O connect=oob
+  run_case rr-burst/send/oob transactions -w rr --burst 8 -O verb=send -O connect=oob
+  run_case stream/send/block/oob bytes -w stream --wait block -O connect=oob
+  run_case rr/send/block/oob transactions -w rr --wait block -O connect=oob
+  run_case stream/send/P4/oob bytes -w stream -P 4 --threads 1 -O connect=oob
+  run_case rr/send/P8-srq/oob transactions -w rr -P 8 --threads 1 -O connect=oob
+  run_case stream/send/gid/oob bytes -w stream -O connect=oob -O gid_index=1
+  deep stream/send/deep/oob 128 100 -m 64 -O verb=send -O connect=oob
+  refused crr/oob/refused 1 "connect=oob is not supported" -w crr -O connect=oob
+  refused gid_index/cm 2 "only with connect=oob" -w stream -O gid_index=1
+  refused gid_index/none/oob 1 "no GID at that index" -w stream -O connect=oob -O gid_index=200
 
-ipv6_cases
-killed_server
-killed_server killed/server/oob 3 -O connect=oob
-removed_device
+fi
+
+if [ "$mode" = oob ]; then
+  ipv6_cases
+  killed_server killed/server/oob 3 -O connect=oob
+else
+  ipv6_cases
+  killed_server
+  removed_device
+fi
 
 echo "== $passed passed, $failures failed"
 [ $failures -eq 0 ]

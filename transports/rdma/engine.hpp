@@ -254,6 +254,7 @@ class RdmaEngine {
   int64_t next_cm_check_ns_ = 0;
   uint64_t faults_seen_ = 0;  // on the worker's FaultBoard
   uint32_t oob_conns_ = 0;    // connections with an out-of-band TCP socket open
+  int64_t next_oob_check_ns_ = 0;
   EngineCounters ctr_;
 };
 

@@ -16,6 +16,7 @@ namespace {
 
 constexpr int kResolveMs = 2000;
 constexpr int64_t kFinWaitNs = 1'000'000'000;  // how long teardown lets FINs complete
+constexpr int64_t kOobCheckNs = 20'000'000;    // how often out-of-band sockets are looked at
 
 std::string event_text(const rdma_cm_event* ev) {
   std::string s = rdma_event_str(ev->event);
@@ -37,6 +38,11 @@ void RdmaEngine::cm_events() {
 }
 
 void RdmaEngine::oob_events() {
+  // One recv() per connection: every kOobCheckNs, not at each look at rdma_cm's channel, so that
+  // a thread of many flows spends no more than a few system calls per ms on it.
+  int64_t now = monotonic_ns();
+  if (now < next_oob_check_ns_) return;
+  next_oob_check_ns_ = now + kOobCheckNs;
   for (size_t i = 0; i < conns_.size(); ++i) {
     Conn& c = conns_[i];
     if (c.oob_fd < 0 || c.st == St::draining) continue;

@@ -24,7 +24,10 @@ namespace mtperf::rdma {
 namespace {
 
 constexpr uint8_t kHopLimit = 64;
-constexpr uint8_t kDefaultAckTimeout = 14;  // 4.096 us x 2^14: 67 ms, rdma_cm's default
+// 4.096 us x 2^19 (2.1 s): what rdma_cm gives a RoCE QP on Linux 6.1 (its packet lifetime, 18,
+// plus one), so that both paths retransmit alike; perftest's own default is 14 (67 ms), which an
+// emulated device (soft-RoCE under TCG) can take longer than to answer. -O ack_timeout sets it.
+constexpr uint8_t kDefaultAckTimeout = 19;
 constexpr uint32_t kMaxGids = 256;
 
 std::string flow_name(const FlowSetup& s) {

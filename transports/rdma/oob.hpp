@@ -24,8 +24,8 @@
 // RTR: path MTU the smaller of the two ports' active MTUs; the peer's QPN and PSN; READ depths
 // negotiated as rdma_cm does (oob_wire.hpp's oob_read_depths); min_rnr_timer kMinRnrTimer; RoCE:
 // a global route to the peer's GID from ours (gid_rules.hpp, or -O gid_index), hop limit 64,
-// traffic class -O tos; InfiniBand: the peer's LID. RTS: -O ack_timeout (else 14: 67 ms),
-// kTransportRetry retries, kRnrRetry RNR retries, our PSN.
+// traffic class -O tos; InfiniBand: the peer's LID. RTS: -O ack_timeout (else 19: 2.1 s, as
+// rdma_cm), kTransportRetry retries, kRnrRetry RNR retries, our PSN.
 //
 // Every wait ends by the deadline; every failure throws std::runtime_error naming the flow, the
 // step and the cause, and leaves nothing behind (the QP, the sockets).

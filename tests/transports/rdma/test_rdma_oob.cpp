@@ -171,7 +171,7 @@ TEST_CASE("oob connect: the exchange, then INIT, RTR and RTS from both sides' fi
     CHECK(f.last_rts.max_rd_atomic == 4);       // the peer answers at most 4
     CHECK(f.last_rts.retry_cnt == kTransportRetry);
     CHECK(f.last_rts.rnr_retry == kRnrRetry);
-    CHECK(f.last_rts.timeout == 14);
+    CHECK(f.last_rts.timeout == 19);
     {
       RdmaEngine engine(res, EngineMode{});
       int id = engine.adopt(*ep);
