@@ -234,3 +234,43 @@ TEST_CASE("perftest client: refusals quote perftest") {
         "ib_write_bw -n 1000 -s 65536 -t 128 -x 3 -F");
   CHECK(server_command(Program::send_lat, 500, 2, -1, 0) == "ib_send_lat -n 500 -s 2 -F");
 }
+
+TEST_CASE("perftest client: the bytes of a real ib_send_lat client, byte for byte") {
+  // Captured (strace of the exchange socket) from Debian 12's ib_send_lat 4.5+0.17 ("6.06"),
+  // client against server in the soft-RoCE guest: `ib_send_lat -d rxe0 -n 5 -s 4096 -F`.
+  const std::string client_keys =
+      "0000:0001:000028:d798cb:00000000:0000557497e07000:00:00:00:00:00:00:00:00:00:00:ff:ff:0a:"
+      "0a:00:01:00000000:";
+  const std::string server_keys =
+      "0000:0001:000027:6f3910:00000000:000055ff52ed5000:00:00:00:00:00:00:00:00:00:00:ff:ff:0a:"
+      "0a:00:01:00000000:";
+  ClientExchange::Config c;
+  c.program = Program::send_lat;
+  c.keys = decode_keys(bytes(client_keys, kKeyGidBytes), true);
+  c.mtu = 3;
+  ClientExchange x(c);
+  // What the real client wrote, and what the real server answered, in order.
+  const std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> transcript = {
+      {bytes("6.06", 16), bytes("6.06", 16)},
+      {{0, 0, 0x10, 0}, {0, 0, 0x10, 0}},
+      {{0, 0, 0, 0x40}, {0, 0, 0, 0x40}},
+      {{'3', 0}, {'3', 0}},
+      {bytes(client_keys, kKeyGidBytes), bytes(server_keys, kKeyGidBytes)},
+      {bytes(client_keys, kKeyGidBytes), bytes(server_keys, kKeyGidBytes)},
+      {bytes(client_keys, kKeyGidBytes), bytes(server_keys, kKeyGidBytes)},
+      {bytes(client_keys, kKeyGidBytes), bytes(server_keys, kKeyGidBytes)},
+      {bytes(client_keys, kKeyGidBytes), bytes(server_keys, kKeyGidBytes)},
+  };
+  for (const auto& [wrote, read] : transcript) {
+    while (x.answer_bytes() == 0 && !x.finished())
+      x.proceed();  // RTS, the data phase: nothing on the socket
+    INFO("step " << to_string(x.step()));
+    CHECK(x.outgoing() == wrote);
+    x.take(read);
+  }
+  CHECK(x.peer_keys().qpn == 0x27);
+  CHECK(x.peer_keys().psn == 0x6f3910);
+  CHECK(x.peer_keys().vaddr == 0x55ff52ed5000);
+  REQUIRE(x.step() == ClientExchange::Step::done);
+  CHECK(x.outgoing() == std::vector<uint8_t>{'d', 'o', 'n', 'e', 0});
+}
