@@ -438,3 +438,40 @@ TEST_CASE("oob: a peer that closes its TCP connection is a disconnect the worklo
   res.reset();
   CHECK(f.leftovers() == "");
 }
+
+TEST_CASE("oob connect on InfiniBand: the peer's LID, no global route, GID index 0 unless given") {
+  FakeVerbs f;
+  f.port_attr.link_layer = IBV_LINK_LAYER_INFINIBAND;
+  f.port_attr.lid = 7;
+  for (auto& g : f.gids)
+    g.gid_type = IBV_GID_TYPE_IB;
+  EngineConfig cfg = fake_config(true);
+  FlowSetup setup = fake_flow(cfg, false);
+  RdmaSettings s;
+  s.connect = ConnectMode::oob;
+  auto res = std::make_shared<WorkerRes>(cfg, s, false, f);
+  OobHello got;
+  {
+    ScriptedServer server([&](int fd) {
+      std::array<uint8_t, kOobBytes> b{};
+      if (!read_n(fd, b.data(), b.size())) return;
+      decode_oob(b.data(), b.size(), got);
+      OobHello h = peer_hello(setup, Verb::send);
+      h.qp.link = kLinkIb;
+      h.qp.lid = 9;
+      auto out = encoded(h);
+      ::send(fd, out.data(), out.size(), MSG_NOSIGNAL);
+      uint8_t x[4];
+      read_n(fd, x, 4);
+    });
+    std::unique_ptr<Endpoint> ep =
+        oob_connect(numeric_address("127.0.0.1", server.port), SockAddr{}, setup, res, soon());
+    REQUIRE(ep != nullptr);
+  }
+  CHECK(got.qp.link == kLinkIb);
+  CHECK(got.qp.lid == 7);
+  CHECK(f.last_rtr.ah_attr.is_global == 0);
+  CHECK(f.last_rtr.ah_attr.dlid == 9);
+  res.reset();
+  CHECK(f.leftovers() == "");
+}
