@@ -87,7 +87,9 @@ void narrow(const Work& w, Suspect& s, const std::set<uint32_t>& ranks) {
   if (by_adapter.count("")) return;  // an adapter unknown: the host it is
   std::string guilty;
   std::vector<std::string> clean;
-  for (const auto& [a, rs] : by_adapter) {
+  for (const auto& entry : by_adapter) {
+    const std::string& a = entry.first;
+    const std::set<uint32_t>& rs = entry.second;  // a name, not a binding: lambdas capture it
     const Count c = w.count([&](uint32_t r) { return rs.count(r) > 0; });
     if (c.failing == s.failing && guilty.empty()) {
       guilty = a;
