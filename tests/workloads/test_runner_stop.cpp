@@ -101,7 +101,9 @@ TEST_CASE("runner: without --stop-on-error an error does not end the window") {
 
 TEST_CASE("runner: a pause in progress is the longest stall, at 50 ms resolution") {
   SideResult r = run({.stall_from = 0.3, .stall_to = 0.7}, false, {}, 0.1);
-  CHECK(r.longest_stall_s > 0.3);
+  // The 0.4 s pause, less a 50 ms sample at each edge and the worker's own late look at its
+  // script's clock (0.2995 s was seen under TSan on a loaded host).
+  CHECK(r.longest_stall_s > 0.25);
   CHECK(r.longest_stall_s < 0.5);
   CHECK(r.longest_stall_start_s > 0.2);
   CHECK(r.longest_stall_start_s < 0.4);
