@@ -86,14 +86,32 @@ TEST_CASE("a CPCS-PDU is laid out as SDU, pad, UU, CPI, length, CRC") {
   CHECK(((wire[3] >> 1) & 0x7) == kPtiEndOfPdu);  // the only cell is the last
 }
 
+// Every length in the plain build. The sanitized build (ASan at -O0: 50 s for the 2 GB of every
+// length) takes every length to 4095 — every place of the trailer in a cell, many times — then the
+// lengths at each cell boundary (the trailer filling a cell exactly, one byte over, one short)
+// and the last 1,000: the lengths whose segmenting differs.
+namespace {
+bool length_tried(std::size_t len) {
+#ifdef MTPERF_SANITIZED
+  const std::size_t in_cell = (len + 8) % 48;
+  return len < 4096 || in_cell <= 1 || in_cell == 47 || len + 1000 > kAal5MaxSduBytes;
+#else
+  (void)len;
+  return true;
+#endif
+}
+}  // namespace
+
 TEST_CASE("round trip for every SDU length 0..65535 in ceil((len+8)/48) cells") {
   const auto data = pattern(kAal5MaxSduBytes);
   std::vector<std::uint8_t> wire(kAal5MaxCells * kCellBytes);
   Reassembler r(kVc);
   SegmentParams p;
   p.vc = kVc;
-  std::size_t failures = 0;
+  std::size_t failures = 0, tried = 0;
   for (std::size_t len = 0; len <= kAal5MaxSduBytes; ++len) {
+    if (!length_tried(len)) continue;
+    ++tried;
     const std::span<const std::uint8_t> sdu(data.data(), len);
     const SegmentResult seg = aal5_segment(sdu, p, wire);
     const std::size_t expected_cells = (len + 8 + 47) / 48;
@@ -107,7 +125,7 @@ TEST_CASE("round trip for every SDU length 0..65535 in ceil((len+8)/48) cells") 
     if (!ok && ++failures < 5) FAIL_CHECK("round trip failed at length " << len);
   }
   CHECK(failures == 0);
-  CHECK(r.counters().pdus.load() == kAal5MaxSduBytes + 1);
+  CHECK(r.counters().pdus.load() == tried);
   CHECK(aal5_cell_count(kAal5MaxSduBytes) == 1366);
 }
 
