@@ -11,6 +11,10 @@ its output, and nothing left behind: no namespace of a process it started, no te
 state file, no daemon, no file but those it was asked to write (in a folder of its own, removed
 after).
 
+Example output is checked too: docs/cli.md's example of serve's log against the lines serve
+writes for a keyed client's rr test, a client without the key and a SIGHUP (every key the
+example shows is in the real line).
+
   docs_commands_check.py MTPERF SOURCE_DIR      (as root; exit 77 otherwise)
 """
 import json
@@ -419,6 +423,78 @@ class Check:
                 pass
 
 
+def serve_log_example():
+    """docs/cli.md's example of serve's log: the lines of the block after "serve logs one line"."""
+    text = open(os.path.join(SRC, "docs/cli.md")).read()
+    at = text.index("serve logs one line")
+    block = re.search(r"```\n(.*?)```", text[at:], re.S).group(1)
+    return [l for l in block.splitlines() if l.strip()]
+
+
+def log_keys(line):
+    return {w.split("=", 1)[0] for w in shlex.split(line) if "=" in w}
+
+
+def check_serve_log(check):
+    """The example of serve's log in docs/cli.md against serve's own lines: a keyed client's rr
+    test, a client without the key, a SIGHUP; each documented line's keys are in the real one."""
+    where = "docs/cli.md, serve's log"
+    with tempfile.TemporaryDirectory(prefix="mtperf-docs-") as d:
+        key = os.path.join(d, "key")
+        with open(key, "w") as f:
+            f.write("a documented key\n")
+        os.chmod(key, 0o600)
+        log = open(os.path.join(d, "serve.log"), "w+")
+        p = subprocess.Popen([MTPERF, "serve", "--bind", "127.0.0.1", "--port", "0", "--key-file",
+                              key], stdout=log, stderr=subprocess.STDOUT, text=True)
+        port = None
+        for _ in range(100):
+            log.seek(0)
+            m = re.search(r"listening on \S+ port ([0-9]+)", log.read())
+            if m:
+                port = m.group(1)
+                break
+            time.sleep(0.1)
+        try:
+            if port is None:
+                check.fail(f"{where}: serve did not say where it listens")
+                return
+            env = dict(os.environ, MTPERF_KEY="a documented key")
+            run = [MTPERF, "run", "-H", f"127.0.0.1:{port}", "-w", "rr", *SHORT]
+            ok = subprocess.run(run + ["-P", "4"], env=env, capture_output=True, text=True,
+                                timeout=120)
+            keyless = subprocess.run(run, capture_output=True, text=True, timeout=120)
+            if ok.returncode != 0 or keyless.returncode == 0:
+                check.fail(f"{where}: keyed run exited {ok.returncode}, keyless {keyless.returncode}"
+                           f"\n{ok.stderr[-1000:]}")
+            p.send_signal(signal.SIGHUP)
+            time.sleep(0.5)
+        finally:
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=10)
+        log.seek(0)
+        real = log.read().splitlines()
+    shown = {"reload": "event=reload", "refused": "result=refused", "ok": "result=ok"}
+    for doc_line in serve_log_example():
+        kind = next((k for k, mark in shown.items() if mark in doc_line), None)
+        if kind is None:
+            print(f"  not produced here: {doc_line[:60]}... (an error mid-test)")
+            continue
+        mine = [l for l in real if shown[kind] in l and ("workload=rr" in l or kind != "ok")]
+        if not mine:
+            check.fail(f"{where}: no {shown[kind]} line in serve's log:\n" + "\n".join(real))
+            continue
+        missing = log_keys(doc_line) - log_keys(mine[0])
+        if missing:
+            check.fail(f"{where}: the documented line has {sorted(missing)}, serve's has not:\n"
+                       f"  docs: {doc_line}\n  real: {mine[0]}")
+        else:
+            print(f"  serve's log: {mine[0][:100]}")
+    refused = [l for l in real if "result=refused" in l]
+    if refused and 'reason="authentication failed' not in refused[0]:
+        check.fail(f"{where}: a keyless client is not logged as an authentication failure: {refused[0]}")
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIPPED: the documented commands include testbeds and ATM lines (root)")
@@ -465,6 +541,8 @@ def main():
             check.fail(f"{path}, block {block + 1}: left {sorted(extra)} in its folder")
         folder.cleanup()
     check.stop_peers()
+    print("docs/cli.md: the example of serve's log", flush=True)
+    check_serve_log(check)
     # The testbed `testbed up` made is the README's to keep; the test removes it.
     subprocess.run([MTPERF, "testbed", "down"], capture_output=True)
     subprocess.run([MTPERF, "atm", "down"], capture_output=True)
