@@ -327,8 +327,8 @@ void set_transport(TestSpec& s, const po::variables_map& vm) {
 void refuse_unused(const CommandLine& cl, const TestSpec& s) {
   const WorkloadKind& kind = kind_of(s.workload);
   // sockperf's under-load mode is rr at a --rate (peers/sockperf/client.hpp).
-  const bool sockperf_under_load =
-      s.workload == Workload::rr && cl.has("peer") && get<std::string>(cl.vm, "peer") == "sockperf";
+  const bool sockperf_under_load = kind.request_response && !kind.per_transaction &&
+                                   cl.has("peer") && get<std::string>(cl.vm, "peer") == "sockperf";
   auto reads = [](const WorkloadKind& k, std::string_view option) {
     for (std::string_view rest = k.options; !rest.empty();) {
       const size_t comma = rest.find(',');

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "fleet/suspect.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf::fleet {
 using nlohmann::json;
@@ -13,7 +14,8 @@ using nlohmann::json;
 namespace {
 
 bool is_rr(const std::string& workload) {
-  return workload == "rr" || workload == "crr";
+  const WorkloadKind* k = find_kind(workload);
+  return k != nullptr && k->headline == Headline::transactions;
 }
 
 // How a figure is shown in a matrix: its unit and scale.
@@ -106,7 +108,8 @@ std::string line_of(const Member& m) {
 
 std::vector<std::string> matrix_figures(const std::string& workload) {
   if (is_rr(workload)) return {"transaction_rate", "p50", "p99"};
-  if (workload == "bidir") return {"throughput", "throughput_c2s", "throughput_s2c"};
+  if (const WorkloadKind* k = find_kind(workload); k != nullptr && k->flows_per_flow > 1)
+    return {"throughput", "throughput_c2s", "throughput_s2c"};
   return {"throughput"};
 }
 
