@@ -129,10 +129,7 @@ FleetOptions parse_fleet(const std::vector<std::string>& args) {
   o.cl = parse_command_line(fleet_spec(), args);
   const CommandLine& cl = o.cl;
   if (cl.help || cl.has("emit")) return o;
-  if (cl.has("key"))
-    throw UsageError("option " + cl.typed("key") +
-                     ": a key on the command line shows in ps, /proc and stored job scripts; give "
-                     "it in a file (--key-file FILE, mode 600) or in the environment (MTPERF_KEY)");
+  refuse_key_on_command_line(cl);
   for (const char* own : {"host", "testbed", "confidence", "histogram"})
     if (cl.has(own))
       throw UsageError("option " + cl.typed(own) +

@@ -7,6 +7,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/run_options.hpp"
 #include "control/listen.hpp"
 #include "control/server.hpp"
 #include "peers/iperf3/server.hpp"
@@ -48,12 +49,10 @@ CommandSpec serve_spec() {
       "control port (0: any free port)");
   add("bind", po::value<std::string>()->default_value("0.0.0.0", "0.0.0.0")->value_name("ADDRESS"),
       "address to listen on");
-  add("key", po::value<std::string>()->value_name("KEY"),
-      "pre-shared key clients must prove, and every control frame sealed with it (shows in ps: "
-      "prefer --key-file, or MTPERF_KEY in the environment)");
   add("key-file", po::value<std::string>()->value_name("FILE"),
-      "the key from a file (whitespace trimmed; mode 600 or stricter), read again on SIGHUP: "
-      "new clients need the new key, running tests go on");
+      "pre-shared key clients must prove, every control frame sealed with it, from a file "
+      "(whitespace trimmed; mode 600 or stricter; default: the environment's MTPERF_KEY), read "
+      "again on SIGHUP: new clients need the new key, running tests go on");
   add("allow", po::value<std::vector<std::string>>()->multitoken()->value_name("CIDR"),
       "networks clients may connect from, v4 or v6 (default: any); others are closed at once");
   add("max-sessions", count(16, "16"), "tests running at once");
@@ -84,6 +83,7 @@ CommandSpec serve_spec() {
   add("sockperf", po::value<std::string>()->value_name("[ADDRESS:]PORT"),
       "also answer sockperf clients (pp, ul, tp; TCP and UDP) on this port, as `sockperf sr` "
       "does; ADDRESS defaults to --bind; sockperf's own port is 11111");
+  spec.hidden.add_options()("key", po::value<std::string>(), "");  // refused, named
   return spec;
 }
 
@@ -92,11 +92,8 @@ control::ServerOptions server_options(const po::variables_map& vm) {
   control::ServerOptions o;
   o.port = vm["port"].as<uint16_t>();
   o.bind = vm["bind"].as<std::string>();
-  if (vm.count("key")) o.key = vm["key"].as<std::string>();
   if (vm.count("key-file")) o.key_file = vm["key-file"].as<std::string>();
-  if (!o.key.empty() && !o.key_file.empty())
-    throw std::invalid_argument("options --key and --key-file: give one of them");
-  if (o.key.empty() && o.key_file.empty()) o.key = control::load_key("");  // MTPERF_KEY
+  if (o.key_file.empty()) o.key = control::load_key("");  // MTPERF_KEY
   if (vm.count("allow")) {
     for (const auto& text : vm["allow"].as<std::vector<std::string>>()) {
       try {
@@ -148,6 +145,7 @@ int serve_command(const std::vector<std::string>& args) {
   uint16_t iperf3_port = 0;
   sockperf::ServeOptions so;
   try {
+    refuse_key_on_command_line(*cl);
     o = server_options(cl->vm);
     if (cl->vm.count("iperf3")) {
       try {
@@ -164,6 +162,8 @@ int serve_command(const std::vector<std::string>& args) {
       }
     }
   } catch (const std::invalid_argument& e) {
+    return usage_error(spec, std::cerr, e.what());
+  } catch (const UsageError& e) {
     return usage_error(spec, std::cerr, e.what());
   }
   try {

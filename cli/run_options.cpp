@@ -109,10 +109,9 @@ po::options_description run_description() {
   add("output,o", text()->value_name("FILE"), "write the report to FILE (default: stdout)");
   add("histogram", text()->value_name("FILE"),
       "write the latency histogram's buckets to FILE (- for stdout)");
-  add("key", text()->value_name("KEY"),
-      "pre-shared key for an authenticating server (shows in ps: prefer --key-file or MTPERF_KEY)");
   add("key-file", text()->value_name("FILE"),
-      "the pre-shared key from a file (mode 600; default: the environment's MTPERF_KEY)");
+      "the pre-shared key of an authenticating server, from a file (mode 600; default: the "
+      "environment's MTPERF_KEY)");
   add("peer", text()->value_name("NAME"),
       "-H runs another tool's server: iperf3 (port 5201 by default) or sockperf (11111; "
       "docs/interop.md)");
@@ -474,17 +473,10 @@ void set_hosts(RunOptions& o, const po::variables_map& vm) {
       throw UsageError(std::string("option --server-cpus: ") + e.what());
     }
   }
-  if (vm.count("key") && vm.count("key-file"))
-    throw UsageError("options --key and --key-file: give one of them");
-  if (vm.count("key")) {
-    o.client.key = get<std::string>(vm, "key");
-  } else {
-    try {
-      o.client.key =
-          control::load_key(vm.count("key-file") ? get<std::string>(vm, "key-file") : "");
-    } catch (const std::exception& e) {
-      throw UsageError(std::string(vm.count("key-file") ? "option --key-file: " : "") + e.what());
-    }
+  try {
+    o.client.key = control::load_key(vm.count("key-file") ? get<std::string>(vm, "key-file") : "");
+  } catch (const std::exception& e) {
+    throw UsageError(std::string(vm.count("key-file") ? "option --key-file: " : "") + e.what());
   }
   if (vm.count("max-memory")) {
     try {
@@ -549,10 +541,18 @@ double parse_rate(const std::string& option, const std::string& text) {
   return *v;
 }
 
+void refuse_key_on_command_line(const CommandLine& cl) {
+  if (!cl.has("key")) return;
+  throw UsageError("option " + cl.typed("key") +
+                   ": a key on the command line shows in ps, /proc and stored job scripts; give "
+                   "it in a file (--key-file FILE, mode 600) or in the environment (MTPERF_KEY)");
+}
+
 CommandSpec run_spec() {
   CommandSpec spec("run", "[options]",
                    "Runs a test against -H's server, or an in-process one on 127.0.0.1.");
   spec.options.add(run_description());
+  spec.hidden.add_options()("key", po::value<std::string>(), "");  // refused, named: see below
   spec.habits = true;
   spec.aliases = {{"bind", "pin"}};  // run's CPU policy was --bind, serve's listen address
   return spec;
@@ -578,6 +578,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args, UnusedOptions
     o.help = true;
     return o;
   }
+  refuse_key_on_command_line(cl);
   set_placement(o, cl);
   set_spec(o, cl);
   if (unused == UnusedOptions::refuse) refuse_unused(cl, o.spec);

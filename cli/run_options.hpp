@@ -32,6 +32,9 @@ RunOptions parse_run_options(const std::vector<std::string>& args,
 std::string spec_field_option(SpecField f);
 // The command `mtperf run`: its synopsis and options (sweep lists them as its own run options).
 CommandSpec run_spec();
+// Refuses a key given on the command line (`--key`), saying how to give it: argv shows in ps,
+// /proc/PID/cmdline and stored job scripts. run, serve and fleet accept the option only to name it.
+void refuse_key_on_command_line(const CommandLine& cl);
 std::string run_usage();
 
 // "64K" -> 65536 (K, M, G, T are powers of 1024 for sizes; platform/number.hpp)

@@ -5,6 +5,7 @@
 #include <string>
 #include <thread>
 
+#include "control/client.hpp"
 #include "control/server.hpp"
 #include "workloads/spec.hpp"
 
@@ -22,6 +23,15 @@ inline ServerOptions own_server_options(uint64_t max_memory = 0) {
   // Its user reads the test's own report: no log line a test on stderr.
   o.log = [](const std::string&) {};
   return o;
+}
+
+// Points a client at a server of this process's own (LocalServer, a testbed's far host): its
+// connections count against this process's file limit too, and it asks no key, so a key the user
+// keeps in MTPERF_KEY for the servers elsewhere is not offered to it.
+inline void aim_at_own_server(ClientOptions& c, std::string address) {
+  c.server = std::move(address);
+  c.server_in_process = true;
+  c.key.clear();
 }
 
 class LocalServer {

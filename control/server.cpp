@@ -139,7 +139,7 @@ ServerOptions resolved(ServerOptions o) {
   if (o.handshake_timeout_ms <= 0)
     throw std::invalid_argument("the handshake timeout must be positive");
   if (!o.key.empty() && !o.key_file.empty())
-    throw std::invalid_argument("--key and --key-file: give one of them");
+    throw std::invalid_argument("a key and a key file: give one of them");
   if (!o.log) o.log = log_to_stderr;
   return o;
 }

@@ -143,8 +143,9 @@ Report run_on_hosts(const RunRequest& o, const TestHosts& hosts) {
   Report report;
   run_in(hosts.near_ns, [&] {
     control::ClientOptions client = o.client;
-    client.server = hosts.links[0].far_addr + ":" + std::to_string(server.port());
-    client.server_in_process = true;  // in its namespace, but in this process
+    // In its namespace, but in this process.
+    control::aim_at_own_server(client,
+                               hosts.links[0].far_addr + ":" + std::to_string(server.port()));
     if (!o.placement) {
       report = run_iterations(o, client);
       return;

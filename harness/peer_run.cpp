@@ -195,7 +195,8 @@ void check_peer_request(const RunRequest& o) {
   if (o.testbed || o.placement)
     throw RequestError("option --peer: " + o.peer +
                        " runs against -H alone (no --testbed, --adapters)");
-  if (!o.client.key.empty()) throw RequestError("option --peer: " + o.peer + " takes no --key");
+  if (!o.client.key.empty())
+    throw RequestError("option --peer: " + o.peer + " takes no key (--key-file, MTPERF_KEY)");
   if (o.peer == "sockperf")
     sockperf::check_request(o.spec);
   else

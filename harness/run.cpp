@@ -97,8 +97,7 @@ Report run_where_told(const RunRequest& o, std::unique_ptr<control::LocalServer>
     if (!local)
       local =
           std::make_unique<control::LocalServer>(control::own_server_options(o.client.max_memory));
-    client.server = local->address();
-    client.server_in_process = true;
+    control::aim_at_own_server(client, local->address());
   }
   return run_placed(o, client);
 }

@@ -151,8 +151,7 @@ Sweep sweep_here(const SweepRequest& q) {
         local = std::make_unique<control::LocalServer>(
             control::own_server_options(o.client.max_memory));
       }
-      client.server = local->address();
-      client.server_in_process = true;
+      control::aim_at_own_server(client, local->address());
     }
     where = client.server;
     return run_placed(o, client);

@@ -38,10 +38,9 @@ EXAMPLES = {
             ("Every byte checked, with pass/fail thresholds",
              "mtperf run -H dut -w stream --verify --check 'throughput>=9G,errors==0'")],
     "serve": [("Serve on the default control port 12865", "mtperf serve"),
-              ("Keyed, one network, a tighter memory budget",
-               "mtperf serve --key K --allow 10.0.0.0/8 --max-memory 512M"),
-              ("The key from a file (mode 600), read again on SIGHUP",
-               "mtperf serve --key-file /etc/mtperf/key"),
+              ("Keyed (the key in a file of mode 600, read again on SIGHUP), one network, a "
+               "tighter memory budget",
+               "mtperf serve --key-file /etc/mtperf/key --allow 10.0.0.0/8 --max-memory 512M"),
               ("Counters for Prometheus on a management address",
                "mtperf serve --metrics 192.0.2.1:9112"),
               ("As a systemd service, its options in /etc/default/mtperf",
@@ -272,8 +271,10 @@ def write_default(top, path):
     lines = ["# Options of mtperf serve as the systemd units run it (mtperf-serve.service,",
              "# mtperf-serve@NAME.service, which then reads /etc/default/mtperf-NAME). After a change:",
              "#   systemctl restart mtperf-serve.service",
-             "# Anyone who can read this file, or list the processes, sees --key: keep the file mode",
-             "# 0600 when it holds one (chmod 600 /etc/default/mtperf).",
+             "# A key goes in MTPERF_KEY below, never on the command line (--key is refused: argv",
+             "# shows in ps). systemd reads this file as root and hands the key to serve in its",
+             "# environment; keep the file mode 0600 when it holds one (chmod 600 /etc/default/mtperf).",
+             "# A changed MTPERF_KEY takes a restart; a --key-file is read again on reload.",
              "#",
              "# The options (mtperf serve --help, mtperf-serve(1)):"]
     for o in spec["options"]:
@@ -284,7 +285,8 @@ def write_default(top, path):
             head += " " + o["arg"] + ("..." if o["repeats"] else "")
         lines.append("#   " + head)
         lines += ["#       " + line for line in textwrap.wrap(option_text(o), 92)]
-    lines += ["#", "# e.g. MTPERF_SERVE_OPTS=\"--key SECRET --allow 10.0.0.0/8 --max-sessions 4\"",
+    lines += ["#", "# e.g. MTPERF_SERVE_OPTS=\"--allow 10.0.0.0/8 --max-sessions 4\"",
+              "#      MTPERF_KEY=\"a-long-random-key\"",
               "MTPERF_SERVE_OPTS=\"\""]
     with open(path, "w", encoding="ascii") as f:
         f.write("\n".join(lines) + "\n")

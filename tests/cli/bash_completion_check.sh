@@ -53,7 +53,7 @@ expect "mtperf run --" --length --workload --transport --flows --help --quiet
 only "mtperf run --len" --length
 expect "mtperf run -p " tcp udp
 expect "mtperf run --format " text json csv junit
-expect "mtperf serve --" --port --key --allow --max-sessions
+expect "mtperf serve --" --port --key-file --allow --max-sessions
 expect "mtperf testbed " up down status
 expect "mtperf testbed up --" --adapters --name
 # sweep forwards run's options to every run

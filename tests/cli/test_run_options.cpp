@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 
 using namespace mtperf;
@@ -251,4 +252,17 @@ TEST_CASE("--need-all goes into the client's options", "[options]") {
   CHECK_FALSE(parse({}).client.need_all);
   CHECK(parse({"--need-all"}).client.need_all);
   CHECK(parse({"--check", "flows_not_connected==0"}).checks[0].metric == "flows_not_connected");
+}
+
+TEST_CASE("a key on the command line is refused, saying how to give one", "[options][key]") {
+  // argv shows in ps and /proc/PID/cmdline: run, serve and fleet take a key from a file or the
+  // environment only, and name --key when it is given.
+  // (Catch's combined matchers hold their parts by reference: one expression each.)
+  CHECK_THROWS_WITH(parse({"-H", "far-host", "--key", "secret"}),
+                    Catch::Contains("option --key:") && Catch::Contains("--key-file FILE") &&
+                        Catch::Contains("MTPERF_KEY"));
+  CHECK_THROWS_WITH(parse({"--key=secret"}), Catch::Contains("option --key:"));
+  CHECK(serve_command({"--key", "secret"}) == 2);
+  CHECK(fleet_command({"--key", "secret", "--insecure"}) == 2);
+  CHECK(run_command({"--key", "secret"}) == 2);
 }

@@ -310,3 +310,14 @@ TEST_CASE("the command list: a near miss is named, and docs/cli.md lists every c
   }
   CHECK(listed >= 10);
 }
+
+TEST_CASE("a key kept in MTPERF_KEY is not offered to run's own in-process server") {
+  // A user who exports MTPERF_KEY for the servers elsewhere still runs the embedded default: the
+  // in-process server asks no key, and the client must not refuse it as a downgrade.
+  ::setenv("MTPERF_KEY", "a key for the servers elsewhere", 1);
+  const Result r = mtperf("run -w rr -l 0.2 --warmup 0 -q --format json");
+  ::unsetenv("MTPERF_KEY");
+  INFO(r.err);
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("\"transaction_rate\"") != std::string::npos);
+}
