@@ -39,8 +39,6 @@ namespace {
 constexpr size_t kMaxStrangerJoins = 1024;
 // Refused connections named one by one in the document and on stderr; the rest are counted.
 constexpr size_t kNamedRefusals = 64;
-// Clock offsets are measured again before a step when the last measure is this old.
-constexpr int64_t kClockResyncNs = 30'000'000'000LL;
 
 // A connection between accept and its JOIN: one state machine each, driven by poll, so that
 // idle or slow connections hold up no one.
@@ -67,7 +65,6 @@ struct Coordinator::Impl {
   int listen_fd = -1;
   std::vector<Conn> conns;  // by rank
   FleetDoc doc;
-  int64_t clocks_at_ns = 0;
   bool fd_limit_named = false;
   size_t refused = 0;  // connections refused before their JOIN was taken
 
@@ -315,32 +312,85 @@ struct Coordinator::Impl {
     }
   }
 
-  // Three round trips a rank, the shortest kept: its offset and round-trip time.
-  void sync_clocks() {
+  // Three round trips a rank, every rank at once: a CLOCK to each, then each answer as it comes
+  // and the rank's next CLOCK, so a fleet's exchange takes a few round trips, not a few per rank.
+  // The shortest of each rank's three is kept: its offset and round-trip time. Returns the
+  // largest change of a rank's offset from the one measured before, ns.
+  int64_t sync_clocks() {
+    struct Probe {
+      int64_t sent_ns = 0, best_rtt = INT64_MAX, offset_ns = 0;
+      int left = 3;
+      bool waiting = false;
+    };
+    std::vector<Probe> probes(opts.size);
+    auto ask = [&](uint32_t r) {
+      probes[r].sent_ns = realtime_ns();
+      control::send_message(*conns[r].link, {MsgType::clock, json::object()}, kHandshakeTimeoutMs);
+      probes[r].waiting = true;
+    };
+    auto take = [&](uint32_t r) {
+      Message m;
+      if (!conns[r].link->try_recv(m, control::kMaxRequestBody)) return;
+      const int64_t t1 = realtime_ns();
+      Probe& p = probes[r];
+      p.waiting = false;
+      const int64_t theirs = jf::required<int64_t>(
+          control::check_type(std::move(m), MsgType::clock).body, "clock", "now_ns");
+      if (t1 - p.sent_ns < p.best_rtt) {
+        p.best_rtt = t1 - p.sent_ns;
+        p.offset_ns = theirs - (p.sent_ns + t1) / 2;
+      }
+      if (--p.left > 0) ask(r);
+    };
     for (uint32_t r = 0; r < opts.size; ++r) {
       if (!live(r)) continue;
-      Conn& c = conns[r];
       try {
-        int64_t best_rtt = INT64_MAX;
-        for (int i = 0; i < 3; ++i) {
-          const int64_t t0 = realtime_ns();
-          control::send_message(*c.link, {MsgType::clock, json::object()}, kHandshakeTimeoutMs);
-          Message m = control::expect(*c.link, MsgType::clock, control::kMaxRequestBody,
-                                      kHandshakeTimeoutMs);
-          const int64_t t1 = realtime_ns();
-          const int64_t theirs = jf::required<int64_t>(m.body, "clock", "now_ns");
-          if (t1 - t0 < best_rtt) {
-            best_rtt = t1 - t0;
-            c.offset_ns = theirs - (t0 + t1) / 2;
-          }
-        }
-        c.rtt_ns = best_rtt;
-        doc.clock_offset_max_ns = std::max(doc.clock_offset_max_ns, std::fabs(double(c.offset_ns)));
+        ask(r);
       } catch (const std::exception& e) {
         lose(r, std::string("during the clock exchange: ") + e.what());
       }
     }
-    clocks_at_ns = control::monotonic_ns();
+    const int64_t deadline = control::deadline_in(kHandshakeTimeoutMs);
+    std::vector<pollfd> fds;
+    std::vector<uint32_t> ranks;
+    while (!stop) {
+      fds.clear();
+      ranks.clear();
+      for (uint32_t r = 0; r < opts.size; ++r) {
+        if (probes[r].waiting && live(r)) {
+          fds.push_back({conns[r].link->fd(), POLLIN, 0});
+          ranks.push_back(r);
+        }
+      }
+      if (fds.empty()) break;
+      const int wait_ms = ms_until(deadline);
+      if (wait_ms <= 0) {
+        for (uint32_t r : ranks)
+          lose(r, "during the clock exchange: no answer within " +
+                      std::to_string(kHandshakeTimeoutMs / 1000) + " s");
+        break;
+      }
+      if (poll(fds.data(), fds.size(), std::min(wait_ms, 200)) <= 0) continue;
+      for (size_t k = 0; k < fds.size(); ++k) {
+        if (!fds[k].revents) continue;
+        try {
+          take(ranks[k]);
+        } catch (const std::exception& e) {
+          lose(ranks[k], std::string("during the clock exchange: ") + e.what());
+        }
+      }
+    }
+    int64_t moved = 0;
+    for (uint32_t r = 0; r < opts.size; ++r) {
+      const Probe& p = probes[r];
+      if (!live(r) || p.best_rtt == INT64_MAX) continue;
+      Conn& c = conns[r];
+      if (c.rtt_ns != 0) moved = std::max(moved, std::abs(p.offset_ns - c.offset_ns));
+      c.offset_ns = p.offset_ns;
+      c.rtt_ns = p.best_rtt;
+      doc.clock_offset_max_ns = std::max(doc.clock_offset_max_ns, std::fabs(double(c.offset_ns)));
+    }
+    return moved;
   }
 
   Plan make() {
@@ -412,7 +462,9 @@ struct Coordinator::Impl {
       }
     }
     const int64_t deadline = control::deadline_in(opts.start_delay_ms + opts.pair_timeout_ms);
-    std::vector<int64_t> starts;
+    // When each run's data began, on its rank's clock: put on ours after the step, with offsets
+    // measured then, apart from those the start was planned with.
+    std::vector<std::optional<int64_t>> started(out.size());
     // Each rank's RESULTS as its bytes arrive: one that stalls mid-frame holds up no one, and
     // at the deadline what the others sent is taken before anyone is declared lost.
     auto take = [&](uint32_t r) {
@@ -421,7 +473,7 @@ struct Coordinator::Impl {
         if (!conns[r].link->try_recv(m, kMaxFleetBody)) return;
         waiting[r] = false;
         take_results(r, control::check_type(std::move(m), MsgType::results).body, step_no, out,
-                     start, starts);
+                     started);
       } catch (const std::exception& e) {
         waiting[r] = false;
         lose(r, e.what());
@@ -457,8 +509,20 @@ struct Coordinator::Impl {
       std::string why = absent(r.pair.src);
       r.error = why.empty() ? (stop ? "interrupted" : "no result came back") : why;
     }
-    StepTiming t{step_no,        s.round,      s.transport,
-                 s.pairs.size(), std::nullopt, double(realtime_ns() - start) / 1e9};
+    StepTiming t;
+    t.step = step_no;
+    t.round = s.round;
+    t.transport = s.transport;
+    t.pairs = s.pairs.size();
+    t.seconds = double(realtime_ns() - start) / 1e9;
+    if (!stop) t.clock_moved_ns = sync_clocks();
+    std::vector<int64_t> starts;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!started[i]) continue;
+      const int64_t ours = *started[i] - conns[out[i].pair.src].offset_ns;
+      out[i].start_offset_ns = ours - start;
+      starts.push_back(ours);
+    }
     if (starts.size() > 1) {
       auto [lo, hi] = std::minmax_element(starts.begin(), starts.end());
       t.start_spread_ns = *hi - *lo;
@@ -468,7 +532,7 @@ struct Coordinator::Impl {
   }
 
   void take_results(uint32_t rank, const json& body, uint32_t step_no, std::vector<PairResult>& out,
-                    int64_t start, std::vector<int64_t>& starts) {
+                    std::vector<std::optional<int64_t>>& started) {
     if (jf::required<uint32_t>(body, "results", "step") != step_no)
       throw control::ProtocolError("RESULTS of another step");
     const json& list = body.at("results");
@@ -485,11 +549,8 @@ struct Coordinator::Impl {
       r.round = out[index].round;
       r.transport = out[index].transport;
       r.pair = out[index].pair;
-      if (auto it = list[i].find("started_ns"); it != list[i].end() && !it->is_null()) {
-        const int64_t ours = jf::value<int64_t>(*it, where + ".started_ns") - conns[rank].offset_ns;
-        r.start_offset_ns = ours - start;
-        starts.push_back(ours);
-      }
+      if (auto it = list[i].find("started_ns"); it != list[i].end() && !it->is_null())
+        started[index] = jf::value<int64_t>(*it, where + ".started_ns");
       out[index] = std::move(r);
     }
   }
@@ -527,7 +588,6 @@ struct Coordinator::Impl {
         Step s{doc.results[rs.results.front()].round, rs.transport, {}};
         for (size_t i : rs.results)
           s.pairs.push_back(doc.results[i].pair);
-        if (control::monotonic_ns() - clocks_at_ns > kClockResyncNs) sync_clocks();
         std::vector<PairResult> again = run_step(s, step_no++);
         for (size_t k = 0; k < rs.results.size(); ++k) {
           PairResult& old = doc.results[rs.results[k]];
@@ -568,7 +628,6 @@ struct Coordinator::Impl {
     uint32_t step_no = 0;
     for (const Step& s : steps) {
       if (stop || must_end()) break;
-      if (control::monotonic_ns() - clocks_at_ns > kClockResyncNs) sync_clocks();
       for (PairResult& r : run_step(s, step_no++))
         doc.results.push_back(std::move(r));
     }

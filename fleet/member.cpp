@@ -113,7 +113,6 @@ json run_round(const MemberOptions& o, const std::vector<std::string>& roster, c
     uint32_t transport = 0;
     std::string server;
     PairResult result;
-    std::optional<int64_t> started;
     std::string refused;  // traffic toward a host outside the roster: never sent
   };
   std::vector<Run> assigned(runs.size());
@@ -140,7 +139,6 @@ json run_round(const MemberOptions& o, const std::vector<std::string>& roster, c
     if (!r.refused.empty()) continue;
     try {
       threads.emplace_back([&o, &r] {
-        r.started = realtime_ns();
         try {
           r.result = o.run_pair(r.transport, r.server);
         } catch (const std::exception& e) {
@@ -160,7 +158,9 @@ json run_round(const MemberOptions& o, const std::vector<std::string>& roster, c
   json results = json::array();
   for (const Run& r : assigned) {
     json one = {{"index", r.index}, {"result", to_json(r.result)}};
-    one["started_ns"] = r.started ? json(*r.started) : json(nullptr);
+    // When its data began (null for a run that never got that far).
+    const std::optional<int64_t>& started = r.result.data_started_ns;
+    one["started_ns"] = started ? json(*started) : json(nullptr);
     results.push_back(one);
   }
   return {{"step", step}, {"results", results}};
@@ -257,7 +257,8 @@ void serve_coordinator(const MemberOptions& o, control::Link& link) {
     Message m = control::recv_message(link, kMaxFleetBody, wait_ms);
     switch (m.type) {
       case MsgType::clock:
-        control::send_message(link, {MsgType::clock, {{"now_ns", realtime_ns()}}},
+        control::send_message(link,
+                              {MsgType::clock, {{"now_ns", o.clock ? o.clock() : realtime_ns()}}},
                               kHandshakeTimeoutMs);
         break;
       case MsgType::roster:

@@ -30,6 +30,9 @@ struct MemberOptions {
   // Runs one pair: the client side of the test over transport index t against `server`.
   std::function<PairResult(uint32_t t, const std::string& server)> run_pair;
   const std::atomic<bool>* stop = nullptr;  // a signal's flag
+  // The clock this rank's CLOCK answers read; empty: CLOCK_REALTIME (tests give one that steps,
+  // as a clock stepped by NTP between two exchanges does).
+  std::function<int64_t()> clock;
 };
 
 // Runs the rank to FINISH. Throws std::runtime_error naming what failed (no coordinator within

@@ -137,7 +137,8 @@ json to_json(const FleetDoc& d) {
          {"transport", s.transport},
          {"pairs", s.pairs},
          {"start_spread_ns", s.start_spread_ns ? json(*s.start_spread_ns) : json(nullptr)},
-         {"seconds", s.seconds}});
+         {"seconds", s.seconds},
+         {"clock_moved_ns", s.clock_moved_ns ? json(*s.clock_moved_ns) : json(nullptr)}});
   }
   for (const auto& r : d.plan.rounds) {
     json pairs = json::array();

@@ -46,8 +46,13 @@ struct PairResult {
   // (c2s), and back (s2c). TCP: each pair equal.
   uint64_t c2s_sent = 0, c2s_received = 0, s2c_sent = 0, s2c_received = 0;
   bool server_counted = false;  // the server's counts came back
-  // When its client started, ns after the step's planned start (coordinator's clock).
+  // When its client's data began, ns after the step's planned start, on the coordinator's clock
+  // as measured after the step (not the offsets the start was planned with): offset errors and
+  // drift show here as well as wake-up jitter.
   std::optional<int64_t> start_offset_ns;
+  // On the rank that ran it: when its data began (CLOCK_REALTIME of that host, ns). Sent in
+  // RESULTS beside the result, not part of the document.
+  std::optional<int64_t> data_started_ns;
   int tries = 1;  // 1 + the times --retest ran it again
   // The pair's line (fleet/line.hpp): the smaller of its two ends' link rates, bits/s, and where
   // it came from: "sysfs", "rdma port", "--line-rate" or "none" (empty line_bps).
@@ -61,6 +66,10 @@ struct StepTiming {
   // Spread of the clients' actual start times (max - min), ns; absent with fewer than 2 starts.
   std::optional<int64_t> start_spread_ns;
   double seconds = 0;  // from the planned start to the last result
+  // The clocks are measured again after every step, and the starts put on the coordinator's
+  // clock with those offsets: the largest change of a rank's offset from the one the step was
+  // planned with, ns. Absent when the step was interrupted.
+  std::optional<int64_t> clock_moved_ns;
 };
 
 struct FleetDoc {

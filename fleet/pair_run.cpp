@@ -20,6 +20,7 @@ PairResult reduce(const Report& r) {
     p.p50_us = s.latency->p50_us;
     p.p99_us = s.latency->p99_us;
   }
+  p.data_started_ns = r.data_started_ns;
   p.server_counted = true;
   for (const Summary& it : r.iterations) {
     for (const FlowFigures& f : it.flows) {

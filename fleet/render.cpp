@@ -229,11 +229,15 @@ std::string fleet_text(const FleetDoc& d, const std::vector<PairVerdict>& verdic
   const ByteAgreement a = byte_agreement(d);
   out += fmt::format("\nbytes: {} of {} measured pairs with sender and receiver counts equal\n",
                      a.equal, a.compared);
-  if (auto s = max_start_spread_ns(d))
+  if (auto s = max_start_spread_ns(d)) {
+    int64_t moved = 0;
+    for (const auto& st : d.steps)
+      moved = std::max(moved, st.clock_moved_ns.value_or(0));
     out += fmt::format(
-        "start spread: at most {:.3f} ms over {} steps (clock offsets up to "
-        "{:.3f} ms, corrected)\n",
-        *s / 1e6, d.steps.size(), d.clock_offset_max_ns / 1e6);
+        "start spread: at most {:.3f} ms over {} steps, data starts on clocks measured after each "
+        "step (offsets up to {:.3f} ms, corrected; moved by at most {:.3f} ms across a step)\n",
+        *s / 1e6, d.steps.size(), d.clock_offset_max_ns / 1e6, moved / 1e6);
+  }
   size_t failed = 0;
   for (const auto& v : verdicts)
     failed += !v.passed;

@@ -76,6 +76,8 @@ Report run_iterations(const RunRequest& o, const control::ClientOptions& client,
     }
     auto outcome = control::run_test(o.spec, client, interval_watch(o));
     r.spec.flow_servers = outcome.flow_servers;  // the test as it went to the server
+    if (i == 0 && outcome.client.started_realtime_ns != 0)
+      r.data_started_ns = outcome.client.started_realtime_ns;
     r.iterations.push_back(summarize(o.spec, outcome, placement));
     samples.push_back(headline(o.spec, r.iterations.back()));
     if (iterations_done(samples, o.rule) || interrupts() > 0) break;

@@ -160,6 +160,9 @@ struct Report {
   bool confidence_met = false;
   // --peer: the other tool's own counts beside this side's (report/peer.hpp).
   std::optional<PeerFigures> peer;
+  // When the first iteration's data began on this side (CLOCK_REALTIME, ns; SideResult::
+  // started_realtime_ns): the fleet's start times. Not written in the document.
+  std::optional<int64_t> data_started_ns;
 };
 
 // Folds the iterations into report.summary and the confidence figures.

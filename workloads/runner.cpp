@@ -108,6 +108,7 @@ void Runner::abort() {
 }
 
 void Runner::start() {
+  started_realtime_ns_ = realtime_ns();
   clock_.start_ns = now_ns();
   double total_s = spec_.warmup_s + spec_.duration_s + kLingerS + 15.0;
   clock_.hard_deadline_ns = clock_.start_ns + int64_t(total_s * 1e9);
@@ -314,6 +315,7 @@ SideResult Runner::join() {
   SideResult r;
   r.side = side_;
   r.one_sided = transport_.caps().one_sided;
+  r.started_realtime_ns = started_realtime_ns_;
   r.window_s = std::max<double>(0, double(window_end_ns_ - window_start_ns_) / 1e9);
   r.interrupted = interrupted_;
   {

@@ -88,6 +88,9 @@ struct SideResult {
   // The transport's receivers count nothing of a stream (Caps::one_sided, RDMA WRITE): the
   // report takes the stream's bytes from its sender.
   bool one_sided = false;
+  // When this side's workers started, every flow connected (CLOCK_REALTIME, ns): when its data
+  // began. Read by the fleet to time pairs' starts across hosts; not sent to the peer.
+  int64_t started_realtime_ns = 0;
 };
 
 // Called by the clock thread at each interval boundary (interim reports), and once more at the
@@ -173,6 +176,7 @@ class Runner {
   std::vector<std::pair<int64_t, int64_t>> queued0_, queued1_;  // per flow, at the window's edges
   std::vector<IntervalSample> intervals_;
   int64_t window_start_ns_ = 0, window_end_ns_ = 0;
+  int64_t started_realtime_ns_ = 0;
   bool interrupted_ = false;  // written by the clock thread, read after join
   bool stop_on_error_ = false;
   EarlyStop stop_;  // under mu_: the clock thread and stop_early write it

@@ -251,3 +251,55 @@ TEST_CASE(
   for (const auto& x : judge(checks, d))
     CHECK_THAT(x.detail, Catch::Contains("no line for") && Catch::Contains("lo reports no speed"));
 }
+
+TEST_CASE(
+    "the start spread is measured against offsets taken after the step: a clock that steps "
+    "shows in it",
+    "[fleet][run][clock]") {
+  // Each rank answers its first clock exchange (the one the first step is planned with) with the
+  // true time, and every later one with a clock stepped by rank x 200 ms: the offsets measured
+  // after the step differ from those the step was planned with. Data starts put on the
+  // coordinator's clock through the later offsets then lie apart by about the steps' differences,
+  // which the spread shows; planned and converted with the same offsets, it would show only the
+  // ranks' wake-up jitter. The runs themselves are instant (a ranks' run_pair that measures
+  // nothing), so only the clocks matter here.
+  RunRequest r = short_stream();
+  CoordinatorOptions co = coordinator_options(4, r);
+  Coordinator c(co);
+  Members members(4);
+  for (uint32_t i = 0; i < 4; ++i) {
+    MemberOptions m = member_options(i, 4, c.port(), r);
+    m.run_pair = [](uint32_t, const std::string&) {
+      PairResult p;
+      p.ok = true;
+      p.throughput_bps = 1e9;
+      p.data_started_ns = realtime_ns();
+      return p;
+    };
+    const int64_t step = int64_t(i) * 200'000'000;
+    m.clock = [answers = std::make_shared<std::atomic<int>>(0), step] {
+      return realtime_ns() + (answers->fetch_add(1) >= 3 ? step : 0);
+    };
+    members.start(i, m);
+  }
+  FleetDoc d = c.run();
+  members.join();
+  for (const auto& e : members.errors)
+    CHECK(e.empty());
+  REQUIRE(d.complete);
+  REQUIRE(!d.steps.empty());
+  // Rank 3's offset moved by 600 ms across the first step (the exchange's own error is half a
+  // loopback round trip).
+  REQUIRE(d.steps[0].clock_moved_ns.has_value());
+  CHECK(*d.steps[0].clock_moved_ns > 500'000'000);
+  CHECK(*d.steps[0].clock_moved_ns < 700'000'000);
+  // The first step's two clients' starts differ by at least 200 ms on the corrected clock, less
+  // their real difference (both woke at the same planned start).
+  REQUIRE(d.steps[0].start_spread_ns.has_value());
+  CHECK(*d.steps[0].start_spread_ns > 100'000'000);
+  // Later steps are planned with the stepped offsets, and measured against the same: no move.
+  for (size_t s = 1; s < d.steps.size(); ++s) {
+    REQUIRE(d.steps[s].clock_moved_ns.has_value());
+    CHECK(*d.steps[s].clock_moved_ns < 100'000'000);
+  }
+}
