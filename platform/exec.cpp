@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -64,13 +66,26 @@ bool is_executable(const std::string& path) {
   ::_exit(127);
 }
 
-void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
+// Reads the child's stdout and stderr to their ends. Returns "" when it did; else why it stopped
+// reading (the deadline, the output's bound), and the caller kills the child.
+std::string drain(int out_fd, int err_fd, std::string& out, std::string& err,
+                  const ExecOptions& options) {
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   std::string* sinks[2] = {&out, &err};
   int open = 2;
   char buf[4096];
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.timeout_ms);
   while (open > 0) {
-    if (::poll(fds, 2, -1) < 0) {
+    int wait_ms = -1;
+    if (options.timeout_ms >= 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0)
+        return "did not finish within " + std::to_string(options.timeout_ms) + " ms";
+      wait_ms = int(left.count());
+    }
+    if (::poll(fds, 2, wait_ms) < 0) {
       if (errno == EINTR) continue;
       throw std::runtime_error(std::string("poll failed: ") + std::strerror(errno));
     }
@@ -79,12 +94,15 @@ void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
       ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
       if (n > 0) {
         sinks[i]->append(buf, static_cast<size_t>(n));
+        if (options.max_output > 0 && out.size() + err.size() > options.max_output)
+          return "wrote more than " + std::to_string(options.max_output) + " bytes";
       } else if (n == 0 || errno != EINTR) {
         fds[i].fd = -1;
         --open;
       }
     }
   }
+  return "";
 }
 
 int wait_child(pid_t pid) {
@@ -159,7 +177,14 @@ ExecResult run_program(const std::vector<std::string>& argv, const ExecOptions& 
   err_w.reset();
   status_w.reset();
   ExecResult result;
-  if (options.capture) drain(out_r.get(), err_r.get(), result.out, result.err);
+  if (options.capture) {
+    const std::string stopped = drain(out_r.get(), err_r.get(), result.out, result.err, options);
+    if (!stopped.empty()) {
+      ::kill(pid, SIGKILL);
+      wait_child(pid);
+      throw std::runtime_error("'" + join_argv(argv) + "' " + stopped + "; it was killed");
+    }
+  }
   int report[2] = {0, 0};
   ssize_t got = ::read(status_r.get(), report, sizeof report);
   result.exit_code = wait_child(pid);

@@ -20,6 +20,10 @@ struct ExecResult {
 struct ExecOptions {
   std::string netns;
   bool capture = true;  // false: the child inherits stdout/stderr
+  // With capture: a child still writing after timeout_ms (-1: no deadline), or writing more than
+  // max_output bytes (0: no bound), is killed (SIGKILL) and the call throws std::runtime_error.
+  int timeout_ms = -1;
+  size_t max_output = 0;
 };
 
 // Runs argv[0] (looked up in PATH) with argv and waits for it. Throws std::runtime_error when the
