@@ -17,6 +17,7 @@
 #include "fleet/checks.hpp"
 #include "fleet/compare.hpp"
 #include "fleet/emit.hpp"
+#include "fleet/groups.hpp"
 #include "fleet/launcher.hpp"
 #include "fleet/net.hpp"
 #include "fleet/protocol.hpp"
@@ -41,7 +42,11 @@ CommandSpec fleet_spec() {
   auto add = spec.options.add_options();
   auto text = [] { return po::value<std::string>(); };
   add("pattern", text()->default_value("all-pairs", "all-pairs")->value_name("P"),
-      "all-pairs | shift | incast:K | one-to-many:K | bisection");
+      "all-pairs | shift | incast:K | one-to-many:K | bisection | within-group | "
+      "across-groups (with --groups) | rail (with --per-host)");
+  add("groups", text()->value_name("FILE|slurm|lldp"),
+      "each rank's group (leaf switch, rack): 'HOST GROUP' lines of FILE, Slurm's leaf "
+      "switches (scontrol show topology, topology/tree), or each rank's LLDP neighbour (lldpd)");
   add("pairs", text()->value_name("FILE"),
       "the pairs from FILE instead: '<round> <a> <b>' lines, ranks or host names");
   add("concurrency", text()->default_value("round", "round")->value_name("HOW"),
@@ -118,11 +123,42 @@ struct FleetOptions {
   fleet::Concurrency concurrency = fleet::Concurrency::round;
   std::vector<fleet::FleetCheck> checks;
   std::string pairs_text;
+  fleet::GroupsSource groups;  // --groups
   int pair_timeout_ms = 0;
   uint32_t retests = 0;                             // --retest N (0: none)
   std::shared_ptr<const fleet::FleetDoc> baseline;  // --baseline FILE
   std::optional<double> line_rate_bps;              // --line-rate
 };
+
+// --groups FILE | slurm, and the patterns that need it.
+void parse_groups_option(FleetOptions& o) {
+  const CommandLine& cl = o.cl;
+  const std::string pattern = cl.get<std::string>("pattern");
+  if (cl.has("groups")) {
+    const std::string g = cl.get<std::string>("groups");
+    if (g == "slurm" || g == "lldp") {
+      o.groups.from = g;
+    } else {
+      std::ifstream in(g, std::ios::binary);
+      if (!in) throw UsageError("option --groups: cannot read " + g + " (a file, slurm or lldp)");
+      std::string text(fleet::kMaxGroupsFileBytes + 1, '\0');
+      in.read(text.data(), std::streamsize(text.size()));
+      text.resize(size_t(in.gcount()));
+      if (text.size() > fleet::kMaxGroupsFileBytes)
+        throw UsageError("option --groups: " + g + " is larger than " +
+                         std::to_string(fleet::kMaxGroupsFileBytes) + " bytes");
+      o.groups = {"file", g, std::move(text)};
+    }
+  } else if (!cl.has("pairs") && (pattern == "within-group" || pattern == "across-groups")) {
+    throw UsageError("option --pattern: " + pattern +
+                     " follows the ranks' groups: give --groups FILE (HOST GROUP lines), "
+                     "--groups slurm or --groups lldp");
+  }
+  if (!cl.has("pairs") && pattern == "rail" && !cl.has("per-host"))
+    throw UsageError(
+        "option --pattern: rail pairs adapter i of each host with adapter i of the "
+        "others: give --per-host N (N ranks a host, one per adapter)");
+}
 
 FleetOptions parse_fleet(const std::vector<std::string>& args) {
   FleetOptions o;
@@ -167,6 +203,7 @@ FleetOptions parse_fleet(const std::vector<std::string>& args) {
       throw UsageError("option --pairs: cannot read " + cl.get<std::string>("pairs"));
     o.pairs_text = text.str();
   }
+  parse_groups_option(o);
   if (cl.has("retest")) {
     o.retests = cl.get<uint32_t>("retest");
     if (o.retests < 1 || o.retests > fleet::kMaxRetests)
@@ -401,6 +438,7 @@ fleet::FleetRun fleet_run_of(const FleetOptions& o, const fleet::Launch& launch,
   run.pattern = cl.get<std::string>("pattern");
   run.pairs_text = o.pairs_text;
   if (cl.has("pairs")) run.pairs_name = cl.get<std::string>("pairs");
+  run.groups = o.groups;
   run.concurrency = o.concurrency;
   run.line_rate_bps = o.line_rate_bps;
   run.retests = o.retests;

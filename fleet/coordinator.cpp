@@ -18,6 +18,7 @@
 
 #include "control/link.hpp"
 #include "control/protocol.hpp"
+#include "fleet/group_plan.hpp"
 #include "fleet/line.hpp"
 #include "fleet/net.hpp"
 #include "fleet/protocol.hpp"
@@ -393,12 +394,27 @@ struct Coordinator::Impl {
     return moved;
   }
 
+  // The roster's groups (--groups), then the plan.
   Plan make() {
-    if (opts.pairs_text.empty()) return make_plan(opts.pattern, opts.size);
-    std::vector<std::string> hosts;
-    for (const Member& m : doc.roster)
-      hosts.push_back(m.host);
-    return parse_pairs(opts.pairs_text, hosts, opts.pairs_name);
+    std::vector<std::string> hosts, declared;
+    for (const Member& m : doc.roster) {
+      hosts.push_back(m.joined ? m.host : "");
+      declared.push_back(m.group);  // --groups lldp: each rank's, at JOIN
+    }
+    GroupsSource source = opts.groups;
+    if (source.from == "slurm" && source.text.empty()) source.text = read_slurm_topology();
+    const std::vector<std::string> groups = resolve_groups(source, hosts, declared);
+    doc.groups_from = source.from == "file" ? "file " + source.name : source.from;
+    for (Member& m : doc.roster)
+      m.group = m.rank < groups.size() ? groups[m.rank] : "";
+    if (!opts.pairs_text.empty()) return parse_pairs(opts.pairs_text, hosts, opts.pairs_name);
+    if (opts.pattern == "rail") return within_groups(rails_of(hosts), "rail");
+    if (!is_group_pattern(opts.pattern)) return make_plan(opts.pattern, opts.size);
+    if (groups.empty())
+      throw std::invalid_argument("pattern " + opts.pattern +
+                                  ": the fleet has no groups: give --groups FILE, slurm or lldp");
+    const GroupIndex index = index_groups(groups);
+    return opts.pattern == "within-group" ? within_groups(index.of) : across_groups(index.of);
   }
 
   // One encoding, sent to every live rank (sealed per connection).

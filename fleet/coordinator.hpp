@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fleet/groups.hpp"
 #include "fleet/model.hpp"
 #include "fleet/pattern.hpp"
 
@@ -27,6 +28,9 @@ struct CoordinatorOptions {
   bool need_all = false;  // a rank missing or lost ends the run
   std::string pattern = "all-pairs";
   std::string pairs_text, pairs_name;  // --pairs FILE: its text and name (pattern unused)
+  // --groups: each rank's group, resolved after the joins (from "slurm" with no text: the
+  // coordinator runs `scontrol show topology` then).
+  GroupsSource groups;
   Concurrency concurrency = Concurrency::round;
   std::vector<std::string> transports;
   nlohmann::json test;  // every rank's test (its JSON without the transport), checked at JOIN

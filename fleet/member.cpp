@@ -15,6 +15,7 @@
 #include "control/link.hpp"
 #include "control/protocol.hpp"
 #include "control/server.hpp"
+#include "fleet/groups.hpp"
 #include "fleet/net.hpp"
 #include "fleet/protocol.hpp"
 #include "platform/clock.hpp"
@@ -232,6 +233,14 @@ std::unique_ptr<control::Link> join(const MemberOptions& o, const std::string& h
         mine.adapter = line.adapter;
         mine.speed_bps = line.speed_bps;
         mine.rdma_rate_bps = line.rdma_rate_bps;
+        if (o.lldp) {
+          try {
+            mine.group = read_lldp_chassis(mine.adapter);
+          } catch (const std::exception& e) {
+            // The coordinator names the rank without a group; the reason is said here.
+            std::fprintf(stderr, "mtperf fleet: rank %u: %s\n", o.launch.rank, e.what());
+          }
+        }
       }
       greet(o, *link, mine);
       return link;

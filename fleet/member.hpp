@@ -27,6 +27,8 @@ struct MemberOptions {
   uint32_t max_flows = 0;           // what this rank's server lets one test open (0: sized)
   uint64_t max_memory = 0;          // its memory budget per test (0: the default)
   int join_timeout_ms = 60000;      // to reach the coordinator and hear the roster
+  // --groups lldp: declare at JOIN, as its group, the LLDP neighbour of its adapter (lldpcli).
+  bool lldp = false;
   // Runs one pair: the client side of the test over transport index t against `server`.
   std::function<PairResult(uint32_t t, const std::string& server)> run_pair;
   const std::atomic<bool>* stop = nullptr;  // a signal's flag

@@ -103,6 +103,7 @@ json to_json(const Member& m) {
   j["adapter"] = m.adapter;
   j["speed_bps"] = opt(m.speed_bps);
   j["rdma_rate_bps"] = opt(m.rdma_rate_bps);
+  if (!m.group.empty()) j["group"] = m.group;
   return j;
 }
 
@@ -120,6 +121,7 @@ Member member_from_json(const json& j, const std::string& where) {
   if (j.contains("adapter")) m.adapter = jf::string(j.at("adapter"), where + ".adapter", 64);
   m.speed_bps = rate_of(j, where, "speed_bps");
   m.rdma_rate_bps = rate_of(j, where, "rdma_rate_bps");
+  if (j.contains("group")) m.group = jf::string(j.at("group"), where + ".group", 128);
   return m;
 }
 
@@ -155,6 +157,7 @@ json to_json(const FleetDoc& d) {
   json fleet = {{"launcher", d.launcher},
                 {"launcher_why", d.launcher_why},
                 {"line_rate_bps", opt(d.line_rate_bps)},
+                {"groups_from", d.groups_from.empty() ? json(nullptr) : json(d.groups_from)},
                 {"size", d.roster.size()},
                 {"plan", plan},
                 {"transports", d.transports},
@@ -197,6 +200,8 @@ FleetDoc fleet_from_json(const json& j) {
   jf::optional(f, "fleet", "errors", d.errors);
   jf::optional(f, "fleet", "complete", d.complete);
   d.line_rate_bps = rate_of(f, "fleet", "line_rate_bps");
+  if (f.contains("groups_from") && !f["groups_from"].is_null())
+    d.groups_from = jf::string(f["groups_from"], "fleet.groups_from", 1100);
   if (j.contains("test")) d.test = j["test"];
   const json& results = j.at("results");
   for (size_t i = 0; i < results.size(); ++i)

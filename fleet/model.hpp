@@ -31,6 +31,7 @@ struct Member {
   std::string adapter;                  // the interface its address is on; "" when unknown
   std::optional<double> speed_bps;      // that interface's sysfs speed; empty when unknown
   std::optional<double> rdma_rate_bps;  // its RDMA port's active width x speed; empty when none
+  std::string group;  // its leaf switch or rack (--groups, fleet/groups.hpp); "" when none
 };
 
 // What one ordered pair measured on one transport: the client's report, reduced.
@@ -87,6 +88,7 @@ struct FleetDoc {
   bool complete = false;                // every step ran
   double clock_offset_max_ns = 0;       // the largest |offset| estimated between ranks' clocks
   std::optional<double> line_rate_bps;  // --line-rate: every pair's line, whatever ends report
+  std::string groups_from;  // where the roster's groups came from: "file NAME", "slurm"; "" none
 };
 
 nlohmann::json to_json(const FleetDoc& d);

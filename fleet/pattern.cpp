@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "platform/number.hpp"
+#include "platform/text.hpp"
 
 namespace mtperf::fleet {
 namespace {
@@ -127,14 +128,19 @@ Plan make_plan(std::string_view pattern, uint32_t n) {
     uint32_t k = parse_k(pattern, pattern.substr(colon + 1), n);
     return head == "incast" ? incast(n, k) : one_to_many(n, k);
   }
-  bad(pattern, "unknown; one of all-pairs, shift, incast:K, one-to-many:K, bisection");
+  bad(pattern,
+      "unknown; one of all-pairs, shift, incast:K, one-to-many:K, bisection, within-group, "
+      "across-groups, rail");
 }
 
 void check_pattern(std::string_view pattern) {
   const std::string_view head = pattern.substr(0, pattern.find(':'));
   if (pattern == "all-pairs" || pattern == "shift" || pattern == "bisection") return;
+  if (pattern == "within-group" || pattern == "across-groups" || pattern == "rail") return;
   if (head != "incast" && head != "one-to-many")
-    bad(pattern, "unknown; one of all-pairs, shift, incast:K, one-to-many:K, bisection");
+    bad(pattern,
+        "unknown; one of all-pairs, shift, incast:K, one-to-many:K, bisection, within-group, "
+        "across-groups, rail");
   const size_t colon = pattern.find(':');
   if (colon == std::string_view::npos)
     bad(pattern, "give K, the number of senders or receivers: " + std::string(head) + ":K");
@@ -166,17 +172,7 @@ Plan parse_pairs(std::string_view text, const std::vector<std::string>& hosts,
     text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
     ++line_no;
     if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-    std::vector<std::string_view> words;
-    size_t i = 0;
-    while (i < line.size()) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
-        ++i;
-      size_t j = i;
-      while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r')
-        ++j;
-      if (j > i) words.push_back(line.substr(i, j - i));
-      i = j;
-    }
+    const std::vector<std::string_view> words = split_words(line);
     if (words.empty()) continue;
     const std::string where = std::string(name) + " line " + std::to_string(line_no);
     if (words.size() != 3)

@@ -40,7 +40,8 @@ inline constexpr uint32_t kMaxRanks = 65536;
 // std::invalid_argument naming the pattern and what is wrong (unknown name, K out of 1..n-1,
 // n < 2, an odd n for bisection).
 Plan make_plan(std::string_view pattern, uint32_t n);
-// The checks of make_plan that need no size (the name, K's form), for the command line.
+// The checks of make_plan that need no size (the name, K's form), for the command line; it
+// also accepts the patterns of groups (fleet/group_plan.hpp), which make_plan does not make.
 void check_pattern(std::string_view pattern);
 
 // The circle method: n-1 rounds (n even; n rounds for odd n, one rank idle in each) of

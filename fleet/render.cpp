@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "fleet/group_matrix.hpp"
+#include "fleet/groups.hpp"
 #include "fleet/suspect.hpp"
 #include "workloads/kind.hpp"
 
@@ -104,6 +106,22 @@ std::string line_of(const Member& m) {
   return "-";
 }
 
+// The groups line under the roster: each group and its ranks ("" without groups).
+std::string groups_text(const FleetDoc& d) {
+  std::vector<std::string> of_rank;
+  for (const Member& m : d.roster)
+    of_rank.push_back(m.group);
+  const GroupIndex index = index_groups(of_rank);
+  if (index.names.empty()) return "";
+  std::vector<std::vector<uint32_t>> ranks(index.names.size());
+  for (uint32_t r = 0; r < index.of.size(); ++r)
+    if (index.of[r] < ranks.size()) ranks[index.of[r]].push_back(r);
+  std::string out = fmt::format("  groups ({}):", d.groups_from);
+  for (size_t g = 0; g < ranks.size(); ++g)
+    out += fmt::format("{} {} ranks {}", g ? ";" : "", index.names[g], fmt::join(ranks[g], ","));
+  return out + "\n";
+}
+
 }  // namespace
 
 std::vector<std::string> matrix_figures(const std::string& workload) {
@@ -181,6 +199,7 @@ std::string fleet_text(const FleetDoc& d, const std::vector<PairVerdict>& verdic
                        m.adapter.empty() ? "-" : m.adapter, line_of(m),
                        fmt::join(m.transports, ","), m.lost.empty() ? "" : "  LOST: " + m.lost);
   }
+  out += groups_text(d);
   if (d.line_rate_bps)
     out += fmt::format("  line: {} for every pair (--line-rate)\n", rate(*d.line_rate_bps));
   for (uint32_t t = 0; t < d.transports.size(); ++t) {
@@ -213,6 +232,7 @@ std::string fleet_text(const FleetDoc& d, const std::vector<PairVerdict>& verdic
             wr.rank, host_of(d, wr.rank), cell(wr.median, u.scale), u.name, wc.rank,
             host_of(d, wc.rank), cell(wc.median, u.scale), u.name);
       }
+      out += group_matrix_text(group_matrix(d, t, figure), u.scale);
     }
     const std::string head = matrix_figures(d.workload).front();
     const auto worst = slowest(d, t, head, 5);
@@ -283,6 +303,8 @@ json fleet_json(const FleetDoc& d, const std::vector<PairVerdict>& verdicts) {
                      {"cells", matrix_json(m)},
                      {"rows", stats_json(row_stats(m))},
                      {"columns", stats_json(column_stats(m))}};
+      if (const GroupMatrix g = group_matrix(d, t, figure); !g.groups.empty())
+        per[figure]["groups"] = to_json(g);
     }
     matrices[d.transports[t]] = per;
   }

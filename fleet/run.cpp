@@ -48,6 +48,7 @@ MemberOptions member_options(const FleetRun& r, const nlohmann::json& test,
   m.usable = usable_transports();
   m.max_memory = r.run.client.max_memory;
   m.join_timeout_ms = r.join_timeout_ms;
+  m.lldp = r.groups.from == "lldp";
   m.stop = &stop;
   m.run_pair = [run = r.run, names = r.transports, key = r.key](uint32_t t,
                                                                 const std::string& server) {
@@ -79,6 +80,7 @@ CoordinatorOptions coordinator_options(const FleetRun& r, const nlohmann::json& 
   c.pattern = r.pattern;
   c.pairs_text = r.pairs_text;
   c.pairs_name = r.pairs_name;
+  c.groups = r.groups;
   c.concurrency = r.concurrency;
   c.transports = r.transports;
   c.test = test;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fleet/groups.hpp"
 #include "fleet/launcher.hpp"
 #include "fleet/model.hpp"
 #include "fleet/pattern.hpp"
@@ -29,6 +30,7 @@ struct FleetRun {
   bool need_all = false;
   std::string pattern = "all-pairs";
   std::string pairs_text, pairs_name;  // --pairs FILE: its text and name
+  GroupsSource groups;                 // --groups FILE | slurm
   Concurrency concurrency = Concurrency::round;
   // --retest N: the pairs to run again after the plan (indexes into the document's results),
   // asked before each of up to `retests` passes.

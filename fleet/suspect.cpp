@@ -143,13 +143,15 @@ Suspect between(const Work& w, const std::set<uint32_t>& x, const std::set<uint3
 std::string evidence(const Suspect& s) {
   if (s.kind == "pair") {
     std::string out =
-        fmt::format("the link {}: {} of {} pairs between them fail", s.host, s.failing, s.pairs);
+        fmt::format("the link {}{}: {} of {} pairs between them fail", s.host,
+                    s.group.empty() ? "" : " (group " + s.group + ")", s.failing, s.pairs);
     if (!s.check.empty()) out += " " + s.check;
     if (s.others)
       out += fmt::format("; the other pairs: {} of {} fail", s.others_failing, s.others);
     return out;
   }
   std::string out = s.host + (s.adapter.empty() ? "" : " " + s.adapter) +
+                    (s.group.empty() ? "" : " (group " + s.group + ")") +
                     fmt::format(": {} of {} pairs fail", s.failing, s.pairs);
   if (!s.check.empty()) out += " " + s.check;
   if (!s.clean.empty())
@@ -157,6 +159,17 @@ std::string evidence(const Suspect& s) {
                        s.clean.find(',') == std::string::npos ? "" : "s", s.clean);
   if (s.others) out += fmt::format("; pairs without it: {} of {} fail", s.others_failing, s.others);
   return out;
+}
+
+// The groups of a suspect's ranks, each once: "leaf1", or "leaf1 <-> leaf2" for a link between
+// two groups; "" without groups.
+std::string group_of(const FleetDoc& d, const Suspect& s) {
+  std::vector<std::string> seen;
+  for (uint32_t r : s.ranks) {
+    const std::string& g = r < d.roster.size() ? d.roster[r].group : std::string();
+    if (!g.empty() && std::find(seen.begin(), seen.end(), g) == seen.end()) seen.push_back(g);
+  }
+  return fmt::format("{}", fmt::join(seen, s.kind == "pair" ? " <-> " : ", "));
 }
 
 }  // namespace
@@ -253,6 +266,7 @@ SuspectAnalysis find_suspects(const FleetDoc& d, const std::vector<PairVerdict>&
     }
     const std::set<uint32_t> named(s.ranks.begin(), s.ranks.end());
     s.check = most_failed_check(w, named);
+    s.group = group_of(d, s);
     s.evidence = evidence(s);
     std::erase_if(w.live, [&](size_t i) {
       const Pair& p = d.results[i].pair;
@@ -288,6 +302,7 @@ nlohmann::json to_json(const SuspectAnalysis& a) {
     named.push_back({{"kind", s.kind},
                      {"host", s.host},
                      {"adapter", s.adapter},
+                     {"group", s.group},
                      {"ranks", s.ranks},
                      {"failing", s.failing},
                      {"pairs", s.pairs},

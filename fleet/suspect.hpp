@@ -29,6 +29,7 @@ struct Suspect {
   std::string kind;     // "host", "adapter" or "pair" (the link between two hosts)
   std::string host;     // for a pair: "a <-> b"
   std::string adapter;  // "adapter": its interface; else ""
+  std::string group;    // its ranks' group (--groups); a pair's "a <-> b" when they differ; else ""
   std::vector<uint32_t> ranks;
   size_t failing = 0, pairs = 0;          // its pairs that fail, its pairs
   size_t others_failing = 0, others = 0;  // the pairs without it that fail, the pairs without it

@@ -76,6 +76,41 @@ Grid grid_of(const Json& doc, size_t transport, const std::string& figure) {
   return g;
 }
 
+// The order the heatmap draws the ranks in: by group (the roster's "group", groups in order of
+// their first rank), rank order within one; ranks without a group last. Without groups, rank
+// order. group_start[k]: the first position of the k-th group drawn.
+struct Order {
+  std::vector<size_t> rank;
+  std::vector<size_t> group_start;
+};
+Order order_of(const Json& doc, size_t n) {
+  const auto& roster = array(doc, "roster");
+  std::vector<std::string> names;
+  std::vector<std::vector<size_t>> members;
+  std::vector<size_t> none;
+  for (size_t r = 0; r < n; ++r) {
+    const std::string g = r < roster.size() ? text(roster[r], "group") : "";
+    if (g.empty()) {
+      none.push_back(r);
+      continue;
+    }
+    auto it = std::find(names.begin(), names.end(), g);
+    if (it == names.end()) {
+      names.push_back(g);
+      members.emplace_back();
+      it = names.end() - 1;
+    }
+    members[size_t(it - names.begin())].push_back(r);
+  }
+  Order o;
+  for (const auto& m : members) {
+    o.group_start.push_back(o.rank.size());
+    o.rank.insert(o.rank.end(), m.begin(), m.end());
+  }
+  o.rank.insert(o.rank.end(), none.begin(), none.end());
+  return o;
+}
+
 // Cells at least this wide (px) carry their figure as a number: up to 28 ranks drawn.
 constexpr double kNumberedCell = 20;
 
@@ -91,16 +126,19 @@ std::string heatmap(const Json& doc, const Grid& g, const std::string& title,
         best = best ? (higher_is_better(figure) ? std::max(*best, *v) : std::min(*best, *v)) : *v;
   const auto& roster = array(doc, "roster");
   const bool labels = cell >= 10;
-  for (size_t i = 0; i < g.n; ++i) {
+  const Order order = order_of(doc, g.n);
+  for (size_t pi = 0; pi < g.n; ++pi) {
+    const size_t i = order.rank[pi];
     if (labels) {
       const std::string host = i < roster.size() ? text(roster[i], "host") : "";
-      c.text(left - 4, top + cell * (double(i) + 0.7), fmt::format("{} {}", host, i),
+      c.text(left - 4, top + cell * (double(pi) + 0.7), fmt::format("{} {}", host, i),
              {svg::Anchor::end, std::min(11.0, cell * 0.8)});
-      c.text(left + cell * (double(i) + 0.5), top - 4, std::to_string(i),
+      c.text(left + cell * (double(pi) + 0.5), top - 4, std::to_string(i),
              {svg::Anchor::middle, std::min(11.0, cell * 0.8)});
     }
-    for (size_t j = 0; j < g.n; ++j) {
-      const double x = left + cell * double(j), y = top + cell * double(i);
+    for (size_t pj = 0; pj < g.n; ++pj) {
+      const size_t j = order.rank[pj];
+      const double x = left + cell * double(pj), y = top + cell * double(pi);
       if (i == j) {
         c.rect(x, y, cell, cell, "#ffffff", "#dddddd");
         continue;
@@ -124,6 +162,12 @@ std::string heatmap(const Json& doc, const Grid& g, const std::string& title,
         c.text(x + cell / 2, y + cell * 0.62, svg::compact(*v * unit_scale(figure)),
                {svg::Anchor::middle, std::min(10.0, cell * 0.32), "#000"});
     }
+  }
+  // Each group framed: a line before each group but the first, across and down.
+  for (size_t k = 1; k < order.group_start.size(); ++k) {
+    const double at = double(order.group_start[k]) * cell;
+    c.line(left, top + at, left + cell * double(g.n), top + at, "#000000", 1.5);
+    c.line(left + at, top, left + at, top + cell * double(g.n), "#000000", 1.5);
   }
   c.text(left - 4, top - 4, "client \\ server", {svg::Anchor::end, 10, "#666"});
   // The key: shares of the best pair, and the failed colour.
@@ -321,8 +365,11 @@ std::string fleet_section(const Json& doc) {
       out += heading(3, name + ": " + figure + ", " + unit_name(figure));
       const Grid g = grid_of(doc, t, figure);
       const std::string title = name + " " + figure + " per pair";
+      const bool grouped = !order_of(doc, g.n).group_start.empty();
       out += html::figure(heatmap(doc, g, title, figure),
-                          "row: the client rank (a stream's sender), column: the server rank");
+                          std::string("row: the client rank (a stream's sender), column: the "
+                                      "server rank") +
+                              (grouped ? "; ordered by group, a line between groups" : ""));
       out += heading(4, "worst rows and columns (by median)");
       out += worst_lines(doc, t, figure);
       const std::string h = histogram(g, title + ", histogram", figure);

@@ -198,6 +198,10 @@ def table():
             for e, want in (("slurm", r"srun "), ("mpirun", r"mpirun "),
                             ("kubernetes", r"kind: Job"), ("pdsh", r"pdsh "))],
         "mtperf report fleet.json -o fleet.html": CLUSTER + " (fleet.json is a fleet's document)",
+        "srun -N64 --ntasks-per-node=1 mtperf fleet --key-file /shared/mtperf.key --groups slurm "
+        "--pattern within-group -l 5": CLUSTER + " (tests/fleet/slurm_fleet.sh runs it on 4 nodes)",
+        "srun -N64 --ntasks-per-node=1 mtperf fleet --key-file /shared/mtperf.key --groups racks.txt "
+        "--pattern across-groups -l 5": CLUSTER,
         "mtperf fleet: rank 2 of 4, launched by Slurm (SLURM_PROCID=2 SLURM_NTASKS=4, coordinator "
         "node1 (first host of SLURM_STEP_NODELIST))": OUTPUT,
         # docs/interop.md: against the peers' own servers on loopback

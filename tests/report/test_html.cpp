@@ -471,6 +471,25 @@ TEST_CASE("a fleet page: the heatmap with failed cells apart, worst lines, a his
   CHECK(without.find("start spread was not measured") != std::string::npos);
 }
 
+TEST_CASE("a fleet page with groups: the heatmap ordered by group, a line between groups") {
+  json doc = fleet_doc();
+  const char* groups[] = {"leaf2", "leaf1", "leaf2"};
+  for (int r = 0; r < 3; ++r)
+    doc["roster"][r]["group"] = groups[r];
+  const std::string page = page_of(doc);
+  check_page(page);
+  // leaf2 first (rank 0's group): ranks 0, 2, then leaf1: rank 1.
+  const size_t r0 = page.find(">node0 0<"), r2 = page.find(">node2 2<"),
+               r1 = page.find(">node1 1<");
+  REQUIRE(r0 != std::string::npos);
+  REQUIRE(r2 != std::string::npos);
+  REQUIRE(r1 != std::string::npos);
+  CHECK(r0 < r2);
+  CHECK(r2 < r1);
+  CHECK(page.find("ordered by group, a line between groups") != std::string::npos);
+  CHECK(page_of(fleet_doc()).find("ordered by group") == std::string::npos);
+}
+
 TEST_CASE("a fleet compare page: the ratio heatmap and the pairs that moved") {
   // What `mtperf compare a.json b.json --format json` writes for two 3-rank fleet runs.
   const json doc = {
