@@ -3,7 +3,9 @@
 # slurmd per emulated node, each node in its own network, UTS and mount namespace (its own
 # address 10.77.0.I on a veth into a bridge, its own hostname nodeI, an /etc/hosts naming every
 # node), munge with its own key and socket, Slurm with its own ports, state and spool under DIR,
-# so nothing collides with a system Slurm. Root only.
+# so nothing collides with a system Slurm. Root only. The nodes hang off two leaf switches under a
+# spine (topology/tree: leaf1 the first half of the nodes, leaf2 the rest), which
+# `scontrol show topology` reports and `mtperf fleet --groups slurm` reads.
 #
 #   slurm_cluster.sh up DIR [NODES]   # prints "export SLURM_CONF=DIR/slurm.conf"
 #   slurm_cluster.sh down DIR         # stops the daemons, removes the namespaces and the bridge
@@ -107,7 +109,16 @@ SlurmctldTimeout=30
 SlurmdTimeout=30
 InactiveLimit=0
 KillWait=5
+TopologyPlugin=topology/tree
 CONF
+half=$(((nodes + 1) / 2))
+{
+  echo "SwitchName=leaf1 Nodes=node[1-$half]"
+  if [ "$nodes" -gt "$half" ]; then
+    echo "SwitchName=leaf2 Nodes=node[$((half + 1))-$nodes]"
+    echo "SwitchName=spine Switches=leaf[1-2]"
+  fi
+} >"$dir/topology.conf"
 for i in $(seq 1 "$nodes"); do
   echo "NodeName=node$i NodeAddr=$prefix.$i CPUs=$(nproc) State=UNKNOWN" >>"$dir/slurm.conf"
 done

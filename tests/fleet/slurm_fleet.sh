@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # mtperf fleet under a real Slurm cluster on this host (ci/fleet/slurm_cluster.sh: slurmctld,
-# one slurmd per node, each node in its own namespaces): srun -N4 all-pairs over socket and uring,
-# then strangers in the join window (one without the key, one of another job with it): refused,
+# one slurmd per node, each node in its own namespaces): srun -N4 all-pairs over socket and uring;
+# --groups slurm (leaf1: node1-2, leaf2: node3-4) with within-group and across-groups, the pairs
+# run matching the leaf switches; node4's veth throttled to a tenth of --line-rate, named the
+# suspect with its leaf switch; then strangers in the join window (one without the key, one of another job with it): refused,
 # named, the fleet's result unchanged; then a rank SIGKILLed mid-run: named, its cells empty, the
 # partial document written, exit 1, bounded. Skipped (77) without root or Slurm.
 set -euo pipefail
@@ -54,6 +56,64 @@ assert hosts == ["node1", "node2", "node3", "node4"], hosts
 assert d["fleet"]["launcher"] == "Slurm", d["fleet"]["launcher"]
 print("roster:", ", ".join(f"{m['host']} {m['address']}" for m in d["roster"]))
 PY
+
+echo "== --groups slurm: within-group and across-groups over Slurm's two leaf switches"
+groups_start=$(date +%s.%N)
+timeout 10 scontrol show topology
+# Short windows: the pairs' figures are not what is checked here, the pairs are.
+short=(-w stream -l 0.3 --warmup 0.1)
+for pattern in within-group across-groups; do
+  timeout 120 srun -N4 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
+    --groups slurm --pattern "$pattern" --format json -o "$dir/$pattern.json"
+done
+python3 - "$dir" "$root/docs/json-schema/fleet.schema.json" <<'PY'
+import json, sys, jsonschema
+dir, schema = sys.argv[1], json.load(open(sys.argv[2]))
+# leaf1: ranks 0, 1 (node1, node2); leaf2: ranks 2, 3. within-group: each leaf's pairs, both
+# ways; across-groups (two groups of 2, round 0 of the groups' circle): a[j] <-> b[j], both ways.
+want = {"within-group": {(0, 1), (1, 0), (2, 3), (3, 2)},
+        "across-groups": {(0, 2), (2, 0), (1, 3), (3, 1)}}
+for pattern, pairs in want.items():
+    d = json.load(open(f"{dir}/{pattern}.json"))
+    jsonschema.validate(d, schema)
+    groups = [m.get("group") for m in d["roster"]]
+    assert groups == ["leaf1", "leaf1", "leaf2", "leaf2"], groups
+    assert d["fleet"]["groups_from"] == "slurm", d["fleet"]["groups_from"]
+    ran = {(r["src"], r["dst"]) for r in d["results"]}
+    assert ran == pairs and len(d["results"]) == len(pairs), (pattern, sorted(ran))
+    assert all(r["ok"] for r in d["results"]), [r.get("error") for r in d["results"]]
+    g = d["matrices"]["socket"]["throughput"]["groups"]
+    assert g["names"] == ["leaf1", "leaf2"], g
+    filled = {(a, b) for a in range(2) for b in range(2) if g["cells"][a][b] is not None}
+    assert filled == ({(0, 0), (1, 1)} if pattern == "within-group" else {(0, 1), (1, 0)}), g
+    print(f"{pattern}: pairs {sorted(ran)}, group cells {sorted(filled)}")
+PY
+
+echo "== node4's veth throttled to a tenth of --line-rate: the suspect, with its leaf switch"
+# Both directions: node4's own egress and the bridge port's towards it.
+tc qdisc add dev mtpfv4 root tbf rate 100mbit burst 64kb latency 100ms
+tc -n mtpf-node4 qdisc add dev eth0 root tbf rate 100mbit burst 64kb latency 100ms
+set +e
+timeout 120 srun -N4 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
+  --groups slurm --line-rate 1G --check 'pair.throughput>=0.5*line' --format json \
+  -o "$dir/throttled.json"
+rc=$?
+set -e
+tc qdisc del dev mtpfv4 root
+tc -n mtpf-node4 qdisc del dev eth0 root
+[ $rc -eq 3 ] || { echo "the throttled fleet ended with $rc, not 3 (a check failed)"; exit 1; }
+python3 - "$dir/throttled.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["suspects"]
+named = s["named"]
+assert named and named[0]["host"] == "node4" and named[0]["group"] == "leaf2", s
+for c in d["checks"]:
+    r = d["results"][c["result"]]
+    assert c["passed"] == (3 not in (r["src"], r["dst"])), (r["src"], r["dst"], c)
+print("suspect:", named[0]["evidence"])
+PY
+echo "groups and the throttled node: $(echo "$(date +%s.%N) - $groups_start" | bc) s"
 
 echo "== strangers in the join window: a wrong key, and a rank of another job with the right one"
 # They wait in node4, outside the job, retrying their JOIN (at most 3 s apart) until the
