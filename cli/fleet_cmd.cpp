@@ -396,6 +396,14 @@ int rank_setup(const FleetOptions& o, fleet::Launch& launch, std::string& key, s
   }
   std::fprintf(stderr, "mtperf fleet: rank %u of %u, launched by %s (%s)\n", launch.rank,
                launch.size, launch.launcher.c_str(), launch.why.c_str());
+  // Slurm's topology is the job's: srun, or mpirun inside a Slurm allocation.
+  if (o.groups.from == "slurm" && launch.launcher != "Slurm" &&
+      fleet::launch_environment().count("SLURM_JOB_ID") == 0)
+    return usage_error(fleet_spec(), std::cerr,
+                       "option --groups: slurm reads Slurm's topology, and this fleet is not in a "
+                       "Slurm job (launched by " +
+                           launch.launcher +
+                           ", no SLURM_JOB_ID); give --groups FILE (HOST GROUP lines)");
   try {
     key = control::load_key(cl.has("key-file") ? cl.get<std::string>("key-file") : "");
   } catch (const std::exception& e) {

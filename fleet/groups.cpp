@@ -148,6 +148,9 @@ std::vector<std::string> parse_slurm_topology(std::string_view text,
 }
 
 std::string read_slurm_topology() {
+  if (find_program("scontrol").empty())
+    throw std::runtime_error(
+        "--groups slurm: scontrol is not installed on rank 0's host (Debian: slurm-client)");
   ExecOptions o;
   o.timeout_ms = kScontrolTimeoutMs;
   o.max_output = kMaxScontrolOutput;
@@ -189,6 +192,8 @@ std::string lldp_chassis(std::string_view json_text, std::string_view adapter) {
 }
 
 std::string read_lldp_chassis(const std::string& adapter) {
+  if (find_program("lldpcli").empty())
+    throw std::runtime_error("--groups lldp: lldpcli is not installed here (Debian: lldpd)");
   ExecOptions o;
   o.timeout_ms = 5000;
   o.max_output = kMaxScontrolOutput;
