@@ -45,10 +45,21 @@ struct WorkloadKind {
   uint32_t (*sends_in_flight)(const TestSpec& spec, const Caps& caps);
   // Bytes of each pool buffer: at least one whole send.
   uint32_t (*buffer_size)(const TestSpec& spec);
+
+  // Data one way, a flow each (not transactions, not a flow each way): stream and maerts.
+  bool one_way() const { return !request_response && flows_per_flow == 1; }
+  // A one-way workload whose data goes from the server to the client (maerts).
+  bool server_sends() const { return one_way() && role(0, 1, Side::client) == Role::receiver; }
+  // Data both ways at once, a flow each way (bidir).
+  bool both_ways() const { return !request_response && flows_per_flow == 2; }
 };
 
 // Every workload, in the order -w lists them.
 std::span<const WorkloadKind* const> workload_kinds();
+// Adds a workload kind after the table's own, its id one that no other kind has (a value past
+// the enum's names): a workload that lives outside this folder, or a test's throwaway one.
+// Before any test starts; not thread-safe. Throws std::invalid_argument for a taken id or name.
+void add_workload_kind(const WorkloadKind& kind);
 // The kind of a workload.
 const WorkloadKind& kind_of(Workload w);
 // The kind -w `name` names, or nullptr.

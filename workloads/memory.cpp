@@ -8,6 +8,7 @@
 #include "stats/histogram.hpp"
 #include "workloads/engine_config.hpp"
 #include "workloads/job.hpp"
+#include "workloads/kind.hpp"
 #include "workloads/runner.hpp"
 
 namespace mtperf {
@@ -35,7 +36,7 @@ WorkerCost worker_cost(const TestSpec& spec, uint32_t n, const Transport& transp
   // The worker's latency histogram (WorkerJob::latency), where its flows' round trips go, and
   // crr's of connect times (WorkerJob::connect_latency; priced on both sides, made on one).
   c.flow_state += sizeof(WorkerJob) + Histogram::kStorageBytes;
-  if (spec.workload == Workload::crr) c.flow_state += Histogram::kStorageBytes;
+  if (kind_of(spec.workload).per_transaction) c.flow_state += Histogram::kStorageBytes;
   return c;
 }
 

@@ -207,7 +207,7 @@ void validate_udp(const TestSpec& s) {
 
 void validate_pacing(const TestSpec& s) {
   check_range(SpecField::conn_rate, s.conn_rate, 0.0, kLimits.max_conn_rate);
-  if (s.conn_rate > 0 && s.workload != Workload::crr)
+  if (s.conn_rate > 0 && !kind_of(s.workload).per_transaction)
     bad(SpecField::conn_rate, "new connections per second pace crr only");
   if (s.conn_rate > 0 && s.conn_rate / s.flows < kLimits.min_conn_rate_per_flow) {
     bad(SpecField::conn_rate, std::to_string(s.conn_rate) + " connections/s over " +

@@ -116,8 +116,8 @@ Params params_of(const TestSpec& spec, const ClientSettings& settings) {
   p.omit_s = int64_t(spec.warmup_s);
   p.time_s = std::max<int64_t>(1, int64_t(std::ceil(spec.duration_s)));
   p.parallel = spec.flows;
-  p.reverse = spec.workload == Workload::maerts;
-  p.bidirectional = spec.workload == Workload::bidir;
+  p.reverse = kind_of(spec.workload).server_sends();
+  p.bidirectional = kind_of(spec.workload).both_ways();
   p.len = spec.stream_msg_size();
   p.window = std::max(spec.sock.sndbuf, spec.sock.rcvbuf);
   p.nodelay = spec.sock.nodelay;
@@ -151,7 +151,7 @@ void wait_drained(const std::vector<Fd>& senders) {
 // This side's results, for the server's own report: each stream's bytes so far.
 Results own_results(const TestSpec& spec, const std::vector<FlowSlot*>& slots) {
   Results r;
-  r.sender_has_retransmits = spec.workload == Workload::maerts ? -1 : 0;
+  r.sender_has_retransmits = kind_of(spec.workload).server_sends() ? -1 : 0;
   for (const FlowSlot* f : slots) {
     CounterValues c = CounterValues::read(f->counters);
     StreamResult s;
@@ -275,7 +275,7 @@ void check_request(const TestSpec& spec) {
   const WorkloadKind& kind = kind_of(spec.workload);
   if (kind.request_response || kind.per_transaction)
     refuse("iperf3 has no " + std::string(kind.name) + " (request/response) test");
-  if (spec.proto == Proto::udp && spec.workload != Workload::stream)
+  if (spec.proto == Proto::udp && !(kind.one_way() && !kind.server_sends()))
     refuse("UDP against iperf3 is carried for -w stream only (its -u); not " +
            std::string(kind.name) + " yet");
   const TransportEntry& entry = find_transport(spec.transport);

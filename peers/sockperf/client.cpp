@@ -17,6 +17,7 @@
 #include "platform/interrupt.hpp"
 #include "platform/request_error.hpp"
 #include "transports/api/control_socket.hpp"
+#include "workloads/kind.hpp"
 
 namespace mtperf::sockperf {
 namespace {
@@ -261,14 +262,23 @@ void run_stream(Test& t) {
 
 uint32_t message_size(const TestSpec& spec) {
   // A pong is the message itself: rr's request and response sizes are one size (-r SIZE).
-  const uint32_t asked =
-      spec.workload == Workload::rr ? std::max(spec.req_size, spec.resp_size) : spec.msg_size;
+  const uint32_t asked = kind_of(spec.workload).request_response
+                             ? std::max(spec.req_size, spec.resp_size)
+                             : spec.msg_size;
   return asked > 1 ? asked : uint32_t(kHeaderBytes);
 }
 
+// sockperf's modes: ping-pong and under-load are transactions on one connection (rr), throughput
+// is data one way, client to server (stream).
+static bool ping_pong(const TestSpec& spec) {
+  const WorkloadKind& k = kind_of(spec.workload);
+  return k.request_response && !k.per_transaction;
+}
+
 void check_request(const TestSpec& spec) {
-  if (spec.workload != Workload::rr && spec.workload != Workload::stream)
-    refuse("workload " + std::string(to_string(spec.workload)) + " has no sockperf mode");
+  const WorkloadKind& k = kind_of(spec.workload);
+  if (!ping_pong(spec) && !(k.one_way() && !k.server_sends()))
+    refuse("workload " + std::string(k.name) + " has no sockperf mode");
   if (spec.proto != Proto::tcp && spec.proto != Proto::udp)
     refuse("protocol " + std::string(to_string(spec.proto)) + " is not TCP or UDP");
   if (spec.transport != kDefaultTransport)
@@ -278,9 +288,9 @@ void check_request(const TestSpec& spec) {
   const uint32_t size = message_size(spec);
   if (size < kHeaderBytes || size > kMaxMessage)
     refuse("a message of " + std::to_string(size) + " bytes is outside 14..65507");
-  if (spec.workload == Workload::rr && spec.req_size != spec.resp_size)
+  if (ping_pong(spec) && spec.req_size != spec.resp_size)
     refuse("a pong is the message itself: one size for both (-r SIZE)");
-  if (spec.workload == Workload::rr && spec.rate_bps > 0 && spec.rate_bps < 8.0 * size)
+  if (ping_pong(spec) && spec.rate_bps > 0 && spec.rate_bps < 8.0 * size)
     refuse("under load (rr at --rate), the rate is at least one message a second (" +
            std::to_string(8 * size) + " bit/s for " + std::to_string(size) + "-byte messages)");
   if (spec.burst != 1) refuse("one message in flight (no --burst)");
@@ -316,9 +326,9 @@ Outcome run_test(const TestSpec& spec, const std::string& server, int connect_ti
   t.start = now_ns();
   t.window_start = t.start + int64_t(spec.warmup_s * 1e9);
   t.window_end = t.window_start + int64_t(spec.duration_s * 1e9);
-  if (spec.workload == Workload::rr && spec.rate_bps > 0)
+  if (ping_pong(spec) && spec.rate_bps > 0)
     run_under_load(t);
-  else if (spec.workload == Workload::rr)
+  else if (ping_pong(spec))
     run_rr(t);
   else
     run_stream(t);

@@ -1,5 +1,7 @@
 // The workloads, one line each (a workload is one file in this folder: workloads/kind.hpp).
 #include <algorithm>
+#include <stdexcept>
+#include <vector>
 
 #include "workloads/kind.hpp"
 
@@ -9,33 +11,45 @@ extern const WorkloadKind kStreamKind, kMaertsKind, kBidirKind, kRrKind, kCrrKin
 
 namespace {
 
-const WorkloadKind* const kTable[] = {
-    &kStreamKind, &kMaertsKind, &kBidirKind, &kRrKind, &kCrrKind,
-};
+std::vector<const WorkloadKind*>& table() {
+  static std::vector<const WorkloadKind*> kinds = {
+      &kStreamKind, &kMaertsKind, &kBidirKind, &kRrKind, &kCrrKind,
+  };
+  return kinds;
+}
 
 }  // namespace
 
 std::span<const WorkloadKind* const> workload_kinds() {
-  return kTable;
+  return table();
+}
+
+void add_workload_kind(const WorkloadKind& kind) {
+  for (const WorkloadKind* k : table())
+    if (k->id == kind.id || k->name == kind.name)
+      throw std::invalid_argument("workload " + std::string(kind.name) + ": its id or name is " +
+                                  std::string(k->name) + "'s");
+  table().push_back(&kind);
 }
 
 const WorkloadKind& kind_of(Workload w) {
-  for (const WorkloadKind* k : kTable)
+  for (const WorkloadKind* k : table())
     if (k->id == w) return *k;
-  return *kTable[0];  // unreachable: every Workload has its line (tests/workloads/test_kinds.cpp)
+  return *table()[0];  // unreachable: every Workload has its line (tests/workloads/test_kinds.cpp)
 }
 
 const WorkloadKind* find_kind(std::string_view name) {
-  for (const WorkloadKind* k : kTable)
+  for (const WorkloadKind* k : table())
     if (k->name == name) return k;
   return nullptr;
 }
 
 std::string workload_names(std::string_view sep, std::string_view last) {
+  const auto& kinds = table();
   std::string s;
-  for (size_t i = 0; i < std::size(kTable); ++i) {
-    if (i > 0) s += i + 1 == std::size(kTable) && !last.empty() ? last : sep;
-    s += kTable[i]->name;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (i > 0) s += i + 1 == kinds.size() && !last.empty() ? last : sep;
+    s += kinds[i]->name;
   }
   return s;
 }
