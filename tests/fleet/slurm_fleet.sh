@@ -3,7 +3,8 @@
 # one slurmd per node, each node in its own namespaces): srun -N4 all-pairs over socket and uring;
 # --groups slurm (leaf1: node1-2, leaf2: node3-4) with within-group and across-groups, the pairs
 # run matching the leaf switches; node4's veth throttled to a tenth of --line-rate, named the
-# suspect with its leaf switch; then strangers in the join window (one without the key, one of another job with it): refused,
+# suspect with its leaf switch; then strangers in the join window (one without the key, one of
+# another job with it, 50 connections that say nothing): refused,
 # named, the fleet's result unchanged; then a rank SIGKILLed mid-run: named, its cells empty, the
 # partial document written, exit 1, bounded. Skipped (77) without root or Slurm.
 set -euo pipefail
@@ -115,7 +116,7 @@ print("suspect:", named[0]["evidence"])
 PY
 echo "groups and the throttled node: $(echo "$(date +%s.%N) - $groups_start" | bc) s"
 
-echo "== strangers in the join window: a wrong key, and a rank of another job with the right one"
+echo "== strangers in the join window: a wrong key, a rank of another job with the right one, 50 idle connections"
 # They wait in node4, outside the job, retrying their JOIN (at most 3 s apart) until the
 # coordinator on node1 listens; the job's own ranks 1 and 2 start 8 s after rank 0, so both
 # strangers have asked before them.
@@ -130,10 +131,28 @@ stranger_key=$!
   timeout 90 "$mtperf" fleet --coordinator 10.77.0.1 --key-file "$key" --join-timeout 30 \
   -w stream -l 1 >"$dir/stranger-job.out" 2>&1 &
 stranger_job=$!
+# And 50 connections that say nothing, held open from node4 through the join window.
+"${in_node4[@]}" timeout 60 python3 - >"$dir/idle.out" 2>&1 <<'PY' &
+import socket, time
+held, deadline = [], time.time() + 20
+while len(held) < 50 and time.time() < deadline:
+    s = socket.socket()
+    s.settimeout(1)
+    try:
+        s.connect(("10.77.0.1", 12866))
+        held.append(s)
+    except OSError:
+        s.close()
+        time.sleep(0.1)
+print("idle connections held:", len(held), flush=True)
+time.sleep(12)
+PY
+idle=$!
 timeout 240 srun -N3 -w node1,node2,node3 --ntasks-per-node=1 bash -c \
   '[ "$SLURM_PROCID" = 0 ] || sleep 8; exec "$@"' rank "$mtperf" fleet --key-file "$key" \
   -w stream -l 1 --format json -o "$dir/strangers.json" 2>"$dir/strangers.err"
 rc=$?
+wait $idle
 wait $stranger_key
 rc_key=$?
 wait $stranger_job
@@ -151,6 +170,8 @@ assert "connecting from 10.77.0.4 was refused: authentication failed" in errors,
 assert "is of job '999999'" in errors, errors
 print("refused and named:", "; ".join(e for e in d["fleet"]["errors"] if "10.77.0.4" in e or "999999" in e))
 PY
+grep -q "idle connections held: 50" "$dir/idle.out" ||
+  { echo "the 50 idle connections were not all held in the join window:"; cat "$dir/idle.out"; exit 1; }
 [ $rc_key -ne 0 ] && grep -q "authentication failed\|refused" "$dir/stranger-key.out" ||
   { echo "the stranger with a wrong key ended with $rc_key:"; cat "$dir/stranger-key.out"; exit 1; }
 [ $rc_job -ne 0 ] && grep -q "999999" "$dir/stranger-job.out" ||
