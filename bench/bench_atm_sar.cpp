@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "transports/atm/aal5.hpp"
+#include "atmlink/aal5.hpp"
 
 namespace {
 

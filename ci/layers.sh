@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Dependencies point one way: cli -> fleet -> harness (the run layer) -> report -> peers -> control -> bindings ->
-# workloads -> transports -> (platform, stats). bindings/ instantiates the workload template over
-# each transport's engine type, so that neither workloads/ nor transports/ includes the other.
+# workloads -> transports -> atmlink -> (platform, stats). bindings/ instantiates the workload
+# template over each transport's engine type, so that neither workloads/ nor transports/ includes
+# the other. atmlink/ (the emulated ATM link and its commands) is a library the clip and lane
+# transports use; only transports/ includes it, and it includes none of transports/.
 # Fails when a file includes a header of a layer above its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bad=0
 while IFS= read -r f; do
   case "$f" in
-    platform/*|stats/*) up='transports|workloads|bindings|control|peers|report|harness|fleet|cli' ;;
+    platform/*|stats/*) up='atmlink|transports|workloads|bindings|control|peers|report|harness|fleet|cli' ;;
+    atmlink/*) up='transports|workloads|bindings|control|peers|report|harness|fleet|cli' ;;
     transports/*) up='workloads|bindings|control|peers|report|harness|fleet|cli' ;;
     workloads/*) up='bindings|control|peers|report|harness|fleet|cli' ;;
     bindings/*) up='control|peers|report|harness|fleet|cli' ;;
@@ -27,18 +30,20 @@ while IFS= read -r f; do
   # Above transports/, every layer knows the transport interface (transports/api/) and the
   # generated lists, never a transport's own code: the bindings reach the engines through the
   # generated engine list, the run layer and the command line reach a transport's line and its
-  # own commands through the registry entry's line hook (transports/api/line.hpp).
+  # own commands through the registry entry's line hook (transports/api/line.hpp). A library
+  # under a transport (atmlink/) is that transport's own code too.
   if [[ $f =~ ^(workloads|bindings|control|peers|report|harness|fleet|cli)/ ]]; then
     while IFS= read -r hit; do
       [ -z "$hit" ] && continue
       echo "ci/layers.sh: $f:$hit includes a transport's own header (${f%%/*}/ sees transports/api/ only)" >&2
       bad=1
-    done < <(grep -nE '#include "transports/' "$f" | grep -v '"transports/api/' || true)
+    done < <(grep -nE '#include "(transports|atmlink)/' "$f" | grep -v '"transports/api/' || true)
   fi
 done < <(git ls-files '*.cpp' '*.hpp' '*.h')
 # Only transports/ name a transport; the rest asks the registry entry's fields (its Caps, its line
 # hook) or the generated lists (kDefaultTransport). So no declared name appears as a string literal
-# outside transports/ (tests, benchmarks and fuzzers aside), compared or not; comments may name
+# outside transports/ and the link under two of them (atmlink/, whose modes are CLIP and LANE)
+# (tests, benchmarks and fuzzers aside), compared or not; comments may name
 # them. A literal that only spells the same word (the request's "socket" options object) says so
 # on its line: `// not a transport name`. The names are every transport declared
 # (mtperf_transport() in transports/*/), as the build lists them; generated files are in the build
@@ -50,7 +55,7 @@ if [ ! -s "$list" ]; then
   exit 1
 fi
 names="\"($(paste -sd'|' "$list"))\""
-hits=$(git ls-files '*.cpp' '*.hpp' '*.h' | grep -vE '^(transports|tests|bench|fuzz)/' |
+hits=$(git ls-files '*.cpp' '*.hpp' '*.h' | grep -vE '^(transports|atmlink|tests|bench|fuzz)/' |
        xargs grep -nE "$names" | grep -v '// not a transport name' |
        awk -v re="$names" '{ code = $0; sub(/^[^:]*:[0-9]*:/, "", code); sub(/\/\/.*$/, "", code)
                              if (code ~ re) print }' || true)

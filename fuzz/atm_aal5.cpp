@@ -23,9 +23,9 @@
 #include <cstring>
 #include <vector>
 
+#include "atmlink/aal5.hpp"
+#include "atmlink/encap.hpp"
 #include "fuzz/fuzz_support.hpp"
-#include "transports/atm/aal5.hpp"
-#include "transports/atm/encap.hpp"
 
 namespace mtperf::fuzz {
 namespace {

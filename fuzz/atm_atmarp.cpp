@@ -23,9 +23,9 @@
 #include <memory>
 #include <vector>
 
+#include "atmlink/clip_stations.hpp"
 #include "fuzz/atm_port.hpp"
 #include "fuzz/fuzz_support.hpp"
-#include "transports/atm/clip_stations.hpp"
 
 namespace mtperf::fuzz {
 namespace {

@@ -13,8 +13,8 @@
 #include <cstring>
 #include <vector>
 
+#include "atmlink/pdu_tool.hpp"
 #include "fuzz/fuzz_support.hpp"
-#include "transports/atm/pdu_tool.hpp"
 
 namespace mtperf::fuzz {
 namespace {

@@ -21,9 +21,9 @@
 #include <memory>
 #include <vector>
 
+#include "atmlink/lane_stations.hpp"
 #include "fuzz/atm_port.hpp"
 #include "fuzz/fuzz_support.hpp"
-#include "transports/atm/lane_stations.hpp"
 
 namespace mtperf::fuzz {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "atmlink/link.hpp"
 #include "fuzz/fuzz_support.hpp"
-#include "transports/atm/link.hpp"
 
 namespace mtperf::fuzz {
 

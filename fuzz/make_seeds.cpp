@@ -21,10 +21,10 @@
 #include "control/side_json.hpp"
 #include "workloads/spec.hpp"
 #ifdef MTPERF_HAVE_ATM
+#include "atmlink/clip_stations.hpp"
+#include "atmlink/lane_stations.hpp"
+#include "atmlink/pdu_tool.hpp"
 #include "fuzz/atm_port.hpp"
-#include "transports/atm/clip_stations.hpp"
-#include "transports/atm/lane_stations.hpp"
-#include "transports/atm/pdu_tool.hpp"
 #endif
 
 namespace mtperf::fuzz {

@@ -17,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "atmlink/emu/testbed.hpp"
 #include "tests/support/command.hpp"
 #include "tests/support/skip.hpp"
-#include "transports/atm/emu/testbed.hpp"
 
 using mtperf::test::CommandResult;
 using mtperf::test::mtperf_cmd;

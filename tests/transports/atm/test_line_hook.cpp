@@ -11,8 +11,8 @@
 #include <catch2/catch.hpp>
 
 #include "platform/request_error.hpp"
-#include "transports/atm/line/hook.hpp"
-#include "transports/atm/line/register.hpp"
+#include "transports/atm/hook.hpp"
+#include "transports/atm/register.hpp"
 
 using namespace mtperf;
 
