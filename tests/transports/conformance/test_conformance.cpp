@@ -6,8 +6,8 @@
 // control server on 127.0.0.1 (port 0) and the client in this process, both sides on the
 // transport. The transports declared TEST_ONLY (tests/transports/<name>/, e.g. `memory`) are
 // registered here too (this executable links the test registry). Transports that bring their own
-// line (the emulated ATM line: clip, lane) run their cases over it in
-// tests/integration/test_atm.cpp, which needs root and namespaces; rdma runs
+// line (the emulated ATM line: clip, lane) run their cases over a line their hook builds in
+// test_line_conformance.cpp, which needs root and namespaces; rdma runs
 // tests/rdma_guest/rdma_conformance.sh in the soft-RoCE guest.
 #include <catch2/catch.hpp>
 
