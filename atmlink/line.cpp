@@ -1,10 +1,12 @@
 #include "atmlink/line.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "platform/number.hpp"
 
 namespace mtperf::atm {
 namespace {
@@ -30,13 +32,13 @@ LineRate LineRate::from_payload_bps(std::uint64_t bits_per_s) {
 LineRate parse_line_rate(std::string_view text) {
   if (text == "oc3" || text == "oc3c") return kOc3c;
   if (text == "oc12" || text == "oc12c") return kOc12c;
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || end != text.data() + text.size()) {
+  // A plain number: cells per second carry no unit suffix.
+  const std::optional<double> value = parse_scaled(text, {});
+  if (!value) {
     throw std::invalid_argument("line rate '" + std::string(text) +
                                 "' is not oc3, oc12 or a number of cells per second");
   }
-  return LineRate::from_cells_per_s(value);
+  return LineRate::from_cells_per_s(*value);
 }
 
 Pacer::Pacer(const PacerConfig& config) : config_(config) {

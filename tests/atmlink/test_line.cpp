@@ -41,6 +41,9 @@ TEST_CASE("SONET line rates in cells per second") {
   CHECK(parse_line_rate("353207.5").cells_per_s() == Approx(353207.5));
   CHECK_THROWS_WITH(parse_line_rate("fast"), Catch::Contains("'fast'"));
   CHECK_THROWS_WITH(parse_line_rate("0"), Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(parse_line_rate("-5"), Catch::Contains("'-5' is not oc3, oc12"));
+  CHECK_THROWS_WITH(parse_line_rate("100k"), Catch::Contains("'100k' is not oc3, oc12"));
+  CHECK_THROWS_WITH(parse_line_rate("1e300"), Catch::Contains("out of range"));
 }
 
 TEST_CASE("a sender whose sleeps overshoot by 80 us still achieves the nominal cell rate") {

@@ -37,6 +37,9 @@ LineRate rate_option(const LineOptions& options) {
 int mtu_option(const LineOptions& options) {
   auto it = options.find("mtu");
   if (it == options.end() || it->second == "0") return 0;  // the mode's own
+  if (!parse_whole(it->second))
+    throw RequestError("option --atm-mtu: " + it->second +
+                       " is not a whole number of bytes (68..65527, or 0)");
   const auto mtu = parse_whole(it->second, 68, 65527);
   if (!mtu) throw RequestError("option --atm-mtu: " + it->second + " is outside 68..65527");
   return int(*mtu);

@@ -67,6 +67,18 @@ TEST_CASE("the ATM line hook refuses line options that do not parse, naming them
                                       "number of cells per second"));
   CHECK_THROWS_MATCHES(hook.build("lane", 1, {{"mtu", "20"}}), RequestError,
                        Catch::Message("option --atm-mtu: 20 is outside 68..65527"));
+  // A range error at either end, and a unit a cell rate does not take.
+  CHECK_THROWS_MATCHES(hook.build("clip", 1, {{"mtu", "65528"}}), RequestError,
+                       Catch::Message("option --atm-mtu: 65528 is outside 68..65527"));
+  CHECK_THROWS_MATCHES(
+      hook.build("clip", 1, {{"mtu", "9k"}}), RequestError,
+      Catch::Message("option --atm-mtu: 9k is not a whole number of bytes (68..65527, or 0)"));
+  CHECK_THROWS_MATCHES(hook.build("clip", 1, {{"rate", "100k"}}), RequestError,
+                       Catch::Message("option --atm-rate: line rate '100k' is not oc3, oc12 or a "
+                                      "number of cells per second"));
+  CHECK_THROWS_WITH(hook.build("clip", 1, {{"rate", "200000000"}}),
+                    Catch::Contains("option --atm-rate: line rate") &&
+                        Catch::Contains("cells/s is out of range: give 1 to 100000000"));
   CHECK_THROWS_AS(hook.build("token-ring", 1, {}), std::invalid_argument);
 }
 
