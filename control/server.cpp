@@ -15,7 +15,7 @@
 #include <stdexcept>
 
 #include "control/session.hpp"
-#include "control/test_log.hpp"
+#include "control/session_log.hpp"
 #include "platform/file_limit.hpp"
 #include "platform/host_limits.hpp"
 #include "transports/api/control_socket.hpp"

@@ -21,7 +21,7 @@
 #include "control/admission.hpp"
 #include "control/allow.hpp"
 #include "control/metrics.hpp"
-#include "control/test_log.hpp"
+#include "control/session_log.hpp"
 #include "platform/file_limit.hpp"
 
 namespace mtperf::control {
@@ -55,7 +55,7 @@ struct ServerOptions {
   // "ADDRESS:PORT" of the Prometheus endpoint (control/metrics.hpp); empty = none.
   std::string metrics;
   // Where the server's log lines go, one call a line (no newline): a line per connection when
-  // it ends (control/test_log.hpp) and one per key reload. Called from the sessions' threads at
+  // it ends (control/session_log.hpp) and one per key reload. Called from the sessions' threads at
   // once; it must be thread-safe.
   std::function<void(const std::string&)> log = log_to_stderr;
 };

@@ -10,7 +10,7 @@
 #include "control/metrics.hpp"
 #include "control/protocol.hpp"
 #include "control/server.hpp"
-#include "control/test_log.hpp"
+#include "control/session_log.hpp"
 #include "workloads/runner.hpp"
 
 namespace mtperf::control {
@@ -19,7 +19,7 @@ class ServerSession {
  public:
   // `admission`: the server's count of running tests, which this session joins once its TEST is
   // accepted (and leaves when it ends). `key`: read once, when the handshake starts. When the
-  // session ends it logs one line through opts.log (control/test_log.hpp).
+  // session ends it logs one line through opts.log (control/session_log.hpp).
   ServerSession(int control_fd, const ServerOptions& opts, Admission& admission,
                 const SharedKey& key);
   ~ServerSession();

@@ -1,4 +1,4 @@
-#include "control/test_log.hpp"
+#include "control/session_log.hpp"
 #include "workloads/kind.hpp"
 
 namespace mtperf::control {

@@ -24,7 +24,7 @@
 
 #include "control/admission.hpp"
 #include "control/allow.hpp"
-#include "control/test_log.hpp"
+#include "control/session_log.hpp"
 #include "peers/iperf3/protocol.hpp"
 #include "transports/api/transport.hpp"
 

@@ -27,7 +27,7 @@
 
 #include "control/admission.hpp"
 #include "control/allow.hpp"
-#include "control/test_log.hpp"
+#include "control/session_log.hpp"
 
 namespace mtperf::sockperf {
 

@@ -17,7 +17,7 @@
 #include "control/local_server.hpp"
 #include "control/protocol.hpp"
 #include "control/server.hpp"
-#include "control/test_log.hpp"
+#include "control/session_log.hpp"
 
 using namespace mtperf;
 using namespace mtperf::control;
