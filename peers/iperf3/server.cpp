@@ -101,6 +101,289 @@ std::string host_of(const SockAddr& a) {
   return s.substr(0, s.rfind(':'));
 }
 
+struct Stream {
+  int fd = -1;
+  bool sender = false;
+  bool open = true;
+  uint64_t bytes = 0, omit_bytes = 0;
+  int64_t retrans_at_omit = 0;
+  uint32_t off = 0;  // where a TCP sender is in its block
+  // UDP (iperf_udp.c's accounting): datagrams sent, or the highest sequence number received,
+  // those missing from the sequence, those that came late, and RFC 1889's jitter.
+  uint64_t packets = 0;
+  int64_t lost = 0, out_of_order = 0;
+  double jitter_s = 0, prev_transit = 0;
+};
+
+double monotonic_s() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+// One received datagram's header into the stream's counts (no allocation, no exception).
+void count_datagram(Stream& s, const uint8_t* d, size_t n, bool counters64) {
+  if (n < (counters64 ? 16u : 12u)) return;
+  uint32_t sec, usec;
+  std::memcpy(&sec, d, 4);
+  std::memcpy(&usec, d + 4, 4);
+  uint64_t seq;
+  if (counters64) {
+    std::memcpy(&seq, d + 8, 8);
+    seq = be64toh(seq);
+  } else {
+    uint32_t s32;
+    std::memcpy(&s32, d + 8, 4);
+    seq = ntohl(s32);
+  }
+  if (seq >= s.packets + 1) {
+    if (seq > s.packets + 1) s.lost += int64_t(seq - 1 - s.packets);
+    s.packets = seq;
+  } else {
+    ++s.out_of_order;
+    if (s.lost > 0) --s.lost;  // a gap counted as lost has been filled
+  }
+  const double transit = monotonic_s() - (double(ntohl(sec)) + double(ntohl(usec)) / 1e6);
+  if (s.packets > 1 || s.out_of_order > 0) {
+    const double d_t = std::abs(transit - s.prev_transit);
+    s.jitter_s += (d_t - s.jitter_s) / 16.0;
+  }
+  s.prev_transit = transit;
+}
+
+// The next datagram's header: the time it leaves and its sequence number.
+void stamp_datagram(uint8_t* d, uint64_t seq, bool counters64) {
+  const double t = monotonic_s();
+  const uint32_t sec = htonl(uint32_t(t)), usec = htonl(uint32_t((t - std::floor(t)) * 1e6));
+  std::memcpy(d, &sec, 4);
+  std::memcpy(d + 4, &usec, 4);
+  if (counters64) {
+    const uint64_t be = htobe64(seq);
+    std::memcpy(d + 8, &be, 8);
+  } else {
+    const uint32_t be = htonl(uint32_t(seq));
+    std::memcpy(d + 8, &be, 4);
+  }
+}
+
+// One test's streams and what they moved, from the streams' start to the results: the data
+// loop's state, allocated before the test starts.
+struct Transfer {
+  Transfer(const Params& params, uint32_t streams_n, uint32_t block)
+      : p(params),
+        n(streams_n),
+        len(block),
+        c64(params.udp_counters_64bit),
+        send_buf(block, uint8_t(0x5a)),
+        recv_buf(block),
+        streams(streams_n),
+        polls(streams_n + 1) {}
+  const Params& p;
+  const uint32_t n;    // streams
+  const uint32_t len;  // bytes one send or receive moves at most
+  const bool c64;      // UDP datagrams carry 64-bit sequence numbers
+  std::vector<uint8_t> send_buf, recv_buf;
+  std::vector<Stream> streams;
+  std::vector<pollfd> polls;  // [0]: the control connection; [i + 1]: streams[i]
+  double rate_bytes_s = 0;    // each sender's; 0: unpaced
+  Clock::time_point start, omit_end, end_by, last_moved, drain_by, stopped;
+  bool omitting = false;
+  double u0 = 0, s0 = 0, cpu0 = 0;  // this thread's CPU seconds (user, system, both) at the start
+  double u1 = 0, s1 = 0, cpu1 = 0;  // and once the streams are drained
+};
+
+// However the test ends, the log has what the streams moved and no stream stays open.
+struct CloseStreams {
+  std::vector<Stream>& s;
+  control::TestLog& log;
+  ~CloseStreams() {
+    log.bytes_sent = log.bytes_recv = 0;
+    for (Stream& x : s) {
+      (x.sender ? log.bytes_sent : log.bytes_recv) += x.bytes;
+      if (x.fd >= 0) ::close(x.fd);
+    }
+  }
+};
+
+TestSpec spec_of(const Params& p) {
+  TestSpec spec;
+  spec.workload = p.bidirectional ? Workload::bidir
+                  : p.reverse     ? Workload::maerts
+                                  : Workload::stream;
+  spec.proto = p.udp ? Proto::udp : Proto::tcp;
+  spec.transport.clear();  // iperf3's streams are the server's own kernel sockets
+  spec.flows = uint32_t(p.parallel);
+  spec.duration_s = double(p.time_s);
+  return spec;
+}
+
+// The warm-up's end: what the streams moved until now is not counted.
+void end_warm_up(Transfer& t) {
+  t.omitting = false;
+  for (Stream& s : t.streams) {
+    s.omit_bytes = s.bytes;
+    if (s.sender) s.retrans_at_omit = total_retrans(s.fd);
+  }
+}
+
+// A sender ahead of its rate waits (no POLLOUT); returns the poll's timeout in ms.
+int pace_senders(Transfer& t, Clock::time_point now) {
+  int timeout = 200;
+  if (t.rate_bytes_s > 0) {
+    const double allowed = t.rate_bytes_s * std::chrono::duration<double>(now - t.start).count();
+    for (uint32_t i = 0; i < t.n; ++i) {
+      if (!t.streams[i].sender || !t.streams[i].open) continue;
+      const bool ahead = double(t.streams[i].bytes) >= allowed;
+      t.polls[i + 1].events = ahead ? 0 : POLLOUT;
+      if (ahead) timeout = 1;
+    }
+  }
+  return timeout;
+}
+
+// Every datagram waiting on a UDP receiver, up to 64 a wake-up.
+void receive_datagrams(Transfer& t, Stream& s, Clock::time_point now) {
+  for (int k = 0; k < 64; ++k) {
+    const ssize_t got = ::recv(s.fd, t.recv_buf.data(), t.len, MSG_DONTWAIT);
+    if (got <= 0) break;  // EAGAIN, or an ICMP error from a client gone: it may come back
+    s.bytes += uint64_t(got);
+    count_datagram(s, t.recv_buf.data(), size_t(got), t.c64);
+    t.last_moved = now;
+  }
+}
+
+// One send or receive on a stream that poll found ready.
+void move_once(Transfer& t, Stream& s, pollfd& poll, Clock::time_point now) {
+  if (t.p.udp) stamp_datagram(t.send_buf.data(), s.packets + 1, t.c64);
+  const ssize_t got = s.sender
+                          ? ::send(s.fd, t.send_buf.data() + s.off, t.len - s.off, MSG_NOSIGNAL)
+                          : ::recv(s.fd, t.recv_buf.data(), t.len, 0);
+  if (got > 0) {
+    s.bytes += uint64_t(got);
+    if (s.sender) s.off = uint32_t((s.off + uint64_t(got)) % t.len);
+    if (t.p.udp) ++s.packets;
+    t.last_moved = now;
+  } else if (t.p.udp && got < 0 && errno != EAGAIN && errno != EINTR) {
+    // A UDP sender's ICMP errors (the client's socket closed at its TEST_END) end nothing.
+  } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+    s.open = false;  // the client closed it (or reset it): the test goes on without it
+    poll.fd = -1;
+  }
+}
+
+void serve_streams(Transfer& t, Clock::time_point now) {
+  for (uint32_t i = 0; i < t.n; ++i) {
+    Stream& s = t.streams[i];
+    if (!s.open || t.polls[i + 1].revents == 0) continue;
+    if (t.p.udp && !s.sender)
+      receive_datagrams(t, s, now);
+    else
+      move_once(t, s, t.polls[i + 1], now);
+  }
+}
+
+// After TEST_END. What the client wrote before its TEST_END is still on its way: each receiving
+// stream is read until it has been quiet for 20 ms (at most 2 s), so that both sides count the
+// same bytes.
+void drain(Transfer& t) {
+  t.drain_by = Clock::now() + std::chrono::seconds(2);
+  // A sender stops here and says so (FIN), as iperf3's server closes its streams at TEST_END:
+  // its client, reading whole blocks on blocking sockets after TEST_END, waits for the rest of
+  // a block until then.
+  for (Stream& s : t.streams)
+    if (s.sender && s.open) ::shutdown(s.fd, SHUT_WR);
+  for (Stream& s : t.streams) {
+    if (s.sender || !s.open) continue;
+    while (Clock::now() < t.drain_by) {
+      pollfd q{s.fd, POLLIN, 0};
+      if (::poll(&q, 1, 20) <= 0) break;
+      const ssize_t got = ::recv(s.fd, t.recv_buf.data(), t.len, MSG_DONTWAIT);
+      if (got <= 0 && !(got < 0 && (errno == EAGAIN || errno == EINTR))) break;
+      if (got > 0) {
+        s.bytes += uint64_t(got);
+        if (t.p.udp) count_datagram(s, t.recv_buf.data(), size_t(got), t.c64);
+      }
+    }
+  }
+  t.stopped = Clock::now();
+  t.cpu1 = thread_cpu_s(&t.u1, &t.s1);
+}
+
+// The client's results name what each of its sending streams wrote. Without a warm-up that is
+// what this side must have read; a byte still on its way (a client descheduled when the drain
+// found its streams quiet) is read now, within the same 2 s bound.
+void read_late_bytes(Transfer& t, const Results& client) {
+  for (uint32_t i = 0; i < t.n; ++i) {
+    Stream& s = t.streams[i];
+    if (s.sender || !s.open) continue;
+    uint64_t target = 0;
+    for (const StreamResult& c : client.streams)
+      if (c.id == stream_id(i)) target = c.bytes;
+    while (s.bytes < target && Clock::now() < t.drain_by + std::chrono::seconds(2)) {
+      pollfd q{s.fd, POLLIN, 0};
+      if (::poll(&q, 1, 20) <= 0) continue;
+      const ssize_t got = ::recv(s.fd, t.recv_buf.data(), t.len, MSG_DONTWAIT);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) break;
+      if (got > 0) s.bytes += uint64_t(got);
+    }
+  }
+}
+
+StreamResult stream_result(const Transfer& t, uint32_t i, double measured) {
+  const Stream& s = t.streams[i];
+  StreamResult x;
+  x.id = stream_id(i);
+  x.bytes = s.bytes - s.omit_bytes;
+  x.retransmits = s.sender && !t.p.udp ? total_retrans(s.fd) - s.retrans_at_omit : -1;
+  if (t.p.udp) {
+    x.packets = int64_t(s.packets);
+    x.errors = s.lost;
+    x.jitter_s = s.jitter_s;
+  }
+  x.start_time = 0;
+  x.end_time = measured;
+  return x;
+}
+
+// This side's results, and the text iperf3 --get-server-output shows.
+Results results_of(const Transfer& t, const std::string& peer) {
+  const double wall = std::max(1e-6, std::chrono::duration<double>(t.stopped - t.start).count());
+  Results r;
+  r.cpu_util_total = 100 * (t.cpu1 - t.cpu0) / wall;
+  r.cpu_util_user = 100 * (t.u1 - t.u0) / wall;
+  r.cpu_util_system = 100 * (t.s1 - t.s0) / wall;
+  const bool any_sender =
+      std::any_of(t.streams.begin(), t.streams.end(), [](const Stream& s) { return s.sender; });
+  r.sender_has_retransmits = any_sender ? (t.p.udp ? 0 : 1) : -1;
+  char cc[32] = {};
+  socklen_t cc_len = sizeof cc - 1;
+  if (t.n > 0 && ::getsockopt(t.streams[0].fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cc_len) == 0)
+    r.congestion_used = std::string(cc, strnlen(cc, cc_len));
+  const double measured = std::max(
+      1e-6,
+      std::chrono::duration<double>(t.stopped - (t.p.omit_s > 0 ? t.omit_end : t.start)).count());
+  std::string text = "Accepted connection from " + peer + " (mtperf serve --iperf3)\n";
+  for (uint32_t i = 0; i < t.n; ++i) {
+    r.streams.push_back(stream_result(t, i, measured));
+    const StreamResult& x = r.streams.back();
+    char line[160];
+    std::snprintf(line, sizeof line, "[%3d] %8.2f s %14llu bytes %10.2f Mbits/sec  %s\n", x.id,
+                  measured, static_cast<unsigned long long>(x.bytes),
+                  double(x.bytes) * 8 / measured / 1e6,
+                  t.streams[i].sender ? "sender" : "receiver");
+    text += line;
+  }
+  if (t.p.get_server_output) r.server_output_text = text;
+  return r;
+}
+
+// Refused as iperf3 refuses a connection: its ACCESS_DENIED state, then closed.
+void deny(int fd) {
+  const uint8_t denied = byte_of(State::access_denied);
+  [[maybe_unused]] ssize_t w = ::send(fd, &denied, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  ::close(fd);
+}
+
 }  // namespace
 
 struct Server::Test {
@@ -179,78 +462,26 @@ struct Server::Test {
     }
   }
 
+  // The test, from the parameters to IPERF_DONE; throws Refusal for a test refused before it
+  // ran, another exception for one that failed.
   void run(control::TestLog& log);
+  // run, then the log line through opts->done; on the test's own thread.
+  void run_and_report(control::TestLog& log);
+
+  // run's steps, in their order.
+  Params read_params(ServerMachine& m, Clock::time_point deadline);
+  // Tells the client why (SERVER_ERROR with iperf3's error numbers) and throws Refusal.
+  [[noreturn]] void refuse(ServerMachine& m, int32_t code, int32_t err, std::string_view at,
+                           const std::string& why);
+  control::Admission::Ticket admit(ServerMachine& m, const Params& p, uint32_t n, uint32_t len);
   void take_udp_streams(uint32_t n, Clock::time_point deadline, int hs, ServerMachine& m);
+  void take_tcp_streams(uint32_t n, Clock::time_point deadline, int hs, ServerMachine& m);
+  void configure_stream(const Stream& s, const Params& p, ServerMachine& m);
+  void hand_over(Transfer& t, ServerMachine& m);
+  void begin_test(ServerMachine& m, Transfer& t, control::TestLog& log);
+  void move_data(ServerMachine& m, Transfer& t);
+  bool read_control(ServerMachine& m, Transfer& t, Clock::time_point now);
 };
-
-namespace {
-
-struct Stream {
-  int fd = -1;
-  bool sender = false;
-  bool open = true;
-  uint64_t bytes = 0, omit_bytes = 0;
-  int64_t retrans_at_omit = 0;
-  uint32_t off = 0;  // where a TCP sender is in its block
-  // UDP (iperf_udp.c's accounting): datagrams sent, or the highest sequence number received,
-  // those missing from the sequence, those that came late, and RFC 1889's jitter.
-  uint64_t packets = 0;
-  int64_t lost = 0, out_of_order = 0;
-  double jitter_s = 0, prev_transit = 0;
-};
-
-double monotonic_s() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
-
-// One received datagram's header into the stream's counts (no allocation, no exception).
-void count_datagram(Stream& s, const uint8_t* d, size_t n, bool counters64) {
-  if (n < (counters64 ? 16u : 12u)) return;
-  uint32_t sec, usec;
-  std::memcpy(&sec, d, 4);
-  std::memcpy(&usec, d + 4, 4);
-  uint64_t seq;
-  if (counters64) {
-    std::memcpy(&seq, d + 8, 8);
-    seq = be64toh(seq);
-  } else {
-    uint32_t s32;
-    std::memcpy(&s32, d + 8, 4);
-    seq = ntohl(s32);
-  }
-  if (seq >= s.packets + 1) {
-    if (seq > s.packets + 1) s.lost += int64_t(seq - 1 - s.packets);
-    s.packets = seq;
-  } else {
-    ++s.out_of_order;
-    if (s.lost > 0) --s.lost;  // a gap counted as lost has been filled
-  }
-  const double transit = monotonic_s() - (double(ntohl(sec)) + double(ntohl(usec)) / 1e6);
-  if (s.packets > 1 || s.out_of_order > 0) {
-    const double d_t = std::abs(transit - s.prev_transit);
-    s.jitter_s += (d_t - s.jitter_s) / 16.0;
-  }
-  s.prev_transit = transit;
-}
-
-// The next datagram's header: the time it leaves and its sequence number.
-void stamp_datagram(uint8_t* d, uint64_t seq, bool counters64) {
-  const double t = monotonic_s();
-  const uint32_t sec = htonl(uint32_t(t)), usec = htonl(uint32_t((t - std::floor(t)) * 1e6));
-  std::memcpy(d, &sec, 4);
-  std::memcpy(d + 4, &usec, 4);
-  if (counters64) {
-    const uint64_t be = htobe64(seq);
-    std::memcpy(d + 8, &be, 8);
-  } else {
-    const uint32_t be = htonl(uint32_t(seq));
-    std::memcpy(d + 8, &be, 4);
-  }
-}
-
-}  // namespace
 
 void Server::Test::take_udp_streams(uint32_t n, Clock::time_point deadline, int hs,
                                     ServerMachine& m) {
@@ -298,81 +529,66 @@ void Server::Test::take_udp_streams(uint32_t n, Clock::time_point deadline, int 
   }
 }
 
-void Server::Test::run(control::TestLog& log) {
+// The test's parameters, or iperf3's own answer to ones that are malformed, mistyped or too big.
+Params Server::Test::read_params(ServerMachine& m, Clock::time_point deadline) {
   const int hs = opts->handshake_timeout_ms;
-  Clock::time_point deadline = accepted + std::chrono::milliseconds(hs);
-  ServerMachine m;
-  send_out(m, deadline);
   try {
     if (next(m, deadline, hs) != ServerMachine::Event::params)
       throw std::logic_error("iperf3 server: parameters expected");
-  } catch (const ProtocolError& e) {  // malformed, mistyped or oversized: iperf3's own answer
+  } catch (const ProtocolError& e) {
     m.refuse(kErrRecvParams, 0);
     send_out(m, Clock::now() + std::chrono::milliseconds(hs));
     throw Refusal("test", e.what());
   }
-  const Params p = m.params();
-  TestSpec spec;
-  spec.workload = p.bidirectional ? Workload::bidir
-                  : p.reverse     ? Workload::maerts
-                                  : Workload::stream;
-  spec.proto = p.udp ? Proto::udp : Proto::tcp;
-  spec.transport.clear();  // iperf3's streams are the server's own kernel sockets
-  spec.flows = uint32_t(p.parallel);
-  spec.duration_s = double(p.time_s);
-  log.spec = spec;
-  auto refuse = [&](int32_t code, int32_t err, std::string_view at, const std::string& why) {
-    m.refuse(code, err);
-    send_out(m, Clock::now() + std::chrono::milliseconds(hs));
-    throw Refusal(at, why);
-  };
+  return m.params();
+}
+
+void Server::Test::refuse(ServerMachine& m, int32_t code, int32_t err, std::string_view at,
+                          const std::string& why) {
+  m.refuse(code, err);
+  send_out(m, Clock::now() + std::chrono::milliseconds(opts->handshake_timeout_ms));
+  throw Refusal(at, why);
+}
+
+// The test's memory, taken from the server's admission once its parameters are within policy.
+control::Admission::Ticket Server::Test::admit(ServerMachine& m, const Params& p, uint32_t n,
+                                               uint32_t len) {
   if (p.authtoken)
-    refuse(kErrAuthTest, 0, "auth",
+    refuse(m, kErrAuthTest, 0, "auth",
            "the client asked for authentication (iperf3 --username); this server has no iperf3 "
            "users");
   if (p.udp && !udp_ok)
-    refuse(kErrProtocol, 0, "test", "UDP is not served here: its port could not be bound");
-  const uint32_t n = uint32_t(p.parallel) * (p.bidirectional ? 2 : 1);
-  const uint32_t len = p.len > 0 ? uint32_t(p.len) : p.udp ? kDefaultUdpLen : kDefaultTcpLen;
+    refuse(m, kErrProtocol, 0, "test", "UDP is not served here: its port could not be bound");
   if (p.udp && (len < 16 || len > 65507))
-    refuse(kErrUdpBlockSize, 0, "test",
+    refuse(m, kErrUdpBlockSize, 0, "test",
            "UDP datagrams of " + std::to_string(len) + " bytes (16..65507 are served)");
   // One send and one receive buffer serve every stream (what is sent is never looked at, what is
   // received is dropped).
   const uint64_t memory = 2 * uint64_t(len) + kTestOverhead + uint64_t(n) * 512;
   if (memory > opts->max_memory)
-    refuse(kErrBlockSize, 0, "limits",
+    refuse(m, kErrBlockSize, 0, "limits",
            "the test needs " + format_bytes(memory) + ", over the " +
                format_bytes(opts->max_memory) + " one test may take (--max-memory)");
-  control::Admission::Ticket ticket;
   try {
-    ticket = admission->admit(memory);
+    return admission->admit(memory);
   } catch (const control::ProtocolError& e) {
     m.deny();
-    send_out(m, Clock::now() + std::chrono::milliseconds(hs));
+    send_out(m, Clock::now() + std::chrono::milliseconds(opts->handshake_timeout_ms));
     throw Refusal("busy", e.what());
   }
-  admitted.store(true);
-  std::vector<uint8_t> send_buf(len, uint8_t(0x5a)), recv_buf(len);
-  std::vector<Stream> streams(n);
-  std::vector<pollfd> polls(n + 1);
-  if (p.udp) take_udp_streams(n, deadline, hs, m);
-  {
-    std::lock_guard lock(mu);
-    expected = n;
-    accepting = !p.udp;
-  }
-  if (!p.udp) {
-    m.create_streams();
-    send_out(m, deadline);
-  }
-  // Every stream within the same deadline; the control connection may only close meanwhile.
-  while (!p.udp) {
+}
+
+// Every TCP stream within the same deadline; the control connection may only close meanwhile.
+void Server::Test::take_tcp_streams(uint32_t n, Clock::time_point deadline, int hs,
+                                    ServerMachine& m) {
+  m.create_streams();
+  send_out(m, deadline);
+  for (;;) {
     {
       std::lock_guard lock(mu);
       if (arrived.size() >= n) {
         accepting = false;
-        break;
+        return;
       }
     }
     check_stop();
@@ -397,222 +613,130 @@ void Server::Test::run(control::TestLog& log) {
       if (got > 0) m.feed({b, size_t(got)});  // throws: nothing is the client's turn now
     }
   }
+}
+
+// A stream's socket options, as the client asked for them.
+void Server::Test::configure_stream(const Stream& s, const Params& p, ServerMachine& m) {
+  set_nonblocking(s.fd);
+  const int one = 1;
+  if (p.nodelay && !p.udp) ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (p.window > 0) {
+    const int w = int(p.window);
+    if (::setsockopt(s.fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof w) != 0 ||
+        ::setsockopt(s.fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof w) != 0)
+      refuse(m, kErrSetWindow, errno, "limits", "cannot set the window of " + std::to_string(w));
+  }
+  if (p.mss > 0 && !p.udp) {
+    const int v = int(p.mss);
+    if (::setsockopt(s.fd, IPPROTO_TCP, TCP_MAXSEG, &v, sizeof v) != 0)
+      refuse(m, kErrSetMss, errno, "test", "cannot set the MSS to " + std::to_string(v));
+  }
+  if (!p.congestion.empty() && !p.udp &&
+      ::setsockopt(s.fd, IPPROTO_TCP, TCP_CONGESTION, p.congestion.data(),
+                   socklen_t(p.congestion.size())) != 0)
+    refuse(m, kErrSetCongestion, errno, "test",
+           "congestion control " + p.congestion + ": " + std::strerror(errno));
+}
+
+// The arrived streams, in the order they connected, become the test's; `arrived` keeps their
+// descriptors until every one is set up.
+void Server::Test::hand_over(Transfer& t, ServerMachine& m) {
   std::sort(arrived.begin(), arrived.end());
-  for (uint32_t i = 0; i < n; ++i) {
-    Stream& s = streams[i];
+  for (uint32_t i = 0; i < t.n; ++i) {
+    Stream& s = t.streams[i];
     s.fd = arrived[i].second;
     // iperf3's server: with --bidir the first -P streams are its receivers, the rest senders.
-    s.sender = p.bidirectional ? i >= uint32_t(p.parallel) : p.reverse;
-    set_nonblocking(s.fd);
-    const int one = 1;
-    if (p.nodelay && !p.udp) ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (p.window > 0) {
-      const int w = int(p.window);
-      if (::setsockopt(s.fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof w) != 0 ||
-          ::setsockopt(s.fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof w) != 0)
-        refuse(kErrSetWindow, errno, "limits", "cannot set the window of " + std::to_string(w));
-    }
-    if (p.mss > 0 && !p.udp) {
-      const int v = int(p.mss);
-      if (::setsockopt(s.fd, IPPROTO_TCP, TCP_MAXSEG, &v, sizeof v) != 0)
-        refuse(kErrSetMss, errno, "test", "cannot set the MSS to " + std::to_string(v));
-    }
-    if (!p.congestion.empty() && !p.udp &&
-        ::setsockopt(s.fd, IPPROTO_TCP, TCP_CONGESTION, p.congestion.data(),
-                     socklen_t(p.congestion.size())) != 0)
-      refuse(kErrSetCongestion, errno, "test",
-             "congestion control " + p.congestion + ": " + std::strerror(errno));
-    polls[i + 1] = {s.fd, short(s.sender ? POLLOUT : POLLIN), 0};
+    s.sender = t.p.bidirectional ? i >= uint32_t(t.p.parallel) : t.p.reverse;
+    configure_stream(s, t.p, m);
+    t.polls[i + 1] = {s.fd, short(s.sender ? POLLOUT : POLLIN), 0};
   }
-  polls[0] = {ctrl, POLLIN, 0};
+  t.polls[0] = {ctrl, POLLIN, 0};
   for (auto& a : arrived)
     a.second = -1;  // the streams own them now
-  // However the test ends, the log has what the streams moved and no stream stays open.
-  struct Closer {
-    std::vector<Stream>& s;
-    control::TestLog& log;
-    ~Closer() {
-      log.bytes_sent = log.bytes_recv = 0;
-      for (Stream& x : s) {
-        (x.sender ? log.bytes_sent : log.bytes_recv) += x.bytes;
-        if (x.fd >= 0) ::close(x.fd);
-      }
-    }
-  } closer{streams, log};
-  arrived.clear();
+}
 
+void Server::Test::begin_test(ServerMachine& m, Transfer& t, control::TestLog& log) {
+  const Params& p = t.p;
+  const int hs = opts->handshake_timeout_ms;
   m.start_test();
   send_out(m, Clock::now() + std::chrono::milliseconds(hs));
   log.counted = true;
-  const Clock::time_point start = Clock::now();
-  Clock::time_point omit_end = start + std::chrono::seconds(p.omit_s);
-  bool omitting = p.omit_s > 0;
-  const Clock::time_point end_by =
-      p.time_s > 0
-          ? start + std::chrono::seconds(p.omit_s + p.time_s) + std::chrono::milliseconds(hs)
-          : Clock::time_point::max();
-  Clock::time_point last_moved = start;
-  double u0 = 0, s0 = 0;
-  const double cpu0 = thread_cpu_s(&u0, &s0);
+  t.start = Clock::now();
+  t.omit_end = t.start + std::chrono::seconds(p.omit_s);
+  t.omitting = p.omit_s > 0;
+  t.end_by = p.time_s > 0 ? t.start + std::chrono::seconds(p.omit_s + p.time_s) +
+                                std::chrono::milliseconds(hs)
+                          : Clock::time_point::max();
+  t.last_moved = t.start;
+  t.cpu0 = thread_cpu_s(&t.u0, &t.s0);
   // -b is each stream's rate, as in iperf3 (UDP: 1 Mbit/s without it; TCP: unpaced).
-  const double rate_bytes_s = (p.bandwidth > 0 ? double(p.bandwidth)
-                               : p.udp         ? kDefaultUdpRate
-                                               : 0) /
-                              8;
-  const bool c64 = p.udp_counters_64bit;
+  t.rate_bytes_s = (p.bandwidth > 0 ? double(p.bandwidth) : p.udp ? kDefaultUdpRate : 0) / 8;
+}
+
+// The control connection during the test: whether the client's TEST_END came.
+bool Server::Test::read_control(ServerMachine& m, Transfer& t, Clock::time_point now) {
+  uint8_t b[64];
+  const ssize_t got = ::recv(ctrl, b, sizeof b, MSG_DONTWAIT);
+  if (got == 0)
+    throw std::runtime_error("the client closed the control connection during the test");
+  if (got < 0) return false;
+  const bool ended = m.feed({b, size_t(got)}) == ServerMachine::Event::test_end;
+  t.last_moved = now;
+  return ended;
+}
+
+// The test itself: the streams move data until the client's TEST_END.
+void Server::Test::move_data(ServerMachine& m, Transfer& t) {
+  const int hs = opts->handshake_timeout_ms;
   bool ended = false;
   while (!ended) {
-    int timeout = 200;
     const Clock::time_point now = Clock::now();
-    if (omitting && now >= omit_end) {
-      omitting = false;
-      for (Stream& s : streams) {
-        s.omit_bytes = s.bytes;
-        if (s.sender) s.retrans_at_omit = total_retrans(s.fd);
-      }
-    }
-    if (rate_bytes_s > 0) {  // a sender waits while it is ahead of its rate
-      const double allowed = rate_bytes_s * std::chrono::duration<double>(now - start).count();
-      for (uint32_t i = 0; i < n; ++i) {
-        if (!streams[i].sender || !streams[i].open) continue;
-        const bool ahead = double(streams[i].bytes) >= allowed;
-        polls[i + 1].events = ahead ? 0 : POLLOUT;
-        if (ahead) timeout = 1;
-      }
-    }
-    ::poll(polls.data(), polls.size(), timeout);
-    if (stop->load()) throw std::runtime_error("the server is stopping");
-    for (uint32_t i = 0; i < n; ++i) {
-      Stream& s = streams[i];
-      if (!s.open || polls[i + 1].revents == 0) continue;
-      if (p.udp && !s.sender) {  // every datagram waiting, up to 64 a wake-up
-        for (int k = 0; k < 64; ++k) {
-          const ssize_t got = ::recv(s.fd, recv_buf.data(), len, MSG_DONTWAIT);
-          if (got <= 0) break;  // EAGAIN, or an ICMP error from a client gone: it may come back
-          s.bytes += uint64_t(got);
-          count_datagram(s, recv_buf.data(), size_t(got), c64);
-          last_moved = now;
-        }
-        continue;
-      }
-      if (p.udp) stamp_datagram(send_buf.data(), s.packets + 1, c64);
-      const ssize_t got = s.sender
-                              ? ::send(s.fd, send_buf.data() + s.off, len - s.off, MSG_NOSIGNAL)
-                              : ::recv(s.fd, recv_buf.data(), len, 0);
-      if (got > 0) {
-        s.bytes += uint64_t(got);
-        if (s.sender) s.off = uint32_t((s.off + uint64_t(got)) % len);
-        if (p.udp) ++s.packets;
-        last_moved = now;
-      } else if (p.udp && got < 0 && errno != EAGAIN && errno != EINTR) {
-        // A UDP sender's ICMP errors (the client's socket closed at its TEST_END) end nothing.
-      } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-        s.open = false;  // the client closed it (or reset it): the test goes on without it
-        polls[i + 1].fd = -1;
-      }
-    }
-    if (polls[0].revents != 0) {
-      uint8_t b[64];
-      const ssize_t got = ::recv(ctrl, b, sizeof b, MSG_DONTWAIT);
-      if (got == 0)
-        throw std::runtime_error("the client closed the control connection during the test");
-      if (got > 0) {
-        ServerMachine::Event e = m.feed({b, size_t(got)});
-        if (e == ServerMachine::Event::test_end) ended = true;
-        last_moved = now;
-      }
-    }
-    if (!ended && (now >= end_by || now - last_moved > std::chrono::milliseconds(hs)))
+    if (t.omitting && now >= t.omit_end) end_warm_up(t);
+    const int timeout = pace_senders(t, now);
+    ::poll(t.polls.data(), t.polls.size(), timeout);
+    check_stop();
+    serve_streams(t, now);
+    if (t.polls[0].revents != 0) ended = read_control(m, t, now);
+    if (!ended && (now >= t.end_by || now - t.last_moved > std::chrono::milliseconds(hs)))
       throw std::runtime_error("no TEST_END from the client, and nothing moved for " + seconds(hs));
   }
-  // What the client wrote before its TEST_END is still on its way: read each receiving stream
-  // until it has been quiet for 20 ms (at most 2 s), so that both sides count the same bytes.
-  const Clock::time_point drain_by = Clock::now() + std::chrono::seconds(2);
-  // A sender stops here and says so (FIN), as iperf3's server closes its streams at TEST_END:
-  // its client, reading whole blocks on blocking sockets after TEST_END, waits for the rest of
-  // a block until then.
-  for (Stream& s : streams)
-    if (s.sender && s.open) ::shutdown(s.fd, SHUT_WR);
-  for (Stream& s : streams) {
-    if (s.sender || !s.open) continue;
-    while (Clock::now() < drain_by) {
-      pollfd q{s.fd, POLLIN, 0};
-      if (::poll(&q, 1, 20) <= 0) break;
-      const ssize_t got = ::recv(s.fd, recv_buf.data(), len, MSG_DONTWAIT);
-      if (got <= 0 && !(got < 0 && (errno == EAGAIN || errno == EINTR))) break;
-      if (got > 0) {
-        s.bytes += uint64_t(got);
-        if (p.udp) count_datagram(s, recv_buf.data(), size_t(got), c64);
-      }
-    }
-  }
-  const Clock::time_point stopped = Clock::now();
-  double u1 = 0, s1 = 0;
-  const double cpu1 = thread_cpu_s(&u1, &s1);
-  const double wall = std::max(1e-6, std::chrono::duration<double>(stopped - start).count());
+}
 
-  deadline = Clock::now() + std::chrono::milliseconds(hs);
+void Server::Test::run(control::TestLog& log) {
+  const int hs = opts->handshake_timeout_ms;
+  const Clock::time_point deadline = accepted + std::chrono::milliseconds(hs);
+  ServerMachine m;
+  send_out(m, deadline);
+  const Params p = read_params(m, deadline);
+  log.spec = spec_of(p);
+  const uint32_t n = uint32_t(p.parallel) * (p.bidirectional ? 2 : 1);
+  const uint32_t len = p.len > 0 ? uint32_t(p.len) : p.udp ? kDefaultUdpLen : kDefaultTcpLen;
+  control::Admission::Ticket ticket = admit(m, p, n, len);
+  admitted.store(true);
+  Transfer t(p, n, len);
+  if (p.udp) take_udp_streams(n, deadline, hs, m);
+  {
+    std::lock_guard lock(mu);
+    expected = n;
+    accepting = !p.udp;
+  }
+  if (!p.udp) take_tcp_streams(n, deadline, hs, m);
+  hand_over(t, m);
+  const CloseStreams closer{t.streams, log};
+  arrived.clear();
+
+  begin_test(m, t, log);
+  move_data(m, t);
+  drain(t);
+  const Clock::time_point results_by = Clock::now() + std::chrono::milliseconds(hs);
   m.ask_results();
-  send_out(m, deadline);
-  if (next(m, deadline, hs) != ServerMachine::Event::results)
+  send_out(m, results_by);
+  if (next(m, results_by, hs) != ServerMachine::Event::results)
     throw std::logic_error("iperf3 server: results expected");
-  // The client's results name what each of its sending streams wrote. Without a warm-up that is
-  // what this side must have read; a byte still on its way (a client descheduled when the drain
-  // above found its streams quiet) is read now, within the same 2 s bound.
-  if (p.omit_s == 0 && !p.udp) {
-    for (uint32_t i = 0; i < n; ++i) {
-      Stream& s = streams[i];
-      if (s.sender || !s.open) continue;
-      uint64_t target = 0;
-      for (const StreamResult& c : m.client_results().streams)
-        if (c.id == stream_id(i)) target = c.bytes;
-      while (s.bytes < target && Clock::now() < drain_by + std::chrono::seconds(2)) {
-        pollfd q{s.fd, POLLIN, 0};
-        if (::poll(&q, 1, 20) <= 0) continue;
-        const ssize_t got = ::recv(s.fd, recv_buf.data(), len, MSG_DONTWAIT);
-        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) break;
-        if (got > 0) s.bytes += uint64_t(got);
-      }
-    }
-  }
-  Results r;
-  r.cpu_util_total = 100 * (cpu1 - cpu0) / wall;
-  r.cpu_util_user = 100 * (u1 - u0) / wall;
-  r.cpu_util_system = 100 * (s1 - s0) / wall;
-  const bool any_sender =
-      std::any_of(streams.begin(), streams.end(), [](const Stream& s) { return s.sender; });
-  r.sender_has_retransmits = any_sender ? (p.udp ? 0 : 1) : -1;
-  char cc[32] = {};
-  socklen_t cc_len = sizeof cc - 1;
-  if (n > 0 && ::getsockopt(streams[0].fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cc_len) == 0)
-    r.congestion_used = std::string(cc, strnlen(cc, cc_len));
-  const double measured = std::max(
-      1e-6, std::chrono::duration<double>(stopped - (p.omit_s > 0 ? omit_end : start)).count());
-  std::string text = "Accepted connection from " + peer + " (mtperf serve --iperf3)\n";
-  for (uint32_t i = 0; i < n; ++i) {
-    const Stream& s = streams[i];
-    StreamResult x;
-    x.id = stream_id(i);
-    x.bytes = s.bytes - s.omit_bytes;
-    x.retransmits = s.sender && !p.udp ? total_retrans(s.fd) - s.retrans_at_omit : -1;
-    if (p.udp) {
-      x.packets = int64_t(s.packets);
-      x.errors = s.lost;
-      x.jitter_s = s.jitter_s;
-    }
-    x.start_time = 0;
-    x.end_time = measured;
-    r.streams.push_back(x);
-    char line[160];
-    std::snprintf(line, sizeof line, "[%3d] %8.2f s %14llu bytes %10.2f Mbits/sec  %s\n", x.id,
-                  measured, static_cast<unsigned long long>(x.bytes),
-                  double(x.bytes) * 8 / measured / 1e6, s.sender ? "sender" : "receiver");
-    text += line;
-  }
-  if (p.get_server_output) r.server_output_text = text;
-  m.give_results(r);
-  send_out(m, deadline);
-  if (next(m, deadline, hs) != ServerMachine::Event::done)
+  if (p.omit_s == 0 && !p.udp) read_late_bytes(t, m.client_results());
+  m.give_results(results_of(t, peer));
+  send_out(m, results_by);
+  if (next(m, results_by, hs) != ServerMachine::Event::done)
     throw std::logic_error("iperf3 server: IPERF_DONE expected");
 }
 
@@ -673,9 +797,17 @@ struct Server::Pending {
   std::string peer;
 };
 
-void Server::dispatch(int fd, uint64_t seq, const Cookie& cookie, const std::string& peer) {
-  std::lock_guard lock(mu_);
-  uint32_t handshaking = 0;
+void Server::refused(const std::string& peer, std::string_view at, std::string why) {
+  control::TestLog log;
+  log.client = peer;
+  log.protocol = "iperf3";
+  log.result = control::TestLog::Result::refused;
+  log.refused_at = at;
+  log.why = std::move(why);
+  if (opts_.done) opts_.done(log);
+}
+
+bool Server::give_stream(int fd, uint64_t seq, const Cookie& cookie, uint32_t& handshaking) {
   for (auto& t : tests_) {
     if (t->cookie == cookie && !t->finished.load()) {
       std::lock_guard tl(t->mu);
@@ -683,29 +815,18 @@ void Server::dispatch(int fd, uint64_t seq, const Cookie& cookie, const std::str
         t->arrived.emplace_back(seq, fd);
         uint64_t one = 1;
         [[maybe_unused]] ssize_t w = ::write(t->wake, &one, sizeof one);
-        return;
+      } else {
+        deny(fd);  // a stream the test did not ask for: refused as iperf3 refuses it
       }
-      // A stream the test did not ask for: refused as iperf3 refuses it.
-      const uint8_t denied = byte_of(State::access_denied);
-      [[maybe_unused]] ssize_t w = ::send(fd, &denied, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-      ::close(fd);
-      return;
+      return true;
     }
     if (!t->finished.load() && !t->admitted.load()) ++handshaking;
   }
-  control::TestLog log;
-  log.client = peer;
-  log.protocol = "iperf3";
-  if (handshaking >= opts_.max_pending) {
-    const uint8_t denied = byte_of(State::access_denied);
-    [[maybe_unused]] ssize_t w = ::send(fd, &denied, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-    ::close(fd);
-    log.result = control::TestLog::Result::refused;
-    log.refused_at = "pending";
-    log.why = std::to_string(handshaking) + " iperf3 tests are in their handshake (--max-pending)";
-    if (opts_.done) opts_.done(log);
-    return;
-  }
+  return false;
+}
+
+std::unique_ptr<Server::Test> Server::new_test(int fd, const Cookie& cookie,
+                                               const std::string& peer) {
   auto t = std::make_unique<Test>();
   t->opts = &opts_;
   t->admission = &admission_;
@@ -722,129 +843,155 @@ void Server::dispatch(int fd, uint64_t seq, const Cookie& cookie, const std::str
   t->where = where_;
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  Test* raw = t.get();
-  auto body = [raw, log]() mutable {
-    try {
-      if (raw->wake < 0) throw std::runtime_error("eventfd: out of descriptors");
-      raw->run(log);
-      log.result = control::TestLog::Result::ok;
-    } catch (const Refusal& e) {
-      log.result = control::TestLog::Result::refused;
-      log.refused_at = e.step;
-      log.why = e.what();
-    } catch (const std::exception& e) {
-      log.result =
-          log.counted ? control::TestLog::Result::error : control::TestLog::Result::refused;
-      if (!log.counted) log.refused_at = "handshake";
-      log.why = e.what();
-    }
-    if (raw->opts->done) raw->opts->done(log);
-    raw->finished.store(true);
-    uint64_t v = 1;
-    [[maybe_unused]] ssize_t w = ::write(raw->server_wake, &v, sizeof v);
-  };
+  return t;
+}
+
+void Server::Test::run_and_report(control::TestLog& log) {
   try {
-    raw->thread = std::thread(std::move(body));
-  } catch (const std::system_error& e) {  // no thread to be had: refused, nothing kept
+    if (wake < 0) throw std::runtime_error("eventfd: out of descriptors");
+    run(log);
+    log.result = control::TestLog::Result::ok;
+  } catch (const Refusal& e) {
     log.result = control::TestLog::Result::refused;
-    log.refused_at = "limits";
-    log.why = std::string("the server cannot start a thread for the test: ") + e.what();
-    if (opts_.done) opts_.done(log);
+    log.refused_at = e.step;
+    log.why = e.what();
+  } catch (const std::exception& e) {
+    log.result = log.counted ? control::TestLog::Result::error : control::TestLog::Result::refused;
+    if (!log.counted) log.refused_at = "handshake";
+    log.why = e.what();
+  }
+  if (opts->done) opts->done(log);
+  finished.store(true);
+  uint64_t v = 1;
+  [[maybe_unused]] ssize_t w = ::write(server_wake, &v, sizeof v);
+}
+
+void Server::dispatch(int fd, uint64_t seq, const Cookie& cookie, const std::string& peer) {
+  std::lock_guard lock(mu_);
+  uint32_t handshaking = 0;
+  if (give_stream(fd, seq, cookie, handshaking)) return;
+  if (handshaking >= opts_.max_pending) {
+    deny(fd);
+    refused(peer, "pending",
+            std::to_string(handshaking) + " iperf3 tests are in their handshake (--max-pending)");
+    return;
+  }
+  std::unique_ptr<Test> t = new_test(fd, cookie, peer);
+  control::TestLog log;
+  log.client = peer;
+  log.protocol = "iperf3";
+  Test* raw = t.get();
+  try {
+    raw->thread = std::thread([raw, log]() mutable { raw->run_and_report(log); });
+  } catch (const std::system_error& e) {  // no thread to be had: refused, nothing kept
+    refused(peer, "limits",
+            std::string("the server cannot start a thread for the test: ") + e.what());
     return;  // t's destructor closes the connection
   }
   tests_.push_back(std::move(t));
 }
 
+struct Server::Accepting {
+  std::vector<Pending> pending;  // connections whose cookie is not read yet
+  std::vector<pollfd> polls;     // the listening socket, wake_fd_, then each pending connection
+  uint64_t seq = 0;              // the next connection's, in the order they are accepted
+};
+
+void Server::refuse_pending(const Pending& q, std::string_view at, std::string why) {
+  ::close(q.fd);
+  refused(q.peer, at, std::move(why));
+}
+
+void Server::read_cookies(Accepting& a) {
+  const Clock::time_point now = Clock::now();
+  std::vector<Pending> still;
+  for (size_t i = 0; i < a.pending.size(); ++i) {
+    Pending& q = a.pending[i];
+    if (a.polls[i + 2].revents) {
+      const ssize_t got = ::recv(q.fd, q.cookie.data() + q.got, kCookieBytes - q.got, 0);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+        refuse_pending(
+            q, "handshake",
+            "closed before its whole cookie (" + std::to_string(q.got) + " of 37 bytes)");
+        continue;
+      }
+      if (got > 0) q.got += size_t(got);
+    }
+    if (q.got == kCookieBytes) {
+      if (!valid_cookie(q.cookie)) {
+        refuse_pending(q, "handshake",
+                       "not an iperf3 cookie (36 characters of [a-z2-7] and a NUL)");
+        continue;
+      }
+      dispatch(q.fd, q.seq, q.cookie, q.peer);
+      continue;
+    }
+    if (now >= q.deadline) {
+      refuse_pending(q, "handshake",
+                     "sent " + std::to_string(q.got) + " of the cookie's 37 bytes within " +
+                         seconds(opts_.handshake_timeout_ms));
+      continue;
+    }
+    still.push_back(std::move(q));
+  }
+  a.pending.swap(still);
+}
+
+// Whether --allow lets the connection's peer in; `peer` is its address, for the log.
+bool Server::allowed_peer(int fd, std::string& peer) const {
+  try {
+    const SockAddr a = control_socket::peer_address(fd);
+    peer = a.to_string();
+    return control::allowed(opts_.allow, a);
+  } catch (const std::exception&) {
+    peer = "(unknown peer)";
+    return opts_.allow.empty();
+  }
+}
+
+void Server::accept_new(Accepting& a) {
+  for (int k = 0; k < 64; ++k) {
+    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) break;
+    Pending q;
+    q.fd = fd;
+    q.seq = a.seq++;
+    q.deadline = Clock::now() + std::chrono::milliseconds(opts_.handshake_timeout_ms);
+    if (!allowed_peer(fd, q.peer)) {
+      refuse_pending(q, "allow", "not from a network in --allow");
+      continue;
+    }
+    if (a.pending.size() >= opts_.max_pending) {  // the oldest makes room
+      refuse_pending(a.pending.front(), "pending",
+                     "dropped for a newer connection (--max-pending " +
+                         std::to_string(opts_.max_pending) + ")");
+      a.pending.erase(a.pending.begin());
+    }
+    a.pending.push_back(std::move(q));
+  }
+}
+
 void Server::accept_loop() {
-  std::vector<Pending> pending;
-  std::vector<pollfd> polls;
-  uint64_t seq = 0;
-  auto refuse = [this](const Pending& q, std::string_view at, std::string why) {
-    ::close(q.fd);
-    control::TestLog log;
-    log.client = q.peer;
-    log.protocol = "iperf3";
-    log.result = control::TestLog::Result::refused;
-    log.refused_at = at;
-    log.why = std::move(why);
-    if (opts_.done) opts_.done(log);
-  };
+  Accepting a;
   while (!stop_.load()) {
     reap(false);
-    polls.clear();
-    polls.push_back({listen_fd_, POLLIN, 0});
-    polls.push_back({wake_fd_, POLLIN, 0});
+    a.polls.clear();
+    a.polls.push_back({listen_fd_, POLLIN, 0});
+    a.polls.push_back({wake_fd_, POLLIN, 0});
     Clock::time_point soonest = Clock::now() + std::chrono::milliseconds(200);
-    for (const Pending& q : pending) {
-      polls.push_back({q.fd, POLLIN, 0});
+    for (const Pending& q : a.pending) {
+      a.polls.push_back({q.fd, POLLIN, 0});
       soonest = std::min(soonest, q.deadline);
     }
-    ::poll(polls.data(), polls.size(), ms_until(soonest));
-    if (polls[1].revents) {
+    ::poll(a.polls.data(), a.polls.size(), ms_until(soonest));
+    if (a.polls[1].revents) {
       uint64_t v;
       [[maybe_unused]] ssize_t r = ::read(wake_fd_, &v, sizeof v);
     }
-    const Clock::time_point now = Clock::now();
-    std::vector<Pending> still;
-    for (size_t i = 0; i < pending.size(); ++i) {
-      Pending& q = pending[i];
-      if (polls[i + 2].revents) {
-        const ssize_t got = ::recv(q.fd, q.cookie.data() + q.got, kCookieBytes - q.got, 0);
-        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
-          refuse(q, "handshake",
-                 "closed before its whole cookie (" + std::to_string(q.got) + " of 37 bytes)");
-          continue;
-        }
-        if (got > 0) q.got += size_t(got);
-      }
-      if (q.got == kCookieBytes) {
-        if (!valid_cookie(q.cookie)) {
-          refuse(q, "handshake", "not an iperf3 cookie (36 characters of [a-z2-7] and a NUL)");
-          continue;
-        }
-        dispatch(q.fd, q.seq, q.cookie, q.peer);
-        continue;
-      }
-      if (now >= q.deadline) {
-        refuse(q, "handshake",
-               "sent " + std::to_string(q.got) + " of the cookie's 37 bytes within " +
-                   seconds(opts_.handshake_timeout_ms));
-        continue;
-      }
-      still.push_back(std::move(q));
-    }
-    pending.swap(still);
-    if (polls[0].revents == 0) continue;
-    for (int k = 0; k < 64; ++k) {
-      const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) break;
-      Pending q;
-      q.fd = fd;
-      q.seq = seq++;
-      q.deadline = Clock::now() + std::chrono::milliseconds(opts_.handshake_timeout_ms);
-      bool ok = true;
-      try {
-        const SockAddr a = control_socket::peer_address(fd);
-        q.peer = a.to_string();
-        ok = control::allowed(opts_.allow, a);
-      } catch (const std::exception&) {
-        q.peer = "(unknown peer)";
-        ok = opts_.allow.empty();
-      }
-      if (!ok) {
-        refuse(q, "allow", "not from a network in --allow");
-        continue;
-      }
-      if (pending.size() >= opts_.max_pending) {  // the oldest makes room
-        refuse(pending.front(), "pending",
-               "dropped for a newer connection (--max-pending " +
-                   std::to_string(opts_.max_pending) + ")");
-        pending.erase(pending.begin());
-      }
-      pending.push_back(std::move(q));
-    }
+    read_cookies(a);
+    if (a.polls[0].revents != 0) accept_new(a);
   }
-  for (Pending& q : pending)
+  for (Pending& q : a.pending)
     ::close(q.fd);
 }
 

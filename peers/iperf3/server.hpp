@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -56,8 +57,20 @@ class Server {
 
  private:
   struct Pending;
+  struct Accepting;  // the accept thread's pending connections
   void accept_loop();
+  void read_cookies(Accepting& a);
+  void accept_new(Accepting& a);
+  bool allowed_peer(int fd, std::string& peer) const;
+  void refuse_pending(const Pending& q, std::string_view at, std::string why);
+  // A connection with a whole cookie: a running test's stream, or a new test's control connection.
   void dispatch(int fd, uint64_t seq, const Cookie& cookie, const std::string& peer);
+  // Hands a stream to the test its cookie names (true), or counts the tests still in their
+  // handshake (false: the connection is no test's stream). Under mu_.
+  bool give_stream(int fd, uint64_t seq, const Cookie& cookie, uint32_t& handshaking);
+  std::unique_ptr<Test> new_test(int fd, const Cookie& cookie, const std::string& peer);
+  // Logs a connection refused at step `at` through opts_.done.
+  void refused(const std::string& peer, std::string_view at, std::string why);
   void reap(bool all);
 
   ServeOptions opts_;
