@@ -269,6 +269,70 @@ struct RunnerGuard {
   }
 };
 
+// The transport the test names, its options checked, probed usable here and created.
+std::unique_ptr<Transport> usable_transport(const TestSpec& spec) {
+  const TransportEntry& entry = find_transport(spec.transport);
+  check_params(entry, spec.transport_params);
+  ProbeResult probe = entry.probe("/");
+  if (!probe.usable)
+    throw std::runtime_error("transport " + spec.transport + " is not usable here: " + probe.why);
+  return entry.create(spec.transport_params);
+}
+
+// The window: the server speaks now only to give up (an error, its end).
+void watch_window(int ctl, ClientMachine& m, Runner& runner) {
+  uint8_t buf[512];
+  while (runner.clock().phase.load() != Phase::done && !runner.clock().abort.load()) {
+    pollfd p{ctl, POLLIN, 0};
+    if (::poll(&p, 1, 20) <= 0) continue;
+    ssize_t r = ::recv(ctl, buf, sizeof buf, 0);
+    if (r == 0) throw ProtocolError("the iperf3 server closed the control connection mid-test");
+    if (r > 0) m.feed({buf, size_t(r)});
+  }
+}
+
+// Before TEST_END, which stops the server's counting: what this side sent is given time to
+// arrive.
+void settle(const TestSpec& spec, const std::vector<Fd>& sender_fds) {
+  if (!sender_fds.empty()) {
+    wait_drained(sender_fds);
+  } else if (spec.proto == Proto::udp) {
+    // No acknowledgement to wait for: the server gets as long to read what is in its socket
+    // buffer before TEST_END stops its counting. What it has not read by then is the tail the
+    // report names (harness/peer_run.cpp).
+    std::this_thread::sleep_for(std::chrono::milliseconds(kSettleMs));
+  }
+}
+
+// TEST_END .. IPERF_DONE: this side's results, counted once the server asks for them, given for
+// the server's.
+Results exchange_results(int ctl, ClientMachine& m, const TestSpec& spec,
+                         const std::vector<FlowSlot*>& slots, int step) {
+  m.end_test();
+  expect_event(ctl, m, ClientMachine::Event::results_wanted, step);
+  m.give_results(own_results(spec, slots));
+  expect_event(ctl, m, ClientMachine::Event::done, step);  // IPERF_DONE goes out with it
+  return m.results();
+}
+
+// After IPERF_DONE the server closes its streams: receivers here read to their end, or are
+// aborted after kJoinTimeoutMs.
+SideResult join_in_time(Runner& runner, RunnerGuard& guard) {
+  std::thread watchdog;
+  std::atomic<bool> joined{false};
+  watchdog = std::thread([&] {
+    const int64_t until = deadline_in(kJoinTimeoutMs);
+    while (!joined.load() && now_ns() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!joined.load()) runner.abort();
+  });
+  SideResult side = runner.join();
+  guard.joined = true;
+  joined.store(true);
+  watchdog.join();
+  return side;
+}
+
 }  // namespace
 
 void check_request(const TestSpec& spec) {
@@ -298,12 +362,7 @@ Outcome run_test(const TestSpec& spec_in, const control::ClientOptions& opts,
   TestSpec spec = spec_in;
   validate(spec);
   check_request(spec);
-  const TransportEntry& entry = find_transport(spec.transport);
-  check_params(entry, spec.transport_params);
-  ProbeResult probe = entry.probe("/");
-  if (!probe.usable)
-    throw std::runtime_error("transport " + spec.transport + " is not usable here: " + probe.why);
-  auto transport = entry.create(spec.transport_params);
+  std::unique_ptr<Transport> transport = usable_transport(spec);
   control_socket::raise_fd_limit();
 
   Outcome out;
@@ -333,43 +392,10 @@ Outcome run_test(const TestSpec& spec_in, const control::ClientOptions& opts,
   runner.set_interval_callback(std::move(on_interval));
   runner.start();
   RunnerGuard guard{runner};
-
-  // The window: the server speaks now only to give up (an error, its end).
-  uint8_t buf[512];
-  while (runner.clock().phase.load() != Phase::done && !runner.clock().abort.load()) {
-    pollfd p{ctl.fd, POLLIN, 0};
-    if (::poll(&p, 1, 20) <= 0) continue;
-    ssize_t r = ::recv(ctl.fd, buf, sizeof buf, 0);
-    if (r == 0) throw ProtocolError("the iperf3 server closed the control connection mid-test");
-    if (r > 0) m.feed({buf, size_t(r)});
-  }
-  if (!sender_fds.empty()) {
-    wait_drained(sender_fds);
-  } else if (spec.proto == Proto::udp) {
-    // No acknowledgement to wait for: the server gets as long to read what is in its socket
-    // buffer before TEST_END stops its counting. What it has not read by then is the tail the
-    // report names (harness/peer_run.cpp).
-    std::this_thread::sleep_for(std::chrono::milliseconds(kSettleMs));
-  }
-  m.end_test();
-  expect_event(ctl.fd, m, Event::results_wanted, step);
-  m.give_results(own_results(spec, slots));
-  expect_event(ctl.fd, m, Event::done, step);  // IPERF_DONE goes out with it
-  out.server = m.results();
-
-  // After IPERF_DONE the server closes its streams: receivers here read to their end.
-  std::thread watchdog;
-  std::atomic<bool> joined{false};
-  watchdog = std::thread([&] {
-    const int64_t until = deadline_in(kJoinTimeoutMs);
-    while (!joined.load() && now_ns() < until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (!joined.load()) runner.abort();
-  });
-  out.test.client = runner.join();
-  guard.joined = true;
-  joined.store(true);
-  watchdog.join();
+  watch_window(ctl.fd, m, runner);
+  settle(spec, sender_fds);
+  out.server = exchange_results(ctl.fd, m, spec, slots, step);
+  out.test.client = join_in_time(runner, guard);
 
   out.test.server = server_side(spec, out.server, out.test.client.window_s);
   out.test.transport_settings = transport->effective_settings();

@@ -61,46 +61,9 @@ ClientMachine::Event ClientMachine::feed(std::span<const uint8_t> bytes) {
     in_.clear();  // anything after DISPLAY_RESULTS is of no concern
     return Event::none;
   }
-  if (error_codes_) {
-    auto codes = take_bytes(8);
-    if (!codes) return Event::none;
-    int32_t e[2];
-    std::memcpy(e, codes->data(), 8);
-    throw ProtocolError(
-        "the iperf3 server refused the test: " +
-        server_error_text(int32_t(ntohl(uint32_t(e[0]))), int32_t(ntohl(uint32_t(e[1])))));
-  }
-  if (step_ == Step::server_results) {
-    if (!json_len_) {
-      auto head = take_bytes(4);
-      if (!head) return Event::none;
-      const uint32_t cap_bytes =
-          params_.get_server_output ? kMaxResultsWithOutputBytes : kMaxResultsBytes;
-      json_len_ = frame_length(std::span<const uint8_t, 4>(head->data(), 4), cap_bytes,
-                               "the server's results");
-    }
-    auto body = take_bytes(*json_len_);
-    if (!body) return Event::none;
-    json_len_.reset();
-    std::string_view text(reinterpret_cast<const char*>(body->data()), body->size());
-    results_ = results_from_json(parse_object(text, "the server's results"));
-    step_ = Step::display_results;
-    return feed({});
-  }
-  if (step_ == Step::running || step_ == Step::giving_results) {
-    // The server speaks in these steps only to give up (an error, a stop); anything else waits.
-    if (in_.empty()) return Event::none;
-    auto s = state_of(in_.front());
-    if (s &&
-        (*s == State::access_denied || *s == State::server_error || *s == State::server_terminate))
-      return on_state(State(int8_t(take_bytes(1)->front())));
-    if (step_ == Step::running) {
-      throw ProtocolError("the iperf3 server sent " +
-                          (s ? std::string(to_string(*s)) : "byte " + std::to_string(in_[0])) +
-                          " while the test ran");
-    }
-    return Event::none;
-  }
+  if (error_codes_) return take_error_codes();
+  if (step_ == Step::server_results) return take_server_results();
+  if (step_ == Step::running || step_ == Step::giving_results) return take_while_running();
   auto b = take_bytes(1);
   if (!b) return Event::none;
   auto s = state_of(b->front());
@@ -109,6 +72,62 @@ ClientMachine::Event ClientMachine::feed(std::span<const uint8_t> bytes) {
                         ", not a state, while " + waiting_for() + " was awaited");
   }
   return on_state(*s);
+}
+
+ClientMachine::Event ClientMachine::take_error_codes() {
+  auto codes = take_bytes(8);
+  if (!codes) return Event::none;
+  int32_t e[2];
+  std::memcpy(e, codes->data(), 8);
+  throw ProtocolError(
+      "the iperf3 server refused the test: " +
+      server_error_text(int32_t(ntohl(uint32_t(e[0]))), int32_t(ntohl(uint32_t(e[1])))));
+}
+
+ClientMachine::Event ClientMachine::take_server_results() {
+  if (!json_len_) {
+    auto head = take_bytes(4);
+    if (!head) return Event::none;
+    const uint32_t cap_bytes =
+        params_.get_server_output ? kMaxResultsWithOutputBytes : kMaxResultsBytes;
+    json_len_ = frame_length(std::span<const uint8_t, 4>(head->data(), 4), cap_bytes,
+                             "the server's results");
+  }
+  auto body = take_bytes(*json_len_);
+  if (!body) return Event::none;
+  json_len_.reset();
+  std::string_view text(reinterpret_cast<const char*>(body->data()), body->size());
+  results_ = results_from_json(parse_object(text, "the server's results"));
+  step_ = Step::display_results;
+  return feed({});
+}
+
+// The server speaks while the test runs, and while this side's results are awaited, only to give
+// up (an error, a stop); anything else waits.
+ClientMachine::Event ClientMachine::take_while_running() {
+  if (in_.empty()) return Event::none;
+  auto s = state_of(in_.front());
+  if (s &&
+      (*s == State::access_denied || *s == State::server_error || *s == State::server_terminate))
+    return on_state(State(int8_t(take_bytes(1)->front())));
+  if (step_ == Step::running) {
+    throw ProtocolError("the iperf3 server sent " +
+                        (s ? std::string(to_string(*s)) : "byte " + std::to_string(in_[0])) +
+                        " while the test ran");
+  }
+  return Event::none;
+}
+
+void ClientMachine::expect(Step step, State s) const {
+  if (step_ != step)
+    throw ProtocolError("the iperf3 server sent " + std::string(to_string(s)) + " while " +
+                        waiting_for() + " was awaited");
+}
+
+ClientMachine::Event ClientMachine::advance(State s, Step from, Step to, Event e) {
+  expect(from, s);
+  step_ = to;
+  return e;
 }
 
 ClientMachine::Event ClientMachine::on_state(State s) {
@@ -122,16 +141,6 @@ ClientMachine::Event ClientMachine::on_state(State s) {
       return feed({});
     case State::server_terminate:
       throw ProtocolError("the iperf3 server was stopped during the test (SERVER_TERMINATE)");
-    default:
-      break;
-  }
-  auto expect = [&](Step step, State want) {
-    if (step_ != step)
-      throw ProtocolError("the iperf3 server sent " + std::string(to_string(s)) + " while " +
-                          waiting_for() + " was awaited");
-    (void)want;
-  };
-  switch (s) {
     case State::param_exchange: {
       expect(Step::param_exchange, s);
       std::vector<uint8_t> f = frame_json(to_json(params_));
@@ -140,21 +149,13 @@ ClientMachine::Event ClientMachine::on_state(State s) {
       return feed({});
     }
     case State::create_streams:
-      expect(Step::create_streams, s);
-      step_ = Step::test_start;
-      return Event::create_streams;
+      return advance(s, Step::create_streams, Step::test_start, Event::create_streams);
     case State::test_start:
-      expect(Step::test_start, s);
-      step_ = Step::test_running;
-      return Event::test_start;
+      return advance(s, Step::test_start, Step::test_running, Event::test_start);
     case State::test_running:
-      expect(Step::test_running, s);
-      step_ = Step::running;
-      return Event::test_running;
+      return advance(s, Step::test_running, Step::running, Event::test_running);
     case State::exchange_results:
-      expect(Step::exchange_results, s);
-      step_ = Step::giving_results;
-      return Event::results_wanted;
+      return advance(s, Step::exchange_results, Step::giving_results, Event::results_wanted);
     case State::display_results:
       expect(Step::display_results, s);
       out_.push_back(byte_of(State::iperf_done));

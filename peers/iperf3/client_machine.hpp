@@ -61,7 +61,13 @@ class ClientMachine {
     display_results,
     finished,
   };
+  // feed's steps, by what the server's bytes are at this point of the conversation.
+  Event take_error_codes();  // SERVER_ERROR's two codes: throws once they are in
+  Event take_server_results();
+  Event take_while_running();
   Event on_state(State s);
+  void expect(Step step, State s) const;  // throws when the state comes out of turn
+  Event advance(State s, Step from, Step to, Event e);
   std::optional<std::vector<uint8_t>> take_bytes(size_t n);  // n buffered bytes, or none yet
 
   Params params_;

@@ -298,79 +298,46 @@ Results results_from_json(const json& j) {
   return r;
 }
 
+namespace {
+
+// What iperf3's error numbers (iperf_api.h) a server answers with mean, for a user.
+struct ServerError {
+  int32_t code;
+  const char* what;
+};
+constexpr ServerError kServerErrors[] = {
+    {5, "the test is too long for the server"},
+    {6, "too many parallel streams for the server"},
+    {7, "the block size (-m) is out of the server's range"},
+    {20, "the block size (-m) is out of the server's range"},
+    {8, "the socket buffer (--window) is too large for the server"},
+    {10, "the MSS is too large for the server"},
+    {27, "the total rate is over the server's limit"},
+    {102, "the server cannot listen for connections"},
+    {104, "the server cannot accept the connection"},
+    {106, "the server could not read the cookie"},
+    {114, "the server could not read the parameters"},
+    {117, "the server could not read the results"},
+    {121, "the server is busy running a test, try again later"},
+    {123, "the server cannot set the MSS"},
+    {124, "the server cannot set the socket buffer size"},
+    {130, "the server cannot set the socket buffer size"},
+    {141, "the server cannot set the socket buffer size"},
+    {134, "the server cannot set the congestion control"},
+    {142, "the test's authorization failed (the server wants a user name and password)"},
+    {144, "the server received nothing for too long"},
+    {200, "the server cannot create a stream"},
+    {202, "the server cannot listen for the streams"},
+    {204, "the server cannot accept a stream"},
+    {206, "the server cannot read from a stream"},
+};
+
+}  // namespace
+
 std::string server_error_text(int32_t iperf_errno, int32_t sys_errno) {
-  std::string what;
-  switch (iperf_errno) {
-    case 5:
-      what = "the test is too long for the server";
-      break;
-    case 6:
-      what = "too many parallel streams for the server";
-      break;
-    case 7:
-    case 20:
-      what = "the block size (-m) is out of the server's range";
-      break;
-    case 8:
-      what = "the socket buffer (--window) is too large for the server";
-      break;
-    case 10:
-      what = "the MSS is too large for the server";
-      break;
-    case 27:
-      what = "the total rate is over the server's limit";
-      break;
-    case 102:
-      what = "the server cannot listen for connections";
-      break;
-    case 104:
-      what = "the server cannot accept the connection";
-      break;
-    case 106:
-      what = "the server could not read the cookie";
-      break;
-    case 114:
-      what = "the server could not read the parameters";
-      break;
-    case 117:
-      what = "the server could not read the results";
-      break;
-    case 121:
-      what = "the server is busy running a test, try again later";
-      break;
-    case 123:
-      what = "the server cannot set the MSS";
-      break;
-    case 124:
-    case 130:
-    case 141:
-      what = "the server cannot set the socket buffer size";
-      break;
-    case 134:
-      what = "the server cannot set the congestion control";
-      break;
-    case 142:
-      what = "the test's authorization failed (the server wants a user name and password)";
-      break;
-    case 144:
-      what = "the server received nothing for too long";
-      break;
-    case 200:
-      what = "the server cannot create a stream";
-      break;
-    case 202:
-      what = "the server cannot listen for the streams";
-      break;
-    case 204:
-      what = "the server cannot accept a stream";
-      break;
-    case 206:
-      what = "the server cannot read from a stream";
-      break;
-    default:
-      what = "iperf3 error " + std::to_string(iperf_errno);
-      break;
-  }
+  std::string what = "iperf3 error " + std::to_string(iperf_errno);
+  for (const ServerError& e : kServerErrors)
+    if (e.code == iperf_errno) what = e.what;
   what += " (SERVER_ERROR " + std::to_string(iperf_errno);
   if (sys_errno > 0 && sys_errno < 4096) what += ", " + std::string(std::strerror(sys_errno));
   return what + ")";

@@ -50,8 +50,8 @@ bool ServerMachine::take_json(uint32_t cap, std::string_view what, nlohmann::jso
   return true;
 }
 
-ServerMachine::Event ServerMachine::feed(std::span<const uint8_t> bytes) {
-  // Only what the current step can use is buffered: one message, its length checked first.
+// Only what the current step can use is buffered: one message, its length checked first.
+void ServerMachine::buffer(std::span<const uint8_t> bytes) {
   size_t cap = 16;
   if (step_ == Step::params) cap = 4 + size_t(kMaxParamsBytes);
   if (step_ == Step::client_results || step_ == Step::ended || step_ == Step::running)
@@ -61,56 +61,74 @@ ServerMachine::Event ServerMachine::feed(std::span<const uint8_t> bytes) {
                         std::to_string(in_.size() + bytes.size()) + " bytes) while " +
                         waiting_for() + " was awaited");
   in_.insert(in_.end(), bytes.begin(), bytes.end());
+}
+
+ServerMachine::Event ServerMachine::take_params() {
+  if (in_.size() >= 4)
+    frame_length(std::span<const uint8_t, 4>(in_.data(), 4), kMaxParamsBytes,
+                 "the client's parameters");
   nlohmann::json j;
+  if (!take_json(kMaxParamsBytes, "the client's parameters", j)) return Event::none;
+  params_ = params_from_json(j);
+  if (!in_.empty())
+    throw ProtocolError("the iperf3 client sent bytes after its parameters, out of turn");
+  step_ = Step::deciding;
+  return Event::params;
+}
+
+// The one byte a client sends between the JSON messages: TEST_END while the test runs, IPERF_DONE
+// at the end; anything else (CLIENT_TERMINATE included) is out of turn.
+ServerMachine::Event ServerMachine::take_state() {
+  if (in_.empty()) return Event::none;
+  const uint8_t b = in_.front();
+  const std::optional<State> s = state_of(b);
+  const bool expected = (step_ == Step::running && s == State::test_end) ||
+                        (step_ == Step::iperf_done && s == State::iperf_done);
+  if (!expected) {
+    if (s == State::client_terminate)
+      throw ProtocolError("the iperf3 client ended the test (CLIENT_TERMINATE) while " +
+                          waiting_for() + " was awaited");
+    throw ProtocolError("the iperf3 client sent " +
+                        (s ? std::string(to_string(*s)) : "byte " + std::to_string(b)) + " while " +
+                        waiting_for() + " was awaited");
+  }
+  in_.erase(in_.begin());
+  if (step_ == Step::running) {
+    step_ = Step::ended;
+    return Event::test_end;
+  }
+  step_ = Step::finished;
+  in_.clear();
+  return Event::done;
+}
+
+ServerMachine::Event ServerMachine::take_client_results() {
+  if (in_.size() >= 4)
+    frame_length(std::span<const uint8_t, 4>(in_.data(), 4), kMaxResultsBytes,
+                 "the client's results");
+  nlohmann::json j;
+  if (!take_json(kMaxResultsBytes, "the client's results", j)) return Event::none;
+  client_results_ = results_from_json(j);
+  step_ = Step::giving;
+  if (!in_.empty())
+    throw ProtocolError("the iperf3 client sent bytes after its results, out of turn");
+  return Event::results;
+}
+
+ServerMachine::Event ServerMachine::feed(std::span<const uint8_t> bytes) {
+  buffer(bytes);
   switch (step_) {
     case Step::params:
-      if (in_.size() >= 4)
-        frame_length(std::span<const uint8_t, 4>(in_.data(), 4), kMaxParamsBytes,
-                     "the client's parameters");
-      if (!take_json(kMaxParamsBytes, "the client's parameters", j)) return Event::none;
-      params_ = params_from_json(j);
-      if (!in_.empty())
-        throw ProtocolError("the iperf3 client sent bytes after its parameters, out of turn");
-      step_ = Step::deciding;
-      return Event::params;
+      return take_params();
     case Step::deciding:
     case Step::streams:
     case Step::ended:
     case Step::giving:
     case Step::running:
-    case Step::iperf_done: {
-      if (in_.empty()) return Event::none;
-      const uint8_t b = in_.front();
-      const std::optional<State> s = state_of(b);
-      const bool expected = (step_ == Step::running && s == State::test_end) ||
-                            (step_ == Step::iperf_done && s == State::iperf_done);
-      if (!expected) {
-        if (s == State::client_terminate)
-          throw ProtocolError("the iperf3 client ended the test (CLIENT_TERMINATE) while " +
-                              waiting_for() + " was awaited");
-        throw ProtocolError("the iperf3 client sent " +
-                            (s ? std::string(to_string(*s)) : "byte " + std::to_string(b)) +
-                            " while " + waiting_for() + " was awaited");
-      }
-      in_.erase(in_.begin());
-      if (step_ == Step::running) {
-        step_ = Step::ended;
-        return Event::test_end;
-      }
-      step_ = Step::finished;
-      in_.clear();
-      return Event::done;
-    }
+    case Step::iperf_done:
+      return take_state();
     case Step::client_results:
-      if (in_.size() >= 4)
-        frame_length(std::span<const uint8_t, 4>(in_.data(), 4), kMaxResultsBytes,
-                     "the client's results");
-      if (!take_json(kMaxResultsBytes, "the client's results", j)) return Event::none;
-      client_results_ = results_from_json(j);
-      step_ = Step::giving;
-      if (!in_.empty())
-        throw ProtocolError("the iperf3 client sent bytes after its results, out of turn");
-      return Event::results;
+      return take_client_results();
     case Step::finished:
       in_.clear();
       return Event::none;

@@ -64,6 +64,11 @@ class ServerMachine {
     iperf_done,      // IPERF_DONE expected
     finished,
   };
+  // feed's steps: the bytes into the buffer, then what the step awaits out of it.
+  void buffer(std::span<const uint8_t> bytes);
+  Event take_params();
+  Event take_state();
+  Event take_client_results();
   // The JSON message in the buffer once it is whole: false while more is needed.
   bool take_json(uint32_t cap, std::string_view what, nlohmann::json& out);
   void push(State s) { out_.push_back(byte_of(s)); }

@@ -372,7 +372,43 @@ void ClientExchange::proceed() {
   prepare();
 }
 
-void ClientExchange::take(std::span<const uint8_t> a) {
+namespace {
+
+// A value perftest sent, within 1..hi; `range` names the range in the error.
+int32_t in_range(int32_t v, int32_t hi, const char* what, const char* range) {
+  if (v < 1 || v > hi) {
+    throw ProtocolError("perftest's " + std::string(what) + " " + std::to_string(v) +
+                        " is out of range (" + range + ")");
+  }
+  return v;
+}
+
+}  // namespace
+
+void ClientExchange::take_version(std::span<const uint8_t> a) {
+  peer_version_ = parse_version(a);
+  size_t len = 0;
+  while (len < a.size() && a[len] != 0)
+    ++len;
+  peer_version_text_.assign(a.begin(), a.begin() + long(len));
+  if (peer_version_ < kOldestVersion) {
+    throw ProtocolError("perftest says version " + peer_version_text_ +
+                        "; its own rule refuses peers older than 5.70 (this client claims " +
+                        std::string(kOurVersion) + ")");
+  }
+}
+
+void ClientExchange::take_keys(std::span<const uint8_t> a) {
+  peer_keys_ = decode_keys(a, cfg_.with_gid);
+  if (cfg_.with_gid && ipv4_mapped(peer_keys_.gid) != ipv4_mapped(cfg_.keys.gid)) {
+    throw ProtocolError(
+        "perftest's GID and ours are of different address families (one IPv4-mapped): "
+        "start it with a -x GID index of the same family");
+  }
+}
+
+// An answer is read at this step, and `a` is all of it.
+void ClientExchange::check_answer(std::span<const uint8_t> a) const {
   if (answer_bytes() == 0) {
     throw ProtocolError("perftest's exchange: no answer is read at the " +
                         std::string(to_string(step())) + " step");
@@ -381,48 +417,27 @@ void ClientExchange::take(std::span<const uint8_t> a) {
     throw ProtocolError("perftest's " + std::string(to_string(step())) + ": " +
                         std::to_string(a.size()) + " bytes, not " + std::to_string(answer_bytes()));
   }
+}
+
+void ClientExchange::take(std::span<const uint8_t> a) {
+  check_answer(a);
   switch (step()) {
-    case Step::version: {
-      peer_version_ = parse_version(a);
-      size_t len = 0;
-      while (len < a.size() && a[len] != 0)
-        ++len;
-      peer_version_text_.assign(a.begin(), a.begin() + long(len));
-      if (peer_version_ < kOldestVersion) {
-        throw ProtocolError("perftest says version " + peer_version_text_ +
-                            "; its own rule refuses peers older than 5.70 (this client claims " +
-                            std::string(kOurVersion) + ")");
-      }
+    case Step::version:
+      take_version(a);
       break;
-    }
-    case Step::cycle_buffer: {
-      int32_t v = decode_int(a);
-      if (v < 1 || v > (1 << 24)) {
-        throw ProtocolError("perftest's cycle buffer " + std::to_string(v) +
-                            " is out of range (1..16 MiB)");
-      }
-      cycle_buffer_ = std::max(v, cfg_.cycle_buffer);
+    case Step::cycle_buffer:
+      cycle_buffer_ = std::max(in_range(decode_int(a), 1 << 24, "cycle buffer", "1..16 MiB"),
+                               cfg_.cycle_buffer);
       break;
-    }
-    case Step::cache_line: {
-      int32_t v = decode_int(a);
-      if (v < 1 || v > 4096) {
-        throw ProtocolError("perftest's cache line " + std::to_string(v) +
-                            " is out of range (1..4096 bytes)");
-      }
-      cache_line_ = std::max(v, cfg_.cache_line);
+    case Step::cache_line:
+      cache_line_ =
+          std::max(in_range(decode_int(a), 4096, "cache line", "1..4096 bytes"), cfg_.cache_line);
       break;
-    }
     case Step::mtu:
       mtu_ = std::min(decode_mtu(a), cfg_.mtu);
       break;
     case Step::keys:
-      peer_keys_ = decode_keys(a, cfg_.with_gid);
-      if (cfg_.with_gid && ipv4_mapped(peer_keys_.gid) != ipv4_mapped(cfg_.keys.gid)) {
-        throw ProtocolError(
-            "perftest's GID and ours are of different address families (one IPv4-mapped): "
-            "start it with a -x GID index of the same family");
-      }
+      take_keys(a);
       break;
     case Step::barrier:
       decode_keys(a, cfg_.with_gid);  // the keys again: only checked

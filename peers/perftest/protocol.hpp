@@ -167,6 +167,10 @@ class ClientExchange {
 
  private:
   void prepare();
+  // take's steps that check what perftest sent.
+  void check_answer(std::span<const uint8_t> a) const;
+  void take_version(std::span<const uint8_t> a);
+  void take_keys(std::span<const uint8_t> a);
   Config cfg_;
   std::vector<Step> steps_;
   size_t at_ = 0;
