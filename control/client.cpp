@@ -282,19 +282,60 @@ Message greet(Link& ctl, const ClientOptions& opts, const std::string& where,
   return expect(ctl, MsgType::authorized, kMaxRequestBody, kSetupTimeoutMs);
 }
 
-}  // namespace
-
-TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
-                     IntervalCallback on_interval) {
-  TestSpec spec = spec_in;
-  validate(spec);
+// The transport the test names, its options checked, probed usable here and created.
+std::unique_ptr<Transport> usable_transport(const TestSpec& spec) {
   const TransportEntry& entry = find_transport(spec.transport);
   check_params(entry, spec.transport_params);
   ProbeResult probe = entry.probe("/");
   if (!probe.usable) {
     throw std::runtime_error("transport " + spec.transport + " is not usable here: " + probe.why);
   }
-  auto transport = entry.create(spec.transport_params);
+  return entry.create(spec.transport_params);
+}
+
+// TEST's body: the test, and with a key its MAC over the server's challenge.
+nlohmann::json test_message(const TestSpec& spec, const ClientOptions& opts,
+                            const std::string& challenge) {
+  nlohmann::json test = {{"test", spec}};
+  if (!challenge.empty()) test["mac"] = test_mac(opts.key, challenge, test["test"]);
+  return test;
+}
+
+// The runner's view of this host (the adapters' interrupts, the flows' netdevs), then its start.
+void start_runner(Runner& runner, const TestSpec& spec, IntervalCallback on_interval,
+                  const std::vector<std::string>& sources, const Link& ctl) {
+  runner.set_adapters(adapter_irqs("/"));
+  runner.set_interval_callback(std::move(on_interval));
+  runner.set_stop_on_error(spec.stop_on_error);
+  runner.set_netdevs(flow_netdevs(sources, ctl.fd()));
+  runner.start();
+}
+
+// DONE .. RESULT: the server's side of the test.
+SideResult server_result(Link& ctl, const SideResult& client, bool stop_on_error) {
+  Message result;
+  try {
+    send_message(ctl, {MsgType::done, nlohmann::json::object()}, kSetupTimeoutMs);
+    result = expect_result(ctl, stop_on_error);
+  } catch (const ProtocolError& e) {
+    // The server went away during the test: what the flows saw of it says more.
+    if (client.errors.empty()) throw;
+    throw ProtocolError(client.errors.front() + " (the server is gone: " + e.what() + ")");
+  }
+  try {
+    return side_from_json(result.body);
+  } catch (const std::invalid_argument& e) {
+    throw ProtocolError(std::string("server's RESULT: ") + e.what());
+  }
+}
+
+}  // namespace
+
+TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
+                     IntervalCallback on_interval) {
+  TestSpec spec = spec_in;
+  validate(spec);
+  std::unique_ptr<Transport> transport = usable_transport(spec);
   check_local_limits(spec, opts, *transport);
   control_socket::raise_fd_limit();
 
@@ -309,8 +350,7 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
     route_flows(spec, opts, listing, sources);
     validate(spec);
   }
-  nlohmann::json test = {{"test", spec}};
-  if (!challenge.empty()) test["mac"] = test_mac(opts.key, challenge, test["test"]);
+  const nlohmann::json test = test_message(spec, opts, challenge);
   check_flow_limits(spec, server, opts.server_in_process);
   const int64_t setup_start_ns = now_ns();
   send_message(ctl, {MsgType::test, test}, kSetupTimeoutMs);
@@ -321,12 +361,9 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
 
   send_message(ctl, {MsgType::start, start_body(failed)}, kSetupTimeoutMs);
   expect(ctl, MsgType::started, kMaxRequestBody, kSetupTimeoutMs);
+  // The runner, and with it the flows, stays until the server's RESULT is in.
   Runner runner(spec, Side::client, *transport, run_worker, std::move(flows), opts.cpus);
-  runner.set_adapters(adapter_irqs("/"));
-  runner.set_interval_callback(std::move(on_interval));
-  runner.set_stop_on_error(spec.stop_on_error);
-  runner.set_netdevs(flow_netdevs(sources, ctl.fd()));
-  runner.start();
+  start_runner(runner, spec, std::move(on_interval), sources, ctl);
   TestOutcome out;
   out.client = join_listening(runner, ctl, spec.stop_on_error);
   out.transport_settings = transport->effective_settings();
@@ -336,20 +373,7 @@ TestOutcome run_test(const TestSpec& spec_in, const ClientOptions& opts,
   out.not_connected = std::move(failed);
   out.flow_sources = std::move(sources);
   out.flow_servers = spec.flow_servers;
-  Message result;
-  try {
-    send_message(ctl, {MsgType::done, nlohmann::json::object()}, kSetupTimeoutMs);
-    result = expect_result(ctl, spec.stop_on_error);
-  } catch (const ProtocolError& e) {
-    // The server went away during the test: what the flows saw of it says more.
-    if (out.client.errors.empty()) throw;
-    throw ProtocolError(out.client.errors.front() + " (the server is gone: " + e.what() + ")");
-  }
-  try {
-    out.server = side_from_json(result.body);
-  } catch (const std::invalid_argument& e) {
-    throw ProtocolError(std::string("server's RESULT: ") + e.what());
-  }
+  out.server = server_result(ctl, out.client, spec.stop_on_error);
   return out;
 }
 

@@ -201,12 +201,6 @@ void ServerSession::accept_flows(const TestSpec& spec,
   bool watch_control = true;
   start_.reset();
   std::vector<bool> given_up(flows.size(), false);  // START named them: never waited for
-  // The client sends START once each of its connects has ended, naming those that failed.
-  auto read_start = [&] {
-    start_ = expect(link_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
-    for (uint32_t id : not_connected_from_json(start_->body, spec.flows_total()))
-      given_up[id] = true;
-  };
   for (size_t i = 0; i < flows.size(); ++i) {
     FlowListener& l = *listeners_[i];
     if (flows[i]->role == Role::crr_server) {  // connections come with each transaction
@@ -221,7 +215,7 @@ void ServerSession::accept_flows(const TestSpec& spec,
         // Anything after START waits for the runner (a client sends nothing more before
         // STARTED): only the flows are watched from then on.
         if (start_) watch_control = false;
-        if (!start_) read_start();
+        if (!start_) read_start(spec, given_up);
         continue;
       }
       if (w == Wake::timeout) {
@@ -237,7 +231,7 @@ void ServerSession::accept_flows(const TestSpec& spec,
     listeners_[i].reset();  // its descriptor and port, free for the next flow's connection
   }
   listeners_.clear();
-  if (!start_) read_start();
+  if (!start_) read_start(spec, given_up);
   // The flows the client gave up run on neither side; one the server took all the same (its
   // connect failed late on the client) is closed here. The others keep their ids.
   size_t kept = 0;
@@ -249,6 +243,13 @@ void ServerSession::accept_flows(const TestSpec& spec,
   flows.resize(kept);
 }
 
+// The client sends START once each of its connects has ended, naming those that failed.
+void ServerSession::read_start(const TestSpec& spec, std::vector<bool>& given_up) {
+  start_ = expect(link_, MsgType::start, kMaxRequestBody, kSetupTimeoutMs);
+  for (uint32_t id : not_connected_from_json(start_->body, spec.flows_total()))
+    given_up[id] = true;
+}
+
 Message ServerSession::receive(MsgType want, int64_t deadline_ns) {
   Message m = recv_message_until(link_, kMaxRequestBody, deadline_ns);
   if (m.type != want) {
@@ -256,6 +257,31 @@ Message ServerSession::receive(MsgType want, int64_t deadline_ns) {
                         std::string(to_string(m.type)));
   }
   return m;
+}
+
+// The server proves the key first (over the client's nonce and its own challenge); the client
+// proves it next, and from then on every frame is sealed (link.hpp). Returns the challenge.
+std::string ServerSession::authenticate(const Message& hello, const std::string& key,
+                                        nlohmann::json& welcome, int64_t deadline_ns) {
+  step_ = "auth";
+  const std::string nonce = nonce_field(hello.body, "nonce", "the client's HELLO");
+  std::string challenge = random_hex(16);
+  welcome["challenge"] = challenge;
+  welcome["proof"] = prove(key, "server", nonce, challenge);
+  send_message_until(link_, {MsgType::welcome, welcome}, deadline_ns);
+  Message auth;
+  try {
+    auth = receive(MsgType::auth, deadline_ns);
+  } catch (const ProtocolError& e) {
+    throw ProtocolError(std::string("authentication failed: no AUTH after the key challenge (a "
+                                    "client without the key, or with another, gives up here): ") +
+                        e.what());
+  }
+  if (!mac_matches(mac_of(auth), auth_mac(key, challenge)))
+    throw ProtocolError("authentication failed: the client's key does not match the server's");
+  link_.seal(key, false, nonce, challenge);
+  step_ = "handshake";
+  return challenge;
 }
 
 TestSpec ServerSession::handshake(int64_t deadline_ns) {
@@ -268,26 +294,7 @@ TestSpec ServerSession::handshake(int64_t deadline_ns) {
   const std::string key = key_.get();  // a reload from now on is for the next connection
   bool keyed = !key.empty();
   if (keyed) {
-    // The server proves the key first (over the client's nonce and its own challenge); the
-    // client proves it next, and from then on every frame is sealed (link.hpp).
-    step_ = "auth";
-    const std::string nonce = nonce_field(hello.body, "nonce", "the client's HELLO");
-    challenge = random_hex(16);
-    welcome["challenge"] = challenge;
-    welcome["proof"] = prove(key, "server", nonce, challenge);
-    send_message_until(link_, {MsgType::welcome, welcome}, deadline_ns);
-    Message auth;
-    try {
-      auth = receive(MsgType::auth, deadline_ns);
-    } catch (const ProtocolError& e) {
-      throw ProtocolError(std::string("authentication failed: no AUTH after the key challenge (a "
-                                      "client without the key, or with another, gives up here): ") +
-                          e.what());
-    }
-    if (!mac_matches(mac_of(auth), auth_mac(key, challenge)))
-      throw ProtocolError("authentication failed: the client's key does not match the server's");
-    link_.seal(key, false, nonce, challenge);
-    step_ = "handshake";
+    challenge = authenticate(hello, key, welcome, deadline_ns);
     send_message_until(link_, {MsgType::authorized, {{"addresses", addresses}}}, deadline_ns);
   } else {
     welcome["addresses"] = addresses;
@@ -328,9 +335,7 @@ std::function<void(const EarlyStop&)> stop_teller(Link& link, std::mutex& send_m
 
 }  // namespace
 
-void ServerSession::exchange() {
-  int64_t deadline = deadline_in(opts_.handshake_timeout_ms);
-  TestSpec spec = handshake(deadline);
+std::unique_ptr<Transport> ServerSession::create_transport(const TestSpec& spec) {
   step_ = "transport";
   const TransportEntry& entry = find_transport(spec.transport);
   check_params(entry, spec.transport_params);
@@ -339,33 +344,42 @@ void ServerSession::exchange() {
     throw ProtocolError("transport " + spec.transport +
                         " is not usable on the server: " + probe.why);
   }
-  auto transport = entry.create(spec.transport_params);
+  return entry.create(spec.transport_params);
+}
+
+Admission::Ticket ServerSession::admit(const TestSpec& spec, Transport& transport,
+                                       int64_t deadline_ns) {
   // What the test would cost, checked before anything is set up.
   step_ = "limits";
-  check_policy(spec, opts_, read_host_facts(opts_), transport->extra_threads_per_worker());
-  MemoryFigure memory = test_memory(spec, *transport);
-  check_memory(memory, opts_.max_memory, spec, transport->caps(), "on the server",
+  check_policy(spec, opts_, read_host_facts(opts_), transport.extra_threads_per_worker());
+  MemoryFigure memory = test_memory(spec, transport);
+  check_memory(memory, opts_.max_memory, spec, transport.caps(), "on the server",
                "mtperf serve --max-memory");
   step_ = "busy";
   Admission::Ticket ticket = admission_.admit(memory.total());
   step_ = "handshake";
   State want = State::pending;
-  if (!state_.compare_exchange_strong(want, State::admitted) || now_ns() > deadline) {
+  if (!state_.compare_exchange_strong(want, State::admitted) || now_ns() > deadline_ns) {
     throw ProtocolError("the handshake took too long or the server dropped it");
   }
+  return ticket;
+}
 
+std::vector<std::unique_ptr<FlowSlot>> ServerSession::set_up_flows(const TestSpec& spec,
+                                                                   Transport& transport) {
   uint64_t cookie = random_u64();
   nlohmann::json ports = nlohmann::json::array();
-  auto flows = open_flows(spec, *transport, cookie, ports);
+  auto flows = open_flows(spec, transport, cookie, ports);
   send_message(link_, {MsgType::ready, {{"ports", ports}, {"cookie", cookie}}}, kSetupTimeoutMs);
   accept_flows(spec, flows);
   if (opts_.verbose && log_.not_connected > 0) {
     std::fprintf(stderr, "mtperf serve: %s: %u of %u flows did not connect; the test goes on\n",
                  peer_.c_str(), log_.not_connected, spec.flows_total());
   }
+  return flows;
+}
 
-  std::mutex send_mu;  // STARTED from here, STOP from the runner's clock thread
-  Runner runner(spec, Side::server, *transport, run_worker, std::move(flows), spec.server_cpus);
+void ServerSession::start_runner(Runner& runner, const TestSpec& spec, std::mutex& send_mu) {
   runner.set_netdevs(flow_netdevs(spec.flow_servers, fd_));
   runner.set_adapters(adapter_irqs("/"));
   runner.set_stop_on_error(spec.stop_on_error);
@@ -378,6 +392,9 @@ void ServerSession::exchange() {
   }
   if (aborted_) runner.abort();
   runner.start();
+}
+
+void ServerSession::await_done(Runner& runner, const TestSpec& spec, std::mutex& send_mu) {
   try {
     {
       std::lock_guard lock(send_mu);
@@ -392,6 +409,19 @@ void ServerSession::exchange() {
     let_go_of_runner();
     throw;
   }
+}
+
+void ServerSession::exchange() {
+  int64_t deadline = deadline_in(opts_.handshake_timeout_ms);
+  TestSpec spec = handshake(deadline);
+  std::unique_ptr<Transport> transport = create_transport(spec);
+  Admission::Ticket ticket = admit(spec, *transport, deadline);
+  auto flows = set_up_flows(spec, *transport);
+
+  std::mutex send_mu;  // STARTED from here, STOP from the runner's clock thread
+  Runner runner(spec, Side::server, *transport, run_worker, std::move(flows), spec.server_cpus);
+  start_runner(runner, spec, send_mu);
+  await_done(runner, spec, send_mu);
   SideResult result = runner.join();
   count(result);
   let_go_of_runner();

@@ -39,10 +39,22 @@ class ServerSession {
  private:
   enum class State { pending, admitted, dropped };
   void exchange();
+  // exchange's steps, after the handshake: each sets step_ for a refusal's log.
+  std::unique_ptr<Transport> create_transport(const TestSpec& spec);
+  // The test within policy and memory, and admitted beside the running tests.
+  Admission::Ticket admit(const TestSpec& spec, Transport& transport, int64_t deadline_ns);
+  // READY .. START: the flows, opened and connected.
+  std::vector<std::unique_ptr<FlowSlot>> set_up_flows(const TestSpec& spec, Transport& transport);
+  void start_runner(Runner& runner, const TestSpec& spec, std::mutex& send_mu);
+  // STARTED .. DONE; a failure aborts the runner and counts what it moved.
+  void await_done(Runner& runner, const TestSpec& spec, std::mutex& send_mu);
   void count(const SideResult& result);  // the server's figures into log_
   void let_go_of_runner();               // after count(): live() reports log_'s figures
   // HELLO .. TEST, all by deadline_ns: the test, authenticated (with a key) and validated.
   TestSpec handshake(int64_t deadline_ns);
+  // WELCOME (with the key's challenge and the server's proof) .. AUTH; seals the link.
+  std::string authenticate(const Message& hello, const std::string& key, nlohmann::json& welcome,
+                           int64_t deadline_ns);
   Message receive(MsgType want, int64_t deadline_ns);
   // One listener per flow from the transport; their ports go to the client in READY.
   std::vector<std::unique_ptr<FlowSlot>> open_flows(const TestSpec& spec, Transport& transport,
@@ -51,6 +63,7 @@ class ServerSession {
   // Reads START (into start_) too, as soon as it comes: the flows it names as not connected are
   // no longer waited for, and leave `flows` (log_.not_connected counts them).
   void accept_flows(const TestSpec& spec, std::vector<std::unique_ptr<FlowSlot>>& flows);
+  void read_start(const TestSpec& spec, std::vector<bool>& given_up);
 
   int fd_;
   Link link_;  // fd_'s frames, sealed once both ends proved the key

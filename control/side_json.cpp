@@ -379,46 +379,53 @@ nlohmann::json side_to_json(const SideResult& r) {
   return j;
 }
 
+namespace {
+
+// A flow's unsent or unread change: bounded by a socket's send or receive buffer, far below 2^40
+// either way.
+int64_t buffer_change(const nlohmann::json& jf, const char* key) {
+  const int64_t v = field<int64_t>(jf, key);
+  if (v < -(int64_t(1) << 40) || v > (int64_t(1) << 40))
+    throw std::invalid_argument(std::string("result.flows[].") + key + ": out of range");
+  return v;
+}
+
+FlowResult flow_from_json(const nlohmann::json& jf) {
+  FlowResult f;
+  f.id = field<uint32_t>(jf, "id");
+  f.role = role_from(field<std::string>(jf, "role"));
+  f.cpu = field<int>(jf, "cpu");
+  f.total = counters_from(object(jf, "total"));
+  f.window = counters_from(object(jf, "window"));
+  f.stats.error = field<std::string>(jf, "error");
+  const auto& u = object(jf, "udp");
+  f.stats.udp.received = field<uint64_t>(u, "received");
+  f.stats.udp.lost = field<uint64_t>(u, "lost");
+  f.stats.udp.reordered = field<uint64_t>(u, "reordered");
+  f.stats.udp.duplicates = field<uint64_t>(u, "duplicates");
+  f.stats.udp.jitter_ns = field<double>(u, "jitter_us") * 1e3;
+  if (jf.contains("verify")) f.stats.verify = verify_from(object(jf, "verify"));
+  if (jf.contains("unsent_change")) f.unsent_change = buffer_change(jf, "unsent_change");
+  if (jf.contains("unread_change")) f.unread_change = buffer_change(jf, "unread_change");
+  if (jf.contains("tcp_info")) {
+    const auto& t = object(jf, "tcp_info");
+    f.stats.tcp_info_valid = true;
+    f.stats.tcp_retransmits = field<uint32_t>(t, "retransmits");
+    f.stats.tcp_rtt_us = field<uint32_t>(t, "rtt_us");
+    f.stats.tcp_cwnd = field<uint32_t>(t, "cwnd");
+    f.stats.congestion = field<std::string>(t, "congestion");
+  }
+  return f;
+}
+
+}  // namespace
+
 SideResult side_from_json(const nlohmann::json& j) {
   SideResult r;
   r.side = field<std::string>(j, "side") == "server" ? Side::server : Side::client;
   r.window_s = field<double>(j, "window_s");
-  for (auto& jf : list(j, "flows", kLimits.max_flows_total)) {
-    FlowResult f;
-    f.id = field<uint32_t>(jf, "id");
-    f.role = role_from(field<std::string>(jf, "role"));
-    f.cpu = field<int>(jf, "cpu");
-    f.total = counters_from(object(jf, "total"));
-    f.window = counters_from(object(jf, "window"));
-    f.stats.error = field<std::string>(jf, "error");
-    const auto& u = object(jf, "udp");
-    f.stats.udp.received = field<uint64_t>(u, "received");
-    f.stats.udp.lost = field<uint64_t>(u, "lost");
-    f.stats.udp.reordered = field<uint64_t>(u, "reordered");
-    f.stats.udp.duplicates = field<uint64_t>(u, "duplicates");
-    f.stats.udp.jitter_ns = field<double>(u, "jitter_us") * 1e3;
-    if (jf.contains("verify")) f.stats.verify = verify_from(object(jf, "verify"));
-    // Bounded by a socket's send buffer, far below 2^40 either way.
-    if (jf.contains("unsent_change")) {
-      f.unsent_change = field<int64_t>(jf, "unsent_change");
-      if (f.unsent_change < -(int64_t(1) << 40) || f.unsent_change > (int64_t(1) << 40))
-        throw std::invalid_argument("result.flows[].unsent_change: out of range");
-    }
-    if (jf.contains("unread_change")) {  // bounded by a receive buffer, as above
-      f.unread_change = field<int64_t>(jf, "unread_change");
-      if (f.unread_change < -(int64_t(1) << 40) || f.unread_change > (int64_t(1) << 40))
-        throw std::invalid_argument("result.flows[].unread_change: out of range");
-    }
-    if (jf.contains("tcp_info")) {
-      const auto& t = object(jf, "tcp_info");
-      f.stats.tcp_info_valid = true;
-      f.stats.tcp_retransmits = field<uint32_t>(t, "retransmits");
-      f.stats.tcp_rtt_us = field<uint32_t>(t, "rtt_us");
-      f.stats.tcp_cwnd = field<uint32_t>(t, "cwnd");
-      f.stats.congestion = field<std::string>(t, "congestion");
-    }
-    r.flows.push_back(std::move(f));
-  }
+  for (auto& jf : list(j, "flows", kLimits.max_flows_total))
+    r.flows.push_back(flow_from_json(jf));
   r.errors = field<std::vector<std::string>>(j, "errors");
   const auto& p = object(j, "process_cpu");
   r.process.user_s = field<double>(p, "user_s");
