@@ -112,6 +112,20 @@ const Colour& colour(int index) {
   return kPalette[((index % n) + n) % n];
 }
 
+namespace {
+
+// A box for each series, in its colour, above the plot at `x`.
+void series_legend(Canvas& c, const std::vector<Series>& series, double x) {
+  std::vector<LegendEntry> entries;
+  for (size_t j = 0; j < series.size(); ++j)
+    entries.push_back({series[j].name,
+                       series[j].colour >= 0 ? series[j].colour : static_cast<int>(j),
+                       LegendEntry::box});
+  legend(c, x, 38, entries);
+}
+
+}  // namespace
+
 std::string bar_chart(const BarChart& ch) {
   const size_t n = std::max<size_t>(1, ch.categories.size());
   const size_t m = std::max<size_t>(1, ch.series.size());
@@ -158,14 +172,7 @@ std::string bar_chart(const BarChart& ch) {
       c.text(cx, p.bottom + 16, ch.categories[i], {Anchor::middle, 11});
   }
   c.line(p.left, p.bottom, p.right, p.bottom, kAxis);
-  if (ch.series.size() > 1) {
-    std::vector<LegendEntry> entries;
-    for (size_t j = 0; j < ch.series.size(); ++j)
-      entries.push_back({ch.series[j].name,
-                         ch.series[j].colour >= 0 ? ch.series[j].colour : static_cast<int>(j),
-                         LegendEntry::box});
-    legend(c, p.left, 38, entries);
-  }
+  if (ch.series.size() > 1) series_legend(c, ch.series, p.left);
   return c.str();
 }
 

@@ -214,12 +214,9 @@ nlohmann::json stopped_json(const std::optional<EarlyStop>& st) {
   return {{"cause", to_string(st->cause)}, {"at_s", num(st->at_s)}, {"reason", st->why}};
 }
 
-nlohmann::json summary_json(const Summary& s) {
-  nlohmann::json flows = nlohmann::json::array();
-  for (auto& f : s.flows)
-    flows.push_back(flow_json(f));
+nlohmann::json intervals_json(const std::vector<IntervalSample>& samples) {
   nlohmann::json intervals = nlohmann::json::array();
-  for (auto& i : s.intervals) {
+  for (auto& i : samples) {
     double dt = i.end_s - i.start_s;
     intervals.push_back(
         {{"start_s", i.start_s},
@@ -230,6 +227,20 @@ nlohmann::json summary_json(const Summary& s) {
          {"throughput_bps", num(dt > 0 ? double(i.sum.bytes_recv + i.sum.bytes_sent) * 8 / dt : 0)},
          {"transaction_rate", num(dt > 0 ? double(i.sum.transactions) / dt : 0)}});
   }
+  return intervals;
+}
+
+nlohmann::json connect_failures_json(const ConnectFailures& c) {
+  return {{"refused", c.refused},
+          {"timed_out", c.timed_out},
+          {"no_port", c.no_port},
+          {"other", c.other}};
+}
+
+nlohmann::json summary_json(const Summary& s) {
+  nlohmann::json flows = nlohmann::json::array();
+  for (auto& f : s.flows)
+    flows.push_back(flow_json(f));
   return {{"window_s", num(s.window_s)},
           {"throughput_bps", num(s.throughput_bps)},
           {"throughput_c2s_bps", num(s.throughput_c2s_bps)},
@@ -238,11 +249,7 @@ nlohmann::json summary_json(const Summary& s) {
           {"transaction_rate", num(s.transaction_rate)},
           {"latency_us", latency_json(s.latency)},
           {"connect_latency_us", latency_json(s.connect_latency)},
-          {"connect_failures",
-           {{"refused", s.connect_failures.refused},
-            {"timed_out", s.connect_failures.timed_out},
-            {"no_port", s.connect_failures.no_port},
-            {"other", s.connect_failures.other}}},
+          {"connect_failures", connect_failures_json(s.connect_failures)},
           {"jain_fairness", num(s.jain_fairness)},
           {"min_max_ratio", num(s.min_max_ratio)},
           {"local_cpu", cpu_json(s.local_cpu)},
@@ -264,7 +271,7 @@ nlohmann::json summary_json(const Summary& s) {
           {"flows", flows},
           {"adapters", groups_json(s.adapters)},
           {"controllers", groups_json(s.controllers)},
-          {"intervals", intervals},
+          {"intervals", intervals_json(s.intervals)},
           {"transport_settings", s.transport_settings},
           {"errors", s.errors},
           {"interrupted", s.interrupted},

@@ -35,6 +35,41 @@ FlowTotals totals_of(const FlowResult& r) {
   return {r.total.bytes_sent, r.total.bytes_recv, r.total.transactions};
 }
 
+// A request/response flow's transactions, latency, and bytes each way.
+void transaction_figures(FlowFigures& f, const FlowResult& c, const FlowResult* s,
+                         double window_s) {
+  f.transactions = c.window.transactions;
+  f.transaction_rate = window_s > 0 ? double(f.transactions) / window_s : 0;
+  if (c.stats.latency_count > 0)
+    f.latency_mean_us =
+        double(static_cast<long double>(c.stats.latency_sum_ns) / c.stats.latency_count / 1e3L);
+  if (c.stats.latency && c.stats.latency->count() > 0) {
+    f.latency_p50_us = double(c.stats.latency->percentile(50)) / 1e3;
+    f.latency_p99_us = double(c.stats.latency->percentile(99)) / 1e3;
+  }
+  // Requests as the server took them in (the client's sends without the server's result),
+  // responses as the client took them in.
+  f.bytes_c2s = s ? s->window.bytes_recv : c.window.bytes_sent;
+  f.bytes_s2c = c.window.bytes_recv;
+  f.bytes = f.bytes_c2s + f.bytes_s2c;
+}
+
+// A UDP stream's datagrams, from its sender's and its receiver's counts (either may be absent).
+void datagram_figures(FlowFigures& f, const FlowResult* sender, const FlowResult* receiver) {
+  if (sender) f.udp_sent = sender->total.msgs_sent;
+  if (receiver) {
+    f.udp_received = receiver->stats.udp.received;
+    f.udp_lost = receiver->stats.udp.lost;
+    f.udp_duplicates = receiver->stats.udp.duplicates;
+    // With both ends' counts, what was sent and never arrived is the loss, including a tail
+    // dropped after the highest sequence the receiver saw; a duplicate arrived twice.
+    const uint64_t once = *f.udp_received - std::min(*f.udp_received, *f.udp_duplicates);
+    if (f.udp_sent && *f.udp_sent >= once) f.udp_lost = std::max(*f.udp_lost, *f.udp_sent - once);
+    f.udp_reordered = receiver->stats.udp.reordered;
+    f.udp_jitter_us = receiver->stats.udp.jitter_ns / 1e3;
+  }
+}
+
 FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowResult* s,
                          double window_s, bool one_sided) {
   FlowFigures f;
@@ -50,20 +85,7 @@ FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowRe
   }
   bool rr = c.role == Role::rr_client || c.role == Role::crr_client;
   if (rr) {
-    f.transactions = c.window.transactions;
-    f.transaction_rate = window_s > 0 ? double(f.transactions) / window_s : 0;
-    if (c.stats.latency_count > 0)
-      f.latency_mean_us =
-          double(static_cast<long double>(c.stats.latency_sum_ns) / c.stats.latency_count / 1e3L);
-    if (c.stats.latency && c.stats.latency->count() > 0) {
-      f.latency_p50_us = double(c.stats.latency->percentile(50)) / 1e3;
-      f.latency_p99_us = double(c.stats.latency->percentile(99)) / 1e3;
-    }
-    // Requests as the server took them in (the client's sends without the server's result),
-    // responses as the client took them in.
-    f.bytes_c2s = s ? s->window.bytes_recv : c.window.bytes_sent;
-    f.bytes_s2c = c.window.bytes_recv;
-    f.bytes = f.bytes_c2s + f.bytes_s2c;
+    transaction_figures(f, c, s, window_s);
   } else {
     const FlowResult* receiver = c.role == Role::receiver ? &c : s;
     f.bytes = receiver ? receiver->window.bytes_recv : c.window.bytes_sent;
@@ -81,19 +103,7 @@ FlowFigures flow_figures(const TestSpec& spec, const FlowResult& c, const FlowRe
     f.congestion = sender->stats.congestion;
   }
   if (spec.proto == Proto::udp && !rr) {
-    const FlowResult* receiver = c.role == Role::receiver ? &c : s;
-    if (sender) f.udp_sent = sender->total.msgs_sent;
-    if (receiver) {
-      f.udp_received = receiver->stats.udp.received;
-      f.udp_lost = receiver->stats.udp.lost;
-      f.udp_duplicates = receiver->stats.udp.duplicates;
-      // With both ends' counts, what was sent and never arrived is the loss, including a tail
-      // dropped after the highest sequence the receiver saw; a duplicate arrived twice.
-      const uint64_t once = *f.udp_received - std::min(*f.udp_received, *f.udp_duplicates);
-      if (f.udp_sent && *f.udp_sent >= once) f.udp_lost = std::max(*f.udp_lost, *f.udp_sent - once);
-      f.udp_reordered = receiver->stats.udp.reordered;
-      f.udp_jitter_us = receiver->stats.udp.jitter_ns / 1e3;
-    }
+    datagram_figures(f, sender, c.role == Role::receiver ? &c : s);
   } else if (spec.proto == Proto::udp) {
     f.udp_lost = c.stats.udp.lost;
     f.udp_duplicates = c.stats.udp.duplicates;  // answers that came after they counted as lost
@@ -262,6 +272,59 @@ LatencyFigures latency_of(const Histogram& h) {
   return l;
 }
 
+namespace {
+
+// A flow's figures into the test's sums; returns its headline rate, for the fairness figures.
+double add_flow(Summary& s, const FlowFigures& f) {
+  s.throughput_bps += f.throughput_bps;
+  if (s.window_s > 0) {
+    s.throughput_c2s_bps += double(f.bytes_c2s) * 8 / s.window_s;
+    s.throughput_s2c_bps += double(f.bytes_s2c) * 8 / s.window_s;
+  }
+  s.transactions += f.transactions;
+  if (f.verify) {
+    if (!s.verify) s.verify.emplace();
+    s.verify->merge(*f.verify);
+  }
+  const WorkloadKind* k = find_kind(f.direction);
+  const bool rr = k != nullptr && k->request_response;
+  return rr ? f.transaction_rate : f.throughput_bps;
+}
+
+void latency_figures(Summary& s, const SideResult& client) {
+  // The workers' histograms hold every flow's samples: the same percentiles as a merge of
+  // per-flow histograms would give.
+  s.latency_histogram.merge(client.latency);
+  if (client.connect_latency && client.connect_latency->count() > 0) {
+    s.connect_histogram = *client.connect_latency;
+    s.connect_latency = latency_of(*s.connect_histogram);
+  }
+  for (const auto& f : client.flows)
+    s.connect_failures += f.stats.connect_failures;
+  if (s.latency_histogram.count() > 0) s.latency = latency_of(s.latency_histogram);
+}
+
+// What each side's host measured beside the flows: CPU, interrupts, RDMA ports, network devices.
+void host_figures(Summary& s, const TestSpec& spec, const control::TestOutcome& o) {
+  s.local_cpu = cpu_figures(spec, o.client, s);
+  if (o.server) s.remote_cpu = cpu_figures(spec, o.server, s);
+  s.local_interrupts = o.client.interrupts;
+  if (o.server) s.remote_interrupts = o.server->interrupts;
+  s.local_rdma_ports = o.client.rdma_ports;
+  if (o.server) s.remote_rdma_ports = o.server->rdma_ports;
+  s.local_process_cpu_percent = process_percent(o.client);
+  s.one_process = one_process(o);
+  if (o.server && !s.one_process) s.remote_process_cpu_percent = process_percent(*o.server);
+  s.local_netdev = netdev_figures(o.client.netdev, app_bytes_by_device(o.client, s, true));
+  s.local_tcp = o.client.netdev.tcp;
+  if (o.server) {
+    s.remote_netdev = netdev_figures(o.server->netdev, app_bytes_by_device(*o.server, s, false));
+    s.remote_tcp = o.server->netdev.tcp;
+  }
+}
+
+}  // namespace
+
 Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Placement* placement) {
   Summary s;
   s.window_s = o.client.window_s;
@@ -277,55 +340,21 @@ Summary summarize(const TestSpec& spec, const control::TestOutcome& o, const Pla
   for (const FlowResult& c : o.client.flows) {
     FlowFigures f =
         flow_figures(spec, c, find_flow(o.server, c.id), s.window_s, o.client.one_sided);
-    s.throughput_bps += f.throughput_bps;
-    if (s.window_s > 0) {
-      s.throughput_c2s_bps += double(f.bytes_c2s) * 8 / s.window_s;
-      s.throughput_s2c_bps += double(f.bytes_s2c) * 8 / s.window_s;
-    }
-    s.transactions += f.transactions;
-    const WorkloadKind* k = find_kind(f.direction);
-    const bool rr = k != nullptr && k->request_response;
-    per_flow.push_back(rr ? f.transaction_rate : f.throughput_bps);
+    per_flow.push_back(add_flow(s, f));
     udp_sent += f.udp_sent.value_or(0);
     udp_lost += f.udp_lost.value_or(0);
-    if (f.verify) {
-      if (!s.verify) s.verify.emplace();
-      s.verify->merge(*f.verify);
-    }
     s.flows.push_back(std::move(f));
   }
-  // The workers' histograms hold every flow's samples: the same percentiles as a merge of
-  // per-flow histograms would give.
-  s.latency_histogram.merge(o.client.latency);
-  if (o.client.connect_latency && o.client.connect_latency->count() > 0) {
-    s.connect_histogram = *o.client.connect_latency;
-    s.connect_latency = latency_of(*s.connect_histogram);
-  }
-  for (const auto& f : o.client.flows)
-    s.connect_failures += f.stats.connect_failures;
+  latency_figures(s, o.client);
   s.transaction_rate = s.window_s > 0 ? double(s.transactions) / s.window_s : 0;
-  if (s.latency_histogram.count() > 0) s.latency = latency_of(s.latency_histogram);
   if (spec.proto == Proto::udp && !kind_of(spec.workload).request_response && udp_sent > 0) {
     s.udp_loss_percent = 100.0 * double(udp_lost) / double(udp_sent);
   }
   s.jain_fairness = jain_index(per_flow);
   s.min_max_ratio = min_max_ratio(per_flow);
-  s.local_cpu = cpu_figures(spec, o.client, s);
-  if (o.server) s.remote_cpu = cpu_figures(spec, o.server, s);
-  s.local_interrupts = o.client.interrupts;
-  if (o.server) s.remote_interrupts = o.server->interrupts;
-  s.local_rdma_ports = o.client.rdma_ports;
-  if (o.server) s.remote_rdma_ports = o.server->rdma_ports;
-  s.local_process_cpu_percent = process_percent(o.client);
-  s.one_process = one_process(o);
-  if (o.server && !s.one_process) s.remote_process_cpu_percent = process_percent(*o.server);
+  // The flows' adapters first: the devices' figures are split by them.
   if (placement) attribute(s, o, *placement);
-  s.local_netdev = netdev_figures(o.client.netdev, app_bytes_by_device(o.client, s, true));
-  s.local_tcp = o.client.netdev.tcp;
-  if (o.server) {
-    s.remote_netdev = netdev_figures(o.server->netdev, app_bytes_by_device(*o.server, s, false));
-    s.remote_tcp = o.server->netdev.tcp;
-  }
+  host_figures(s, spec, o);
   s.intervals = o.client.intervals;
   s.transport_settings = o.transport_settings;
   s.errors = o.client.errors;
@@ -352,10 +381,12 @@ double mean_of(const std::vector<Summary>& it, double (*get)(const Summary&)) {
 
 }  // namespace
 
-void finish_report(Report& r) {
-  if (r.iterations.empty()) return;
-  Summary m = r.iterations.back();  // flows, CPU split and intervals of the last iteration
-  for (const Summary& s : r.iterations) {
+namespace {
+
+// The flags and extremes of every iteration: one that was interrupted, stopped early or stalled
+// marks the whole.
+void merge_flags(Summary& m, const std::vector<Summary>& it) {
+  for (const Summary& s : it) {
     m.interrupted = m.interrupted || s.interrupted;
     if (s.flows_not_connected.size() > m.flows_not_connected.size())
       m.flows_not_connected = s.flows_not_connected;
@@ -365,14 +396,10 @@ void finish_report(Report& r) {
       m.longest_stall_start_s = s.longest_stall_start_s;
     }
   }
-  auto& it = r.iterations;
-  m.throughput_bps = mean_of(it, [](const Summary& s) { return s.throughput_bps; });
-  m.throughput_c2s_bps = mean_of(it, [](const Summary& s) { return s.throughput_c2s_bps; });
-  m.throughput_s2c_bps = mean_of(it, [](const Summary& s) { return s.throughput_s2c_bps; });
-  m.transaction_rate = mean_of(it, [](const Summary& s) { return s.transaction_rate; });
-  m.jain_fairness = mean_of(it, [](const Summary& s) { return s.jain_fairness; });
-  m.setup_s = mean_of(it, [](const Summary& s) { return s.setup_s; });
-  // Every iteration has the same groups in the same order: average them one by one.
+}
+
+// Every iteration has the same groups in the same order: average them one by one.
+void average_groups(Summary& m, const std::vector<Summary>& it) {
   for (auto groups : {&Summary::adapters, &Summary::controllers}) {
     auto& out = m.*groups;
     for (size_t g = 0; g < out.size(); ++g) {
@@ -389,6 +416,10 @@ void finish_report(Report& r) {
       out[g].jain_fairness = jain / double(it.size());
     }
   }
+}
+
+// The latency and connect histograms of every iteration, merged, and their figures.
+void merge_latency(Summary& m, const std::vector<Summary>& it) {
   m.latency_histogram.reset();
   for (auto& s : it)
     m.latency_histogram.merge(s.latency_histogram);
@@ -404,6 +435,23 @@ void finish_report(Report& r) {
   }
   m.connect_latency.reset();
   if (m.connect_histogram) m.connect_latency = latency_of(*m.connect_histogram);
+}
+
+}  // namespace
+
+void finish_report(Report& r) {
+  if (r.iterations.empty()) return;
+  Summary m = r.iterations.back();  // flows, CPU split and intervals of the last iteration
+  auto& it = r.iterations;
+  merge_flags(m, it);
+  m.throughput_bps = mean_of(it, [](const Summary& s) { return s.throughput_bps; });
+  m.throughput_c2s_bps = mean_of(it, [](const Summary& s) { return s.throughput_c2s_bps; });
+  m.throughput_s2c_bps = mean_of(it, [](const Summary& s) { return s.throughput_s2c_bps; });
+  m.transaction_rate = mean_of(it, [](const Summary& s) { return s.transaction_rate; });
+  m.jain_fairness = mean_of(it, [](const Summary& s) { return s.jain_fairness; });
+  m.setup_s = mean_of(it, [](const Summary& s) { return s.setup_s; });
+  average_groups(m, it);
+  merge_latency(m, it);
   m.errors.clear();
   m.verify.reset();
   for (auto& s : it) {

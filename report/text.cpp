@@ -239,6 +239,32 @@ void groups_table(std::string& out, const char* what, const std::vector<GroupFig
                        g.irq_per_s ? fmt::format("{:.0f}", *g.irq_per_s) : "-");
 }
 
+// Transactions' and connects' latency over every iteration, and the connects that failed.
+void latency_lines(std::string& out, const Report& r) {
+  const Summary& s = r.summary;
+  if (s.latency) {
+    const LatencyFigures& l = *s.latency;
+    out += fmt::format(
+        "  latency (us)       mean {:.2f} sd {:.2f} min {:.2f} p50 {:.2f} p90 {:.2f} p99 {:.2f} "
+        "p99.9 {:.2f} max {:.2f}{}\n",
+        l.mean_us, l.stddev_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us,
+        all_iterations(r));
+  }
+  if (s.connect_latency) {
+    const LatencyFigures& l = *s.connect_latency;
+    out += fmt::format(
+        "  connect (us)       mean {:.2f} min {:.2f} p50 {:.2f} p90 {:.2f} p99 {:.2f} p99.9 {:.2f} "
+        "max {:.2f}{}\n",
+        l.mean_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us, all_iterations(r));
+  }
+  if (const ConnectFailures& cf = s.connect_failures; cf.total() > 0) {
+    out += fmt::format(
+        "  connects failed    {} (tried again): refused {}, timed out {}, no local port {}, "
+        "other {}\n",
+        cf.total(), cf.refused, cf.timed_out, cf.no_port, cf.other);
+  }
+}
+
 // The test, its headline figure, the transport's settings, latency, loss and --verify.
 void headline_lines(std::string& out, const Report& r, bool rr) {
   const TestSpec& spec = r.spec;
@@ -270,27 +296,7 @@ void headline_lines(std::string& out, const Report& r, bool rr) {
       settings += (settings.empty() ? "" : ", ") + k + " " + v;
     out += fmt::format("  {:<18} {}\n", spec.transport + " settings", settings);
   }
-  if (s.latency) {
-    const LatencyFigures& l = *s.latency;
-    out += fmt::format(
-        "  latency (us)       mean {:.2f} sd {:.2f} min {:.2f} p50 {:.2f} p90 {:.2f} p99 {:.2f} "
-        "p99.9 {:.2f} max {:.2f}{}\n",
-        l.mean_us, l.stddev_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us,
-        all_iterations(r));
-  }
-  if (s.connect_latency) {
-    const LatencyFigures& l = *s.connect_latency;
-    out += fmt::format(
-        "  connect (us)       mean {:.2f} min {:.2f} p50 {:.2f} p90 {:.2f} p99 {:.2f} p99.9 {:.2f} "
-        "max {:.2f}{}\n",
-        l.mean_us, l.min_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us, all_iterations(r));
-  }
-  if (const ConnectFailures& cf = s.connect_failures; cf.total() > 0) {
-    out += fmt::format(
-        "  connects failed    {} (tried again): refused {}, timed out {}, no local port {}, "
-        "other {}\n",
-        cf.total(), cf.refused, cf.timed_out, cf.no_port, cf.other);
-  }
+  latency_lines(out, r);
   if (s.udp_loss_percent)
     out += fmt::format("  udp loss           {:.4f} %\n", *s.udp_loss_percent);
   if (s.verify) out += verify_lines(*s.verify, s.flows);
