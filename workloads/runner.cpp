@@ -229,6 +229,38 @@ void Runner::read_edge(Edge& e) const {
   e.net = read_net_witness(netdevs_);
 }
 
+// One interval's sample, from the counters at its two ends; a failed check of it stops the test
+// (--stop-on-error).
+void Runner::record_interval(const std::vector<CounterValues>& prev, int64_t prev_t,
+                             const std::vector<CounterValues>& cur, int64_t now) {
+  std::vector<CounterValues> diff(cur.size());
+  for (size_t i = 0; i < cur.size(); ++i)
+    diff[i] = cur[i] - prev[i];
+  IntervalSample s{(prev_t - window_start_ns_) / 1e9, (now - window_start_ns_) / 1e9, sum_of(diff)};
+  intervals_.push_back(s);
+  std::string failed = on_interval_ ? on_interval_(s) : std::string();
+  std::lock_guard lock(mu_);
+  if (!failed.empty() && stop_on_error_ && stop_.cause == StopCause::none)
+    stop_ = {StopCause::check, s.end_s, std::move(failed)};
+}
+
+bool Runner::sample_intervals(int64_t end, std::vector<CounterValues>& prev, int64_t& prev_t) {
+  bool ok = true;
+  int64_t step = int64_t(spec_.interval_s * 1e9);
+  // A remainder under a tenth of a step joins the last interval rather than standing alone.
+  for (int64_t t = window_start_ns_ + step; t < end - step / 10 && ok; t += step) {
+    ok = sleep_until(t);
+    if (!ok) break;  // the window ends now: the interval ends with it, in clock_main
+    auto cur = snapshot();
+    int64_t now = now_ns();
+    record_interval(prev, prev_t, cur, now);
+    prev = std::move(cur);
+    prev_t = now;
+    ok = stopped().cause == StopCause::none;  // a failed interval check ends the window here
+  }
+  return ok;
+}
+
 void Runner::clock_main() {
   bool ok = sleep_until(clock_.start_ns + int64_t(spec_.warmup_s * 1e9));
   if (spec_.measure) read_edge(edge0_);
@@ -243,32 +275,7 @@ void Runner::clock_main() {
   const bool intervals = ok && spec_.interval_s > 0;
   auto prev = at_start_;
   int64_t prev_t = window_start_ns_;
-  auto record = [&](const std::vector<CounterValues>& cur, int64_t now) {
-    std::vector<CounterValues> diff(cur.size());
-    for (size_t i = 0; i < cur.size(); ++i)
-      diff[i] = cur[i] - prev[i];
-    IntervalSample s{(prev_t - window_start_ns_) / 1e9, (now - window_start_ns_) / 1e9,
-                     sum_of(diff)};
-    intervals_.push_back(s);
-    std::string failed = on_interval_ ? on_interval_(s) : std::string();
-    std::lock_guard lock(mu_);
-    if (!failed.empty() && stop_on_error_ && stop_.cause == StopCause::none)
-      stop_ = {StopCause::check, s.end_s, std::move(failed)};
-  };
-  if (intervals) {
-    int64_t step = int64_t(spec_.interval_s * 1e9);
-    // A remainder under a tenth of a step joins the last interval rather than standing alone.
-    for (int64_t t = window_start_ns_ + step; t < end - step / 10 && ok; t += step) {
-      ok = sleep_until(t);
-      if (!ok) break;  // the window ends now: the interval ends with it, below
-      auto cur = snapshot();
-      int64_t now = now_ns();
-      record(cur, now);
-      prev = std::move(cur);
-      prev_t = now;
-      ok = stopped().cause == StopCause::none;  // a failed interval check ends the window here
-    }
-  }
+  if (intervals) ok = sample_intervals(end, prev, prev_t);
   if (ok) sleep_until(end);
   clock_.window_closed.store(true);
   at_end_ = snapshot();
@@ -279,7 +286,7 @@ void Runner::clock_main() {
   // not after a failed interval check, whose interval was the window's last.
   const EarlyStop stop = stopped();
   if (intervals && window_end_ns_ > prev_t && stop.cause != StopCause::check)
-    record(at_end_, window_end_ns_);
+    record_interval(prev, prev_t, at_end_, window_end_ns_);
   if (on_stop_ && (stop.cause == StopCause::error || stop.cause == StopCause::verify))
     on_stop_(stop);
   if (spec_.measure) read_edge(edge1_);
@@ -301,6 +308,64 @@ void Runner::watch_to_end() {
     }
     cv_.wait_for(lock, std::chrono::milliseconds(50));
   }
+}
+
+FlowResult Runner::flow_result(size_t i) {
+  FlowSlot& f = *flows_[i];
+  FlowResult fr;
+  fr.id = f.id;
+  fr.role = f.role;
+  fr.total = CounterValues::read(f.counters);
+  if (i < at_start_.size() && i < at_end_.size()) fr.window = at_end_[i] - at_start_[i];
+  fr.stats = std::move(f.stats);
+  fr.cpu = jobs_[i % jobs_.size()].cpu;  // flows are dealt to workers round-robin
+  if (i < queued0_.size() && i < queued1_.size()) {
+    const auto [unsent0, unread0] = queued0_[i];
+    const auto [unsent1, unread1] = queued1_[i];
+    if (unsent0 >= 0 && unsent1 >= 0) fr.unsent_change = unsent1 - unsent0;
+    if (unread0 >= 0 && unread1 >= 0) fr.unread_change = unread1 - unread0;
+  }
+  if (dup_fds_[i] >= 0 && spec_.measure) {
+    auto t = tcp_stats(dup_fds_[i]);
+    fr.stats.tcp_info_valid = t.valid;
+    fr.stats.tcp_retransmits = t.retransmits;
+    fr.stats.tcp_rtt_us = t.rtt_us;
+    fr.stats.tcp_cwnd = t.snd_cwnd;
+    fr.stats.congestion = congestion_of(dup_fds_[i]);
+  }
+  UdpStats& u = fr.stats.udp;
+  if (f.proto == Proto::udp && f.role == Role::receiver && u.any) {
+    u.lost = u.highest_seq + 1 > u.received ? u.highest_seq + 1 - u.received : 0;
+  }
+  return fr;
+}
+
+void Runner::add_workers(SideResult& r) const {
+  for (size_t j = 0; j < jobs_.size(); ++j) {
+    r.latency.merge(jobs_[j].latency);
+    if (jobs_[j].connect_latency) {
+      if (!r.connect_latency) r.connect_latency.emplace();
+      r.connect_latency->merge(*jobs_[j].connect_latency);
+    }
+    if (!jobs_[j].error.empty())
+      r.errors.push_back("worker " + std::to_string(j) + ": " + jobs_[j].error);
+  }
+  for (auto& fr : r.flows) {
+    if (!fr.stats.error.empty())
+      r.errors.push_back("flow " + std::to_string(fr.id) + ": " + fr.stats.error);
+  }
+}
+
+void Runner::add_host(SideResult& r) const {
+  if (edge0_.cpu && edge1_.cpu) r.cpu = cpu_utilization(*edge0_.cpu, *edge1_.cpu);
+  if (edge0_.irq && edge1_.irq && r.window_s > 0) {
+    r.interrupts =
+        try_read<InterruptRates>([&] { return rates(*edge0_.irq, *edge1_.irq, r.window_s); });
+    if (r.interrupts) add_adapter_rates(*r.interrupts, adapters_);
+  }
+  r.process = process_cpu_delta(edge0_.proc, edge1_.proc);
+  r.rdma_ports = rdma_counter_deltas(edge0_.rdma, edge1_.rdma);
+  if (spec_.measure) r.netdev = net_witness_delta(edge0_.net, edge1_.net);
 }
 
 SideResult Runner::join() {
@@ -326,35 +391,8 @@ SideResult Runner::join() {
   if (longest_stall_ns_ > 0)
     r.longest_stall_start_s = double(longest_stall_from_ns_ - window_start_ns_) / 1e9;
   r.intervals = intervals_;
-  for (size_t i = 0; i < flows_.size(); ++i) {
-    FlowSlot& f = *flows_[i];
-    FlowResult fr;
-    fr.id = f.id;
-    fr.role = f.role;
-    fr.total = CounterValues::read(f.counters);
-    if (i < at_start_.size() && i < at_end_.size()) fr.window = at_end_[i] - at_start_[i];
-    fr.stats = std::move(f.stats);
-    fr.cpu = jobs_[i % jobs_.size()].cpu;  // flows are dealt to workers round-robin
-    if (i < queued0_.size() && i < queued1_.size()) {
-      const auto [unsent0, unread0] = queued0_[i];
-      const auto [unsent1, unread1] = queued1_[i];
-      if (unsent0 >= 0 && unsent1 >= 0) fr.unsent_change = unsent1 - unsent0;
-      if (unread0 >= 0 && unread1 >= 0) fr.unread_change = unread1 - unread0;
-    }
-    if (dup_fds_[i] >= 0 && spec_.measure) {
-      auto t = tcp_stats(dup_fds_[i]);
-      fr.stats.tcp_info_valid = t.valid;
-      fr.stats.tcp_retransmits = t.retransmits;
-      fr.stats.tcp_rtt_us = t.rtt_us;
-      fr.stats.tcp_cwnd = t.snd_cwnd;
-      fr.stats.congestion = congestion_of(dup_fds_[i]);
-    }
-    UdpStats& u = fr.stats.udp;
-    if (f.proto == Proto::udp && f.role == Role::receiver && u.any) {
-      u.lost = u.highest_seq + 1 > u.received ? u.highest_seq + 1 - u.received : 0;
-    }
-    r.flows.push_back(std::move(fr));
-  }
+  for (size_t i = 0; i < flows_.size(); ++i)
+    r.flows.push_back(flow_result(i));
   // The copies kept for TCP_INFO were the connections' last descriptors: close them now, so
   // the peer sees the end at once even when this side aborted without half-closing (a second
   // Ctrl-C), rather than when this runner is destroyed, after the peer's result it then waits
@@ -363,28 +401,8 @@ SideResult Runner::join() {
     if (fd >= 0) ::close(fd);
     fd = -1;
   }
-  for (size_t j = 0; j < jobs_.size(); ++j) {
-    r.latency.merge(jobs_[j].latency);
-    if (jobs_[j].connect_latency) {
-      if (!r.connect_latency) r.connect_latency.emplace();
-      r.connect_latency->merge(*jobs_[j].connect_latency);
-    }
-    if (!jobs_[j].error.empty())
-      r.errors.push_back("worker " + std::to_string(j) + ": " + jobs_[j].error);
-  }
-  for (auto& fr : r.flows) {
-    if (!fr.stats.error.empty())
-      r.errors.push_back("flow " + std::to_string(fr.id) + ": " + fr.stats.error);
-  }
-  if (edge0_.cpu && edge1_.cpu) r.cpu = cpu_utilization(*edge0_.cpu, *edge1_.cpu);
-  if (edge0_.irq && edge1_.irq && r.window_s > 0) {
-    r.interrupts =
-        try_read<InterruptRates>([&] { return rates(*edge0_.irq, *edge1_.irq, r.window_s); });
-    if (r.interrupts) add_adapter_rates(*r.interrupts, adapters_);
-  }
-  r.process = process_cpu_delta(edge0_.proc, edge1_.proc);
-  r.rdma_ports = rdma_counter_deltas(edge0_.rdma, edge1_.rdma);
-  if (spec_.measure) r.netdev = net_witness_delta(edge0_.net, edge1_.net);
+  add_workers(r);
+  add_host(r);
   return r;
 }
 

@@ -141,6 +141,15 @@ class Runner {
 
  private:
   void clock_main();
+  // clock_main's intervals: each but the window's last, sampled (false: the window ended early).
+  bool sample_intervals(int64_t end, std::vector<CounterValues>& prev, int64_t& prev_t);
+  void record_interval(const std::vector<CounterValues>& prev, int64_t prev_t,
+                       const std::vector<CounterValues>& cur, int64_t now);
+  // join's parts: a flow's result (its stats moved out of the slot), the workers' latency and
+  // errors, the host's figures over the window.
+  FlowResult flow_result(size_t i);
+  void add_workers(SideResult& r) const;
+  void add_host(SideResult& r) const;
   void worker_main(size_t i);
   bool sleep_until(int64_t t_ns);  // false when aborted or all workers are gone
   void watch_to_end();             // after the linger, until the workers end

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <span>
 #include <stdexcept>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -332,7 +334,7 @@ void to_json(nlohmann::json& j, const TestSpec& s) {
 
 namespace {
 
-void check_keys(const nlohmann::json& j, std::initializer_list<std::string_view> known,
+void check_keys(const nlohmann::json& j, std::span<const std::string_view> known,
                 const char* where) {
   for (auto& [k, v] : j.items()) {
     if (std::find(known.begin(), known.end(), k) == known.end()) {
@@ -341,36 +343,53 @@ void check_keys(const nlohmann::json& j, std::initializer_list<std::string_view>
   }
 }
 
+// The fields a test's JSON may hold (to_json's): any other is refused.
+constexpr std::string_view kTestKeys[] = {"workload",
+                                          "protocol",
+                                          "transport",
+                                          "transport_options",
+                                          "duration_s",
+                                          "warmup_s",
+                                          "flows",
+                                          "threads",
+                                          "message_size",
+                                          "request_size",
+                                          "response_size",
+                                          "burst",
+                                          "rate_bps",
+                                          "wait",
+                                          "interval_s",
+                                          "udp_timeout_s",
+                                          kSocketOptionsKey,
+                                          "flow_servers",
+                                          "measure",
+                                          "server_cpus",
+                                          "verify_seed",
+                                          "stop_on_error",
+                                          "per_flow_latency",
+                                          "conn_rate"};
+constexpr std::string_view kSocketKeys[] = {"sndbuf",     "rcvbuf", "nodelay",
+                                            "congestion", "mptcp",  "busy_poll_us"};
+
+void socket_from_json(const nlohmann::json& j, SocketOptions& sock) {
+  namespace jf = json_field;
+  if (!j.is_object()) bad("test.socket", "must be an object");
+  check_keys(j, kSocketKeys, "test.socket");
+  const std::string so = "test.socket";
+  jf::optional(j, so, "sndbuf", sock.sndbuf);
+  jf::optional(j, so, "rcvbuf", sock.rcvbuf);
+  jf::optional(j, so, "nodelay", sock.nodelay);
+  jf::optional(j, so, "congestion", sock.congestion);
+  jf::optional(j, so, "mptcp", sock.mptcp);
+  jf::optional(j, so, "busy_poll_us", sock.busy_poll_us);
+}
+
 }  // namespace
 
 void from_json(const nlohmann::json& j, TestSpec& s) {
   namespace jf = json_field;
   if (!j.is_object()) bad("test", "must be an object");
-  check_keys(j, {"workload",
-                 "protocol",
-                 "transport",
-                 "transport_options",
-                 "duration_s",
-                 "warmup_s",
-                 "flows",
-                 "threads",
-                 "message_size",
-                 "request_size",
-                 "response_size",
-                 "burst",
-                 "rate_bps",
-                 "wait",
-                 "interval_s",
-                 "udp_timeout_s",
-                 kSocketOptionsKey,
-                 "flow_servers",
-                 "measure",
-                 "server_cpus",
-                 "verify_seed",
-                 "stop_on_error",
-                 "per_flow_latency",
-                 "conn_rate"},
-             "test");
+  check_keys(j, kTestKeys, "test");
   const std::string t = "test";
   std::string w = "stream", p = "tcp", wait = "block";
   jf::optional(j, t, "workload", w);
@@ -399,18 +418,7 @@ void from_json(const nlohmann::json& j, TestSpec& s) {
   jf::optional(j, t, "stop_on_error", s.stop_on_error);
   jf::optional(j, t, "per_flow_latency", s.per_flow_latency);
   jf::optional(j, t, "conn_rate", s.conn_rate);
-  if (auto it = j.find(kSocketOptionsKey); it != j.end()) {
-    if (!it->is_object()) bad("test.socket", "must be an object");
-    check_keys(*it, {"sndbuf", "rcvbuf", "nodelay", "congestion", "mptcp", "busy_poll_us"},
-               "test.socket");
-    const std::string so = "test.socket";
-    jf::optional(*it, so, "sndbuf", s.sock.sndbuf);
-    jf::optional(*it, so, "rcvbuf", s.sock.rcvbuf);
-    jf::optional(*it, so, "nodelay", s.sock.nodelay);
-    jf::optional(*it, so, "congestion", s.sock.congestion);
-    jf::optional(*it, so, "mptcp", s.sock.mptcp);
-    jf::optional(*it, so, "busy_poll_us", s.sock.busy_poll_us);
-  }
+  if (auto it = j.find(kSocketOptionsKey); it != j.end()) socket_from_json(*it, s.sock);
 }
 
 }  // namespace mtperf

@@ -99,6 +99,10 @@ class Worker {
   }
 
   void setup();
+  void set_timing(Flow& f);  // whether the worker needs a precise clock; the flow's pacing
+  bool needs_timers() const;
+  void on_finish();
+  int64_t run_timers(int64_t now);
   void start(Flow& f, int64_t now);
   void dispatch(const Completion& c, int64_t now);
   void on_send(Flow& f, const Completion& c, Kind k, int64_t now);

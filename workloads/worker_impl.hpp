@@ -42,23 +42,29 @@ void Worker<E>::setup() {
       f.conn = e_.adopt(*s.endpoint);
       if (f.conn < 0) fail(f, "adopting the connection", -f.conn);
     }
-    // The roles that time something: latency (rr and crr clients), pacing, UDP's send stamps
-    // and jitter. A worker of other roles alone (rr and crr servers, TCP receivers, unpaced TCP
-    // senders) reads the clock only for its deadlines, and a coarse clock does for those.
-    bool udp = s.proto == Proto::udp;
-    bool paced_sender = s.role == Role::sender && s.rate_bps > 0 && !passive_;
-    if (s.role == Role::rr_client || s.role == Role::crr_client || paced_sender ||
-        (udp && (s.role == Role::sender || s.role == Role::receiver))) {
-      precise_clock_ = true;
-    }
-    if (paced_sender) {
-      f.interval_ns = int64_t(double(spec_.stream_msg_size()) * 8 * 1e9 / s.rate_bps);
-      f.interval_ns = std::max<int64_t>(f.interval_ns, 1);
-    }
-    if (s.role == Role::crr_client && s.conn_rate > 0)
-      f.interval_ns = std::max<int64_t>(int64_t(1e9 / s.conn_rate), 1);
+    set_timing(f);
   }
   if (verify_) setup_verify();
+}
+
+template <EngineType E>
+void Worker<E>::set_timing(Flow& f) {
+  const FlowSlot& s = *f.slot;
+  // The roles that time something: latency (rr and crr clients), pacing, UDP's send stamps
+  // and jitter. A worker of other roles alone (rr and crr servers, TCP receivers, unpaced TCP
+  // senders) reads the clock only for its deadlines, and a coarse clock does for those.
+  bool udp = s.proto == Proto::udp;
+  bool paced_sender = s.role == Role::sender && s.rate_bps > 0 && !passive_;
+  if (s.role == Role::rr_client || s.role == Role::crr_client || paced_sender ||
+      (udp && (s.role == Role::sender || s.role == Role::receiver))) {
+    precise_clock_ = true;
+  }
+  if (paced_sender) {
+    f.interval_ns = int64_t(double(spec_.stream_msg_size()) * 8 * 1e9 / s.rate_bps);
+    f.interval_ns = std::max<int64_t>(f.interval_ns, 1);
+  }
+  if (s.role == Role::crr_client && s.conn_rate > 0)
+    f.interval_ns = std::max<int64_t>(int64_t(1e9 / s.conn_rate), 1);
 }
 
 template <EngineType E>
@@ -111,16 +117,44 @@ void Worker<E>::start(Flow& f, int64_t now) {
 }
 
 template <EngineType E>
+bool Worker<E>::needs_timers() const {
+  bool timers = false;
+  for (const Flow& f : flows_) {
+    timers |= f.interval_ns > 0 || f.slot->role == Role::crr_client ||
+              (f.slot->role == Role::rr_client && f.slot->proto == Proto::udp);
+  }
+  return timers;
+}
+
+// At the clock's finish, the flows whose peer never says it has ended: crr servers, and UDP's
+// receivers and rr servers.
+template <EngineType E>
+void Worker<E>::on_finish() {
+  for (Flow& f : flows_) {
+    Role r = f.slot->role;
+    bool udp = f.slot->proto == Proto::udp;
+    if (r == Role::crr_server || (udp && (r == Role::receiver || r == Role::rr_server))) {
+      finish(f);
+    }
+  }
+}
+
+// Runs the timers that are due; returns the soonest one still to come (kNoTimer: none).
+template <EngineType E>
+inline int64_t Worker<E>::run_timers(int64_t now) {
+  int64_t next = kNoTimer;
+  for (Flow& f : flows_)
+    next = std::min(next, next_timer(f, now));
+  return next;
+}
+
+template <EngineType E>
 void Worker<E>::run() {
   setup();
   int64_t now = now_ns();
   for (Flow& f : flows_)
     start(f, now);
-  bool timers = false;
-  for (Flow& f : flows_) {
-    timers |= f.interval_ns > 0 || f.slot->role == Role::crr_client ||
-              (f.slot->role == Role::rr_client && f.slot->proto == Proto::udp);
-  }
+  const bool timers = needs_timers();
   std::array<Completion, 64> comps;
   bool saw_done = false, saw_finish = false;
   bool fresh = false;  // `now` was read after the last poll: one clock read per turn is enough
@@ -134,13 +168,7 @@ void Worker<E>::run() {
     }
     if (!saw_finish && clock_.finish.load(std::memory_order_relaxed)) {
       saw_finish = true;
-      for (Flow& f : flows_) {
-        Role r = f.slot->role;
-        bool udp = f.slot->proto == Proto::udp;
-        if (r == Role::crr_server || (udp && (r == Role::receiver || r == Role::rr_server))) {
-          finish(f);
-        }
-      }
+      on_finish();
     }
     if (clock_.abort.load(std::memory_order_relaxed)) break;
     if (now > clock_.hard_deadline_ns) {
@@ -149,11 +177,7 @@ void Worker<E>::run() {
       }
       break;
     }
-    int64_t next = kNoTimer;
-    if (timers) {
-      for (Flow& f : flows_)
-        next = std::min(next, next_timer(f, now));
-    }
+    const int64_t next = timers ? run_timers(now) : kNoTimer;
     if (live_ == 0) break;
     int64_t timeout =
         next == kNoTimer ? kMaxPollNs : std::clamp<int64_t>(next - now, 0, kMaxPollNs);
