@@ -133,6 +133,48 @@ control::ServerOptions server_options(const po::variables_map& vm) {
   return control::resolved(o);
 }
 
+// --iperf3 and --sockperf: [ADDRESS:]PORT, ADDRESS defaulting to --bind.
+void listen_option(const po::variables_map& vm, const char* name, const std::string& bind,
+                   std::string& address, uint16_t& port) {
+  if (!vm.count(name)) return;
+  try {
+    control::parse_listen(vm[name].as<std::string>(), bind, address, port);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("option --") + name + ": " + e.what());
+  }
+}
+
+// The iperf3 server beside mtperf's, under its limits, its tests counted with mtperf's.
+std::unique_ptr<iperf3::Server> serve_iperf3(control::Server& server,
+                                             const control::ServerOptions& o,
+                                             const std::string& bind, uint16_t port) {
+  iperf3::ServeOptions io;
+  io.bind = bind;
+  io.port = port;
+  io.allow = o.allow;
+  io.max_pending = o.max_pending;
+  io.handshake_timeout_ms = o.handshake_timeout_ms;
+  io.max_memory = o.max_memory;
+  io.done = [&server](const control::TestLog& log) { server.record_peer_test(log); };
+  auto iperf3_server = std::make_unique<iperf3::Server>(io, server.admission());
+  std::printf("mtperf serve: iperf3 clients on %s port %u\n", bind.c_str(), iperf3_server->port());
+  return iperf3_server;
+}
+
+// The sockperf server beside mtperf's, as serve_iperf3.
+std::unique_ptr<sockperf::Server> serve_sockperf(control::Server& server,
+                                                 const control::ServerOptions& o,
+                                                 sockperf::ServeOptions& so) {
+  so.log = [](const std::string& line) { std::printf("mtperf serve: %s\n", line.c_str()); };
+  so.allow = o.allow;
+  so.admission = &server.admission();
+  so.done = [&server](const control::TestLog& log) { server.record_peer_test(log); };
+  auto sockperf_server = std::make_unique<sockperf::Server>(so);
+  std::printf("mtperf serve: sockperf clients on %s port %u (TCP and UDP)\n", so.bind.c_str(),
+              sockperf_server->port());
+  return sockperf_server;
+}
+
 }  // namespace
 
 int serve_command(const std::vector<std::string>& args) {
@@ -147,20 +189,8 @@ int serve_command(const std::vector<std::string>& args) {
   try {
     refuse_key_on_command_line(*cl);
     o = server_options(cl->vm);
-    if (cl->vm.count("iperf3")) {
-      try {
-        control::parse_listen(cl->vm["iperf3"].as<std::string>(), o.bind, iperf3_bind, iperf3_port);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(std::string("option --iperf3: ") + e.what());
-      }
-    }
-    if (cl->vm.count("sockperf")) {
-      try {
-        control::parse_listen(cl->vm["sockperf"].as<std::string>(), o.bind, so.bind, so.port);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(std::string("option --sockperf: ") + e.what());
-      }
-    }
+    listen_option(cl->vm, "iperf3", o.bind, iperf3_bind, iperf3_port);
+    listen_option(cl->vm, "sockperf", o.bind, so.bind, so.port);
   } catch (const std::invalid_argument& e) {
     return usage_error(spec, std::cerr, e.what());
   } catch (const UsageError& e) {
@@ -180,29 +210,9 @@ int serve_command(const std::vector<std::string>& args) {
       std::printf("mtperf serve: metrics on %s (port %u) at /metrics\n", o.metrics.c_str(),
                   server.metrics_port());
     std::unique_ptr<iperf3::Server> iperf3_server;
-    if (!iperf3_bind.empty()) {
-      iperf3::ServeOptions io;
-      io.bind = iperf3_bind;
-      io.port = iperf3_port;
-      io.allow = o.allow;
-      io.max_pending = o.max_pending;
-      io.handshake_timeout_ms = o.handshake_timeout_ms;
-      io.max_memory = o.max_memory;
-      io.done = [&server](const control::TestLog& log) { server.record_peer_test(log); };
-      iperf3_server = std::make_unique<iperf3::Server>(io, server.admission());
-      std::printf("mtperf serve: iperf3 clients on %s port %u\n", iperf3_bind.c_str(),
-                  iperf3_server->port());
-    }
+    if (!iperf3_bind.empty()) iperf3_server = serve_iperf3(server, o, iperf3_bind, iperf3_port);
     std::unique_ptr<sockperf::Server> sockperf_server;
-    if (cl->vm.count("sockperf")) {
-      so.log = [](const std::string& line) { std::printf("mtperf serve: %s\n", line.c_str()); };
-      so.allow = o.allow;
-      so.admission = &server.admission();
-      so.done = [&server](const control::TestLog& log) { server.record_peer_test(log); };
-      sockperf_server = std::make_unique<sockperf::Server>(so);
-      std::printf("mtperf serve: sockperf clients on %s port %u (TCP and UDP)\n", so.bind.c_str(),
-                  sockperf_server->port());
-    }
+    if (cl->vm.count("sockperf")) sockperf_server = serve_sockperf(server, o, so);
     std::fflush(stdout);
     server.run();
     sockperf_server.reset();

@@ -47,6 +47,50 @@ std::string render(const Report& r, Format f, const std::vector<CheckResult>& ch
   return "";
 }
 
+void write_report(const std::string& text, const std::string& output) {
+  if (output.empty()) {
+    std::fputs(text.c_str(), stdout);
+  } else {
+    std::ofstream out(output);
+    if (!(out << text)) throw std::runtime_error("cannot write " + output);
+  }
+}
+
+// The exit status of a run that ended on its own, with a line on stderr for each thing that went
+// wrong: flows that did not connect, an early stop, failed checks, errors.
+int run_status(const Summary& s, const std::vector<CheckResult>& checks) {
+  // Flows that did not connect do not fail the run (without --need-all it goes on with the
+  // others, and --check flows_not_connected==0 fails it), but never pass unsaid.
+  if (const auto& lost = s.flows_not_connected; !lost.empty()) {
+    std::fprintf(stderr,
+                 "mtperf run: %zu of %u flows did not connect (first: flow %u: %s); the figures "
+                 "are those of the others (--need-all fails such a run)\n",
+                 lost.size(), s.flows_asked, lost.front().flow, lost.front().error.c_str());
+  }
+  const auto& stop = s.stopped_early;
+  if (stop) {
+    std::fprintf(stderr, "mtperf run: stopped early at %.2f s (--stop-on-error): %s\n", stop->at_s,
+                 stop->why.c_str());
+  }
+  if (s.errors.empty()) {
+    // A run stopped at a counted error or a --verify mismatch failed, whatever the checks say;
+    // one stopped at a failed interval check failed a check.
+    bool stopped_at_error = stop && stop->cause != StopCause::check;
+    if (all_passed(checks) && !stop) return 0;
+    std::string failed;
+    for (const auto& c : checks)
+      if (!c.passed) failed += (failed.empty() ? "" : ", ") + c.check.text + " (" + c.detail + ")";
+    if (!failed.empty()) std::fprintf(stderr, "mtperf run: checks failed: %s\n", failed.c_str());
+    return stopped_at_error ? 1 : kExitCheckFailed;
+  }
+  // The report says everything; the exit status and one line on stderr say that it failed.
+  const auto& errors = s.errors;
+  std::string more =
+      errors.size() > 1 ? " (and " + std::to_string(errors.size() - 1) + " more errors)" : "";
+  std::fprintf(stderr, "mtperf run: the test failed: %s%s\n", errors.front().c_str(), more.c_str());
+  return 1;
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
@@ -65,51 +109,13 @@ int run_command(const std::vector<std::string>& args) {
     std::unique_ptr<control::LocalServer> server;
     Report r = run_where_told(o, server);
     const std::vector<CheckResult> checks = evaluate_checks(o.checks, r);
-    std::string text = render(r, o.format, checks);
-    if (o.output.empty()) {
-      std::fputs(text.c_str(), stdout);
-    } else {
-      std::ofstream out(o.output);
-      if (!(out << text)) throw std::runtime_error("cannot write " + o.output);
-    }
+    write_report(render(r, o.format, checks), o.output);
     if (!o.histogram.empty()) write_histogram(o.histogram, r.summary.latency_histogram);
     if (interrupts() > 0) {
       std::fprintf(stderr, "mtperf run: interrupted; the report is a partial result\n");
       return kExitInterrupted;
     }
-    // Flows that did not connect do not fail the run (without --need-all it goes on with the
-    // others, and --check flows_not_connected==0 fails it), but never pass unsaid.
-    if (const auto& lost = r.summary.flows_not_connected; !lost.empty()) {
-      std::fprintf(stderr,
-                   "mtperf run: %zu of %u flows did not connect (first: flow %u: %s); the figures "
-                   "are those of the others (--need-all fails such a run)\n",
-                   lost.size(), r.summary.flows_asked, lost.front().flow,
-                   lost.front().error.c_str());
-    }
-    const auto& stop = r.summary.stopped_early;
-    if (stop) {
-      std::fprintf(stderr, "mtperf run: stopped early at %.2f s (--stop-on-error): %s\n",
-                   stop->at_s, stop->why.c_str());
-    }
-    if (r.summary.errors.empty()) {
-      // A run stopped at a counted error or a --verify mismatch failed, whatever the checks say;
-      // one stopped at a failed interval check failed a check.
-      bool stopped_at_error = stop && stop->cause != StopCause::check;
-      if (all_passed(checks) && !stop) return 0;
-      std::string failed;
-      for (const auto& c : checks)
-        if (!c.passed)
-          failed += (failed.empty() ? "" : ", ") + c.check.text + " (" + c.detail + ")";
-      if (!failed.empty()) std::fprintf(stderr, "mtperf run: checks failed: %s\n", failed.c_str());
-      return stopped_at_error ? 1 : kExitCheckFailed;
-    }
-    // The report says everything; the exit status and one line on stderr say that it failed.
-    const auto& errors = r.summary.errors;
-    std::string more =
-        errors.size() > 1 ? " (and " + std::to_string(errors.size() - 1) + " more errors)" : "";
-    std::fprintf(stderr, "mtperf run: the test failed: %s%s\n", errors.front().c_str(),
-                 more.c_str());
-    return 1;
+    return run_status(r.summary, checks);
   } catch (const UsageError& e) {  // found once the hosts were known: a testbed of another kind
     return usage_error(run_spec(), std::cerr, e.what());
   } catch (const std::exception& e) {

@@ -21,12 +21,14 @@ namespace mtperf::cli {
 namespace {
 
 // Declared with argument names and the defaults' text, so that --help prints them as a person
-// writes them (platform/command_line.hpp). One add() per option in the order --help lists them: a
-// table, as long as the options are many, and clearest in one piece.
-po::options_description run_description() {
-  po::options_description d;
-  auto add = d.add_options();
-  auto text = [] { return po::value<std::string>(); };
+// writes them (platform/command_line.hpp). One add() per option, in the order --help lists them,
+// in groups a reader of --help would make.
+po::typed_value<std::string>* text() {
+  return po::value<std::string>();
+}
+
+// What runs: the server, the workload, its transport, sizes and pacing.
+void add_test_options(po::options_description_easy_init& add) {
   add("host,H", text()->value_name("HOST[:PORT]"),
       "server to test against, control port 12865 by default (default: an in-process server on "
       "127.0.0.1)");
@@ -58,6 +60,10 @@ po::options_description run_description() {
       "pacing over all flows, k/M/G = 1000-based: streams in bits/s (default: unpaced; UDP 1G), "
       "crr in new connections/s (default: as fast as they go)");
   add("wait", text()->default_value("block", "block")->value_name("HOW"), "block | spin");
+}
+
+// The client's data sockets.
+void add_socket_options(po::options_description_easy_init& add) {
   add("sndbuf", text()->value_name("BYTES"), "socket send buffer (K/M/G; default: the kernel's)");
   add("rcvbuf", text()->value_name("BYTES"),
       "socket receive buffer (K/M/G; default: the kernel's)");
@@ -70,6 +76,10 @@ po::options_description run_description() {
       "SO_BUSY_POLL (0: off)");
   add("bind-device", text()->value_name("IFNAME"), "SO_BINDTODEVICE for the client's data sockets");
   add("source", text()->value_name("ADDRESS"), "local address for the client's data sockets");
+}
+
+// Where the workers run and the flows go.
+void add_placement_options(po::options_description_easy_init& add) {
   add("cpus", text()->value_name("CPU-LIST"),
       "pin the client's workers to these CPUs, worker i to the i-th (e.g. 0-3,8)");
   add("server-cpus", text()->value_name("CPU-LIST"),
@@ -83,6 +93,10 @@ po::options_description run_description() {
       "--cpus for adapters without interrupts)");
   add("testbed", text()->implicit_value("default", "default")->value_name("NAME"),
       "run between the namespaces of testbed NAME (built for the run when not up)");
+}
+
+// How the run is repeated, reported and judged.
+void add_report_options(po::options_description_easy_init& add) {
   add("interval", po::value<double>()->default_value(0, "0")->value_name("SECONDS"),
       "interim report every SECONDS (0: none)");
   add("udp-timeout", po::value<double>()->default_value(0.1, "0.1")->value_name("SECONDS"),
@@ -109,6 +123,10 @@ po::options_description run_description() {
   add("output,o", text()->value_name("FILE"), "write the report to FILE (default: stdout)");
   add("histogram", text()->value_name("FILE"),
       "write the latency histogram's buckets to FILE (- for stdout)");
+}
+
+// The server's key and kind, this side's memory, and what is checked and measured.
+void add_peer_options(po::options_description_easy_init& add) {
   add("key-file", text()->value_name("FILE"),
       "the pre-shared key of an authenticating server, from a file (mode 600; default: the "
       "environment's MTPERF_KEY)");
@@ -124,7 +142,10 @@ po::options_description run_description() {
   add("no-measure", po::bool_switch(),
       "counters only: no latency samples, CPU, interrupt or TCP_INFO readings (what measuring "
       "costs)");
-  // The options of the lines transports bring, as each line's hook declares them.
+}
+
+// The options of the lines transports bring, as each line's hook declares them.
+void add_line_options(po::options_description_easy_init& add) {
   for (const LineHook* hook : line_hooks()) {
     for (const LineOption& l : hook->run_options()) {
       auto* value = text()->value_name(l.value_name);
@@ -132,6 +153,17 @@ po::options_description run_description() {
       add(l.flag.c_str(), value, l.help.c_str());
     }
   }
+}
+
+po::options_description run_description() {
+  po::options_description d;
+  auto add = d.add_options();
+  add_test_options(add);
+  add_socket_options(add);
+  add_placement_options(add);
+  add_report_options(add);
+  add_peer_options(add);
+  add_line_options(add);
   add("quiet,q", po::bool_switch(), "no progress or interim lines");
   return d;
 }
@@ -395,6 +427,29 @@ void check_test(TestSpec& s, const CommandLine& cl) {
   }
 }
 
+// With --adapters, -P counts the flows on each adapter: the test has that many on each.
+void spread_over_adapters(PlacementRequest& p, TestSpec& s) {
+  p.flows_per_adapter = int(std::min<uint32_t>(s.flows, kMaxFlowsPerAdapter));
+  size_t adapters = p.adapters.empty() ? size_t(p.auto_count) : p.adapters.size();
+  uint64_t total = uint64_t(s.flows) * adapters;
+  if (total > kLimits.max_flows) {
+    throw UsageError("option -P/--flows: " + std::to_string(s.flows) + " flows on each of " +
+                     std::to_string(adapters) + " adapters make " + std::to_string(total) +
+                     ", over the bound of " + std::to_string(kLimits.max_flows));
+  }
+  s.flows = uint32_t(total);
+}
+
+// --verify's seed: random, and never 0 (no verification).
+uint64_t random_seed() {
+  std::random_device rd;
+  uint64_t seed;
+  do {
+    seed = (uint64_t(rd()) << 32) | rd();
+  } while (seed == 0);
+  return seed;
+}
+
 void set_spec(RunOptions& o, const CommandLine& cl) {
   const po::variables_map& vm = cl.vm;
   TestSpec& s = o.spec;
@@ -412,18 +467,7 @@ void set_spec(RunOptions& o, const CommandLine& cl) {
   s.duration_s = seconds_option(vm, "length", "-l/--length", 0.05, kLimits.max_duration_s);
   s.warmup_s = seconds_option(vm, "warmup", "--warmup", 0, kLimits.max_warmup_s);
   s.flows = count_option(vm, "flows", "-P/--flows", 1, kLimits.max_flows);
-  if (o.placement) {
-    o.placement->flows_per_adapter = int(std::min<uint32_t>(s.flows, kMaxFlowsPerAdapter));
-    size_t adapters = o.placement->adapters.empty() ? size_t(o.placement->auto_count)
-                                                    : o.placement->adapters.size();
-    uint64_t total = uint64_t(s.flows) * adapters;
-    if (total > kLimits.max_flows) {
-      throw UsageError("option -P/--flows: " + std::to_string(s.flows) + " flows on each of " +
-                       std::to_string(adapters) + " adapters make " + std::to_string(total) +
-                       ", over the bound of " + std::to_string(kLimits.max_flows));
-    }
-    s.flows = uint32_t(total);
-  }
+  if (o.placement) spread_over_adapters(*o.placement, s);
   s.threads = count_option(vm, "threads", "--threads", 0, kLimits.max_threads);
   set_sizes(s, vm);
   // TCP_NODELAY by default, except for streams of sends under 16 KiB: there Nagle's coalescing
@@ -438,12 +482,7 @@ void set_spec(RunOptions& o, const CommandLine& cl) {
   s.interval_s = get<double>(vm, "interval");
   s.udp_timeout_s = get<double>(vm, "udp-timeout");
   s.measure = !get<bool>(vm, "no-measure");
-  if (get<bool>(vm, "verify")) {
-    std::random_device rd;
-    do {
-      s.verify_seed = (uint64_t(rd()) << 32) | rd();
-    } while (s.verify_seed == 0);
-  }
+  if (get<bool>(vm, "verify")) s.verify_seed = random_seed();
   check_test(s, cl);
 }
 

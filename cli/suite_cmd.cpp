@@ -86,9 +86,7 @@ std::string cell_text(const SuiteResult& r) {
   return "?";
 }
 
-}  // namespace
-
-int suite_command(const std::vector<std::string>& args) {
+CommandSpec suite_spec() {
   CommandSpec spec("suite", "[-l SECONDS] [--format text|json]",
                    "Runs every workload on every transport usable here against an in-process "
                    "server, side by side.");
@@ -101,6 +99,24 @@ int suite_command(const std::vector<std::string>& args) {
           ->default_value("text", "text")
           ->value_name("FORMAT"),
       "text (a table, row by row as the cases run) | json (one document at the end)");
+  return spec;
+}
+
+// The text table's title and head: a column per usable transport.
+void print_head(const Suite& suite, const std::string& length) {
+  std::string head = fmt::format("{:<22}", "workload");
+  for (auto& n : suite.transports)
+    head += fmt::format(" | {:<32}", n);
+  std::printf(
+      "mtperf suite: every workload on every usable transport (loopback; clip and lane "
+      "over an emulated OC-12c line between two namespaces), %s s each\n%s\n%s\n",
+      length.c_str(), head.c_str(), std::string(head.size(), '-').c_str());
+}
+
+}  // namespace
+
+int suite_command(const std::vector<std::string>& args) {
+  const CommandSpec spec = suite_spec();
   int rc = 0;
   const auto cl = read_command_line(spec, args, std::cout, std::cerr, rc);
   if (!cl) return rc;
@@ -127,14 +143,7 @@ int suite_command(const std::vector<std::string>& args) {
   } catch (const UsageError& e) {
     return usage_error(spec, std::cerr, e.what());
   }
-  std::string head = fmt::format("{:<22}", "workload");
-  for (auto& n : suite.transports)
-    head += fmt::format(" | {:<32}", n);
-  if (text)
-    std::printf(
-        "mtperf suite: every workload on every usable transport (loopback; clip and lane "
-        "over an emulated OC-12c line between two namespaces), %s s each\n%s\n%s\n",
-        length.c_str(), head.c_str(), std::string(head.size(), '-').c_str());
+  if (text) print_head(suite, length);
   int failures = 0;
   catch_interrupts();
   run_suite(suite, requests, "no UDP", [&](const SuiteCase& sc) {
