@@ -210,8 +210,12 @@ class RdmaEngine {
   const char* verb_name() const;  // what the connections carry, for error texts
   // engine_cm.cpp
   void cm_events();
+  // The connection an event is for, or -1 (the event acked, a request refused) when it is no
+  // live connection's.
+  int owner_of(rdma_cm_event* ev);
   void on_cm_event(rdma_cm_event* ev);
   void on_connect_request(int listener, rdma_cm_event* ev);
+  void refuse_accept(int id, rdma_cm_id* cm);
   void on_route_resolved(int id);
   void on_established(int id, rdma_cm_event* ev);
   void on_disconnected(int id, const char* why, int err);

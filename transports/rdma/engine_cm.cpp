@@ -62,7 +62,7 @@ void RdmaEngine::oob_events() {
   }
 }
 
-void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
+int RdmaEngine::owner_of(rdma_cm_event* ev) {
   rdma_cm_id* owner = ev->event == RDMA_CM_EVENT_CONNECT_REQUEST ? ev->listen_id : ev->id;
   auto tagv = uint64_t(uintptr_t(owner ? owner->context : nullptr));
   uint32_t id = uint32_t(tagv);
@@ -75,8 +75,14 @@ void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
     } else {
       vx_.ack_cm_event(ev);
     }
-    return;
+    return -1;
   }
+  return int(id);
+}
+
+void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
+  const int id = owner_of(ev);
+  if (id < 0) return;
   Conn& c = conns_[id];
   if (c.st == St::draining) {  // closed: its events tell nothing now
     vx_.ack_cm_event(ev);
@@ -84,28 +90,28 @@ void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
   }
   switch (ev->event) {
     case RDMA_CM_EVENT_CONNECT_REQUEST:
-      on_connect_request(int(id), ev);
+      on_connect_request(id, ev);
       return;
     case RDMA_CM_EVENT_ADDR_RESOLVED:
       vx_.ack_cm_event(ev);
       if (vx_.resolve_route(c.id, kResolveMs) != 0) {
-        fail_conn(int(id), errno, std::string("rdma_resolve_route: ") + std::strerror(errno));
+        fail_conn(id, errno, std::string("rdma_resolve_route: ") + std::strerror(errno));
       }
       return;
     case RDMA_CM_EVENT_ROUTE_RESOLVED:
       vx_.ack_cm_event(ev);
-      on_route_resolved(int(id));
+      on_route_resolved(id);
       return;
     case RDMA_CM_EVENT_ESTABLISHED:
-      on_established(int(id), ev);
+      on_established(id, ev);
       return;
     case RDMA_CM_EVENT_DISCONNECTED:
       vx_.ack_cm_event(ev);
-      on_disconnected(int(id), "the peer disconnected (RDMA_CM_EVENT_DISCONNECTED)", ECONNRESET);
+      on_disconnected(id, "the peer disconnected (RDMA_CM_EVENT_DISCONNECTED)", ECONNRESET);
       return;
     case RDMA_CM_EVENT_DEVICE_REMOVAL:
       vx_.ack_cm_event(ev);
-      on_device_removed(int(id));
+      on_device_removed(id);
       return;
     case RDMA_CM_EVENT_ADDR_ERROR:
     case RDMA_CM_EVENT_ROUTE_ERROR:
@@ -114,7 +120,7 @@ void RdmaEngine::on_cm_event(rdma_cm_event* ev) {
     case RDMA_CM_EVENT_REJECTED: {
       std::string why = "connecting: " + event_text(ev);
       vx_.ack_cm_event(ev);
-      fail_conn(int(id), ECONNREFUSED, why);
+      fail_conn(id, ECONNREFUSED, why);
       return;
     }
     default:
@@ -177,6 +183,17 @@ void RdmaEngine::on_established(int id, rdma_cm_event* ev) {
   mark_dirty(id);
 }
 
+// A failed accept tells the client at once (a reject) and leaves nothing behind: the queue pair,
+// the id and the entry go, and the entry's generation changes, so that nothing the queue pair
+// held is taken for a later connection's.
+void RdmaEngine::refuse_accept(int id, rdma_cm_id* cm) {
+  Conn& c = conns_[id];
+  if (c.qp && lay_.srq) qpn_.erase(c.qp->qp_num);
+  vx_.reject(cm, nullptr, 0);
+  destroy_id(vx_, cm);
+  free_conn(id);
+}
+
 void RdmaEngine::on_connect_request(int listener, rdma_cm_event* ev) {
   rdma_cm_id* cm = ev->id;
   std::array<uint8_t, kPdBytes> pd{};
@@ -201,29 +218,20 @@ void RdmaEngine::on_connect_request(int listener, rdma_cm_event* ev) {
   c.id = cm;
   c.peer = peer;
   c.listener = listener;
-  // A failed accept tells the client at once (a reject) and leaves nothing behind: the queue
-  // pair, the id and the entry go, and the entry's generation changes, so that nothing the
-  // queue pair held is taken for a later connection's.
-  auto refuse = [&] {
-    if (c.qp && lay_.srq) qpn_.erase(c.qp->qp_num);
-    vx_.reject(cm, nullptr, 0);
-    destroy_id(vx_, cm);
-    free_conn(id);
-  };
   std::array<uint8_t, kPdBytes> mine{};
   try {
     c.dev = &res_->device(cm->verbs);
     c.qp = res_->create_qp(cm, *c.dev);
     encode_conn_info(res_->local_info(uint32_t(id), *c.dev, l.target->setup), mine.data());
   } catch (const std::exception&) {
-    refuse();
+    refuse_accept(id, cm);
     return;
   }
   tag(id);
   rdma_conn_param p = conn_param(accept_depths(*c.dev, req), mine.data());
   if (res_->post_receives(*c.dev, c.qp, uint32_t(id), c.gen) != 0 ||
       !apply_ack_timeout(vx_, cm, res_->settings()).empty() || vx_.accept(cm, &p) != 0) {
-    refuse();
+    refuse_accept(id, cm);
     return;
   }
   // rdma_accept took the queue pair to RTS: it may answer as soon as the request is in.

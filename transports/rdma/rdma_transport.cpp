@@ -144,6 +144,10 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
   }
 
  private:
+  // effective_settings' parts, under mu_.
+  std::string comp_vectors() const;
+  void add_granted(std::map<std::string, std::string>& m) const;
+  void add_counts(std::map<std::string, std::string>& m) const;
   void check(const FlowSetup& s) const {
     if (s.proto == Proto::udp) {
       throw std::runtime_error("rdma carries RC connections: -p udp makes no sense; use -p tcp");
@@ -199,8 +203,21 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
   if (!fork_error_.empty()) m["fork_safety"] = fork_error_;
   if (set_.tos != kUnset) m["tos"] = std::to_string(set_.tos);
   if (set_.ack_timeout != kUnset) m["ack_timeout"] = std::to_string(set_.ack_timeout);
-  // Each worker's completion vector, per device: beside the IRQ CPUs of --pin irq, which
-  // vector's interrupt wakes which worker under --wait block.
+  const std::string vectors = comp_vectors();
+  if (!vectors.empty()) m["comp_vectors"] = vectors;
+  if (!workers_.empty()) add_granted(m);
+  if (memory_poll_) m["wait"] = "spin (request/response over RDMA WRITE polls memory)";
+  add_counts(m);
+  if (devices_) {
+    uint64_t rnr = rnr_count(rdma_counter_deltas(before_, read_rdma_counters("/")));
+    m["rnr_counters"] = std::to_string(rnr);
+  }
+  return m;
+}
+
+// Each worker's completion vector, per device: beside the IRQ CPUs of --pin irq, which vector's
+// interrupt wakes which worker under --wait block.
+std::string RdmaTransport::comp_vectors() const {
   std::string vectors;
   for (auto& [worker, res] : workers_) {
     for (auto& d : std::as_const(*res).devices()) {
@@ -209,26 +226,31 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
                  std::to_string(d->ctx->num_comp_vectors);
     }
   }
-  if (!vectors.empty()) m["comp_vectors"] = vectors;
-  if (!workers_.empty()) {
-    const Layout& l = workers_.begin()->second->layout();
-    m["srq"] = l.srq ? "on" : "off";
-    m["recv_depth"] = std::to_string(l.depth);
-    m["credits"] = std::to_string(l.granted);
-    // What a stream got: its window within the send queue granted, and the signalling interval.
-    const auto& res = *workers_.begin()->second;
-    if (!res.config().request_response && !res.devices().empty()) {
-      uint32_t cap = res.devices().front()->sq_cap;
-      uint32_t window = stream_window(set_.tx_depth, cap);
-      m["tx_depth"] = std::to_string(window) + " (send queue " + std::to_string(cap) + ")";
-      m["signal"] = std::to_string(signal_interval(set_.signal_every, window));
-    }
-    std::string devs;
-    for (auto& d : workers_.begin()->second->devices())
-      devs += (devs.empty() ? "" : ",") + d->name();
-    if (!devs.empty()) m["devices"] = devs;
+  return vectors;
+}
+
+// What the devices granted the first worker (every worker's layout is the same).
+void RdmaTransport::add_granted(std::map<std::string, std::string>& m) const {
+  const Layout& l = workers_.begin()->second->layout();
+  m["srq"] = l.srq ? "on" : "off";
+  m["recv_depth"] = std::to_string(l.depth);
+  m["credits"] = std::to_string(l.granted);
+  // What a stream got: its window within the send queue granted, and the signalling interval.
+  const auto& res = *workers_.begin()->second;
+  if (!res.config().request_response && !res.devices().empty()) {
+    uint32_t cap = res.devices().front()->sq_cap;
+    uint32_t window = stream_window(set_.tx_depth, cap);
+    m["tx_depth"] = std::to_string(window) + " (send queue " + std::to_string(cap) + ")";
+    m["signal"] = std::to_string(signal_interval(set_.signal_every, window));
   }
-  if (memory_poll_) m["wait"] = "spin (request/response over RDMA WRITE polls memory)";
+  std::string devs;
+  for (auto& d : workers_.begin()->second->devices())
+    devs += (devs.empty() ? "" : ",") + d->name();
+  if (!devs.empty()) m["devices"] = devs;
+}
+
+// The engines' counts: signalled requests, credit waits, queue pairs drained.
+void RdmaTransport::add_counts(std::map<std::string, std::string>& m) const {
   if (ctr_.chains > 0) {
     m["signalled"] = std::to_string(ctr_.signalled) + " of " +
                      std::to_string(ctr_.signalled + ctr_.unsignaled) + " requests in " +
@@ -243,11 +265,6 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
                            std::to_string(ctr_.drain_timeouts) +
                            " without IBV_EVENT_QP_LAST_WQE_REACHED)";
   }
-  if (devices_) {
-    uint64_t rnr = rnr_count(rdma_counter_deltas(before_, read_rdma_counters("/")));
-    m["rnr_counters"] = std::to_string(rnr);
-  }
-  return m;
 }
 
 std::unique_ptr<Transport> rdma_create(const TransportParams& params) {

@@ -137,41 +137,52 @@ DeviceRes& WorkerRes::device(ibv_context* ctx) {
     throw std::runtime_error(why);
   }
   d->sq_cap = send_queue_ask(layout_.sq_depth, d->attr.max_qp_wr);
-  d->pd = verbs_->alloc_pd(ctx);
-  if (!d->pd) throw_errno("ibv_alloc_pd " + dev, errno);
-  d->channel = verbs_->create_comp_channel(ctx);
-  if (!d->channel) throw_errno("ibv_create_comp_channel " + dev, errno);
-  int fl = fcntl(d->channel->fd, F_GETFL);
-  fcntl(d->channel->fd, F_SETFL, fl | O_NONBLOCK);
-  int cqe = int(cq_entries(layout_));
-  d->comp_vector = comp_vector(cfg_.worker, ctx->num_comp_vectors);
-  d->cq = verbs_->create_cq(ctx, cqe, nullptr, d->channel, d->comp_vector);
-  if (!d->cq) {
-    throw_errno("ibv_create_cq " + dev + " (" + std::to_string(cqe) + " entries, vector " +
-                    std::to_string(d->comp_vector) + ")",
-                errno);
-  }
-  if (pool_.bytes() > 0) {
-    d->pool_mr = verbs_->reg_mr(d->pd, pool_.base(), pool_.bytes(), access_flags(pool_access()));
-    if (!d->pool_mr) throw_errno("ibv_reg_mr of the buffer pool on " + dev, errno);
-  }
-  d->area_mr = verbs_->reg_mr(d->pd, area_, area_bytes_, access_flags(RemoteAccess{}));
-  if (!d->area_mr) throw_errno("ibv_reg_mr of the receive area on " + dev, errno);
-  d->conn_mrs.assign(layout_.conns, nullptr);
-  for (uint32_t c = 0; c < layout_.conns; ++c) {
-    RemoteSpan span = remote_span(layout_, c);
-    if (span.bytes == 0) continue;
-    d->conn_mrs[c] =
-        verbs_->reg_mr(d->pd, area_ + span.offset, span.bytes, access_flags(span.access));
-    if (!d->conn_mrs[c]) {
-      throw_errno("ibv_reg_mr of connection " + std::to_string(c) + "'s part of the area on " + dev,
-                  errno);
-    }
-  }
+  create_queues(*d, dev);
+  register_memory(*d, dev);
   if (layout_.srq) fill_srq(*d);
   d->max_inline = find_inline(*d);
   devices_.push_back(std::move(d));
   return *devices_.back();
+}
+
+// The device's protection domain, completion channel (non-blocking, for --wait block) and
+// completion queue, on this worker's completion vector.
+void WorkerRes::create_queues(DeviceRes& d, const std::string& dev) {
+  d.pd = verbs_->alloc_pd(d.ctx);
+  if (!d.pd) throw_errno("ibv_alloc_pd " + dev, errno);
+  d.channel = verbs_->create_comp_channel(d.ctx);
+  if (!d.channel) throw_errno("ibv_create_comp_channel " + dev, errno);
+  int fl = fcntl(d.channel->fd, F_GETFL);
+  fcntl(d.channel->fd, F_SETFL, fl | O_NONBLOCK);
+  int cqe = int(cq_entries(layout_));
+  d.comp_vector = comp_vector(cfg_.worker, d.ctx->num_comp_vectors);
+  d.cq = verbs_->create_cq(d.ctx, cqe, nullptr, d.channel, d.comp_vector);
+  if (!d.cq) {
+    throw_errno("ibv_create_cq " + dev + " (" + std::to_string(cqe) + " entries, vector " +
+                    std::to_string(d.comp_vector) + ")",
+                errno);
+  }
+}
+
+// The buffer pool, the receive area and each connection's part of it, registered on the device.
+void WorkerRes::register_memory(DeviceRes& d, const std::string& dev) {
+  if (pool_.bytes() > 0) {
+    d.pool_mr = verbs_->reg_mr(d.pd, pool_.base(), pool_.bytes(), access_flags(pool_access()));
+    if (!d.pool_mr) throw_errno("ibv_reg_mr of the buffer pool on " + dev, errno);
+  }
+  d.area_mr = verbs_->reg_mr(d.pd, area_, area_bytes_, access_flags(RemoteAccess{}));
+  if (!d.area_mr) throw_errno("ibv_reg_mr of the receive area on " + dev, errno);
+  d.conn_mrs.assign(layout_.conns, nullptr);
+  for (uint32_t c = 0; c < layout_.conns; ++c) {
+    RemoteSpan span = remote_span(layout_, c);
+    if (span.bytes == 0) continue;
+    d.conn_mrs[c] =
+        verbs_->reg_mr(d.pd, area_ + span.offset, span.bytes, access_flags(span.access));
+    if (!d.conn_mrs[c]) {
+      throw_errno("ibv_reg_mr of connection " + std::to_string(c) + "'s part of the area on " + dev,
+                  errno);
+    }
+  }
 }
 
 void WorkerRes::fill_srq(DeviceRes& d) {

@@ -129,6 +129,9 @@ class WorkerRes {
   int repost(DeviceRes& d, ibv_qp* qp, uint32_t conn, uint32_t gen, uint32_t index);
 
  private:
+  // device()'s steps for a device met the first time.
+  void create_queues(DeviceRes& d, const std::string& dev);
+  void register_memory(DeviceRes& d, const std::string& dev);
   void fill_srq(DeviceRes& d);
   ibv_qp_init_attr qp_attr(const DeviceRes& d) const;
   uint32_t find_inline(DeviceRes& d);

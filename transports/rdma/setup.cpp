@@ -96,6 +96,8 @@ class RdmaListener final : public FlowListener {
   }
 
  private:
+  void establish(RdmaEndpoint& ep, const rdma_conn_param& req, int64_t deadline_ns,
+                 const std::string& what);
   void close() {
     destroy_id(v_, id_);
     id_ = nullptr;
@@ -109,6 +111,34 @@ class RdmaListener final : public FlowListener {
   rdma_event_channel* ch_ = nullptr;
   rdma_cm_id* id_ = nullptr;
 };
+
+// Answers the connection request with this side's queue pair and what the peer needs of it,
+// then waits until the connection is established; the client hears of a failure at once.
+void RdmaListener::establish(RdmaEndpoint& ep, const rdma_conn_param& req, int64_t deadline_ns,
+                             const std::string& what) {
+  rdma_cm_id* cm = ep.id;
+  std::array<uint8_t, kPdBytes> mine{};
+  try {
+    prepare(ep, setup_);
+    encode_conn_info(ep.res->local_info(ep.conn, *ep.dev, setup_), mine.data());
+    if (std::string why = apply_ack_timeout(v_, cm, res_->settings()); !why.empty()) {
+      throw std::runtime_error(what + ": " + why);
+    }
+  } catch (...) {
+    v_.reject(cm, nullptr, 0);  // the client hears now, not at its deadline
+    throw;
+  }
+  rdma_conn_param p = conn_param(accept_depths(*ep.dev, req), mine.data());
+  if (v_.accept(cm, &p) != 0) {
+    int err = errno;
+    v_.reject(cm, nullptr, 0);
+    throw_errno(what + ": rdma_accept", err);
+  }
+  v_.ack_cm_event(expect_event(v_, ep.ch, RDMA_CM_EVENT_ESTABLISHED, deadline_ns, what));
+  if (int rc = set_min_rnr_timer(v_, ep.id->qp, ep.id->verbs); rc != 0) {
+    throw_errno(what + ": ibv_modify_qp (min_rnr_timer)", rc);
+  }
+}
 
 std::unique_ptr<Endpoint> RdmaListener::accept(int64_t deadline_ns) {
   rdma_cm_event* ev = nullptr;
@@ -150,27 +180,7 @@ std::unique_ptr<Endpoint> RdmaListener::accept(int64_t deadline_ns) {
     v_.reject(cm, nullptr, 0);
     throw_errno(what + ": rdma_migrate_id", err);
   }
-  std::array<uint8_t, kPdBytes> mine{};
-  try {
-    prepare(*ep, setup_);
-    encode_conn_info(ep->res->local_info(ep->conn, *ep->dev, setup_), mine.data());
-    if (std::string why = apply_ack_timeout(v_, cm, res_->settings()); !why.empty()) {
-      throw std::runtime_error(what + ": " + why);
-    }
-  } catch (...) {
-    v_.reject(cm, nullptr, 0);  // the client hears now, not at its deadline
-    throw;
-  }
-  rdma_conn_param p = conn_param(accept_depths(*ep->dev, req), mine.data());
-  if (v_.accept(cm, &p) != 0) {
-    int err = errno;
-    v_.reject(cm, nullptr, 0);
-    throw_errno(what + ": rdma_accept", err);
-  }
-  v_.ack_cm_event(expect_event(v_, ep->ch, RDMA_CM_EVENT_ESTABLISHED, deadline_ns, what));
-  if (int rc = set_min_rnr_timer(v_, ep->id->qp, ep->id->verbs); rc != 0) {
-    throw_errno(what + ": ibv_modify_qp (min_rnr_timer)", rc);
-  }
+  establish(*ep, req, deadline_ns, what);
   // One connection per flow: the listener has served its purpose.
   destroy_id(v_, id_);
   id_ = nullptr;

@@ -282,23 +282,25 @@ int SocketEngine::do_accept(Conn& c, bool dontwait) {
   return n;
 }
 
-size_t SocketEngine::progress(std::span<Completion> out) {
-  // Blocking mode with one connection holding work, as an rr or stream flow has all along: what
-  // the passes below do for that one connection, without the scratch list and its three passes.
-  if (blocking_ && runnable_.size() == 1) {
-    int id = runnable_[0];
-    Conn& c = conns_[id];
-    size_t n = 0;
-    if (c.fd >= 0) {
-      n = run_sends(id, out, true);
-      if (n < out.size() && c.rq.size() > 0) n += run_recvs(id, out.subspan(n), true);
-    }
-    if (c.fd < 0 || (c.sq.size() == 0 && c.rq.size() == 0)) {
-      c.runnable = false;
-      runnable_.clear();
-    }
-    return n;
+// Blocking mode with one connection holding work, as an rr or stream flow has all along: what
+// progress() does for that one connection, without the scratch list and its three passes.
+inline size_t SocketEngine::progress_one(std::span<Completion> out) {
+  int id = runnable_[0];
+  Conn& c = conns_[id];
+  size_t n = 0;
+  if (c.fd >= 0) {
+    n = run_sends(id, out, true);
+    if (n < out.size() && c.rq.size() > 0) n += run_recvs(id, out.subspan(n), true);
   }
+  if (c.fd < 0 || (c.sq.size() == 0 && c.rq.size() == 0)) {
+    c.runnable = false;
+    runnable_.clear();
+  }
+  return n;
+}
+
+size_t SocketEngine::progress(std::span<Completion> out) {
+  if (blocking_ && runnable_.size() == 1) return progress_one(out);
   size_t n = 0;
   scratch_.swap(runnable_);
   runnable_.clear();

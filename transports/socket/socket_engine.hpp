@@ -89,6 +89,7 @@ class SocketEngine {
   // `block`: the operation may wait (blocking mode). `try_listener`: a blocking listener that
   // may not wait is tried all the same (the wait before it was in vain).
   size_t run_sends(int id, std::span<Completion> out, bool block);
+  size_t progress_one(std::span<Completion> out);  // progress(): one runnable connection
   size_t run_recvs(int id, std::span<Completion> out, bool block, bool try_listener = false);
   int do_send(Conn& c, const WorkReq& r, bool dontwait);
   // Blocking mode, an unsignaled send with none queued before it: sent at once, without waiting.

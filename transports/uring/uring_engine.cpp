@@ -307,11 +307,10 @@ int UringEngine::accept(int listen_id) {
   return id;
 }
 
-void UringEngine::close(int id) {
+// The connection's operations that never reached the kernel end here, without a completion.
+void UringEngine::release_unsubmitted(int id) {
   Conn& c = conns_[id];
-  if (c.fd < 0 || c.closing) return;
-  unlink();
-  // Receives waiting for a provided buffer are in no SQE: they end here.
+  // Receives waiting for a provided buffer are in no SQE.
   size_t keep = 0;
   for (uint32_t index : starved_) {
     if (ops_[index].conn == id) {
@@ -321,7 +320,7 @@ void UringEngine::close(int id) {
     }
   }
   starved_.resize(keep);
-  // Queued sends never reached the kernel: they end here, without a completion.
+  // Nor are queued sends.
   for (int32_t i = c.tx_head; i >= 0;) {
     int32_t next = ops_[i].tx_next;
     ops_[i].tx_next = -1;
@@ -329,6 +328,13 @@ void UringEngine::close(int id) {
     i = next;
   }
   c.tx_head = c.tx_tail = -1;
+}
+
+void UringEngine::close(int id) {
+  Conn& c = conns_[id];
+  if (c.fd < 0 || c.closing) return;
+  unlink();
+  release_unsubmitted(id);
   // An unsignaled send is done by the WorkReq::signal contract. Should it still be in the
   // kernel, the shutdown below ends it, and its CQE carries an old generation: dropped.
   bool quiet = c.quiet >= 0;

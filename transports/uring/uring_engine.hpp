@@ -161,6 +161,7 @@ class UringEngine {
   void setup_buf_ring();
   int register_fd(int fd, Proto proto, bool listener);
   void finalize_close(int id);
+  void release_unsubmitted(int id);  // close(): what never reached the kernel
   // Prepares the SQE of an op; false when no SQE is free. `link`: the next recv on its
   // connection joins it in a chain; `follows`: this op is that recv (the chain stays open).
   bool issue(uint32_t op_index, bool link = false, bool follows = false);
@@ -171,6 +172,7 @@ class UringEngine {
   // Handles one CQE; writes 0..2 completions to `out` (a linked send, then its recv).
   int handle(uint64_t user_data, int32_t res, uint32_t flags, Completion* out);
   int handle_recv(uint32_t index, int32_t res, uint32_t flags, Completion* out);
+  bool op_ended(uint32_t index, int32_t& res, uint32_t flags);  // handle(): a send or accept
   void rearm_or_starve(uint32_t index);
   void rearm_starved();
   void give_back(uint16_t buf_id);

@@ -21,6 +21,41 @@ Completion make(uint64_t cookie, int32_t res, uint16_t flags = 0) {
 
 }  // namespace
 
+// A send's or an accept's own CQE: the operation is retried (EINTR, a short TCP send), or ends
+// with `res`, its result. False while it goes on: retried, or its zero-copy buffer not yet
+// released.
+inline bool UringEngine::op_ended(uint32_t index, int32_t& res, uint32_t flags) {
+  OpSlot& o = ops_[index];
+  if (flags & IORING_CQE_F_MORE) ++o.notifs;
+  if (res == -EINTR || (o.op == Op::accept && res == -ECONNABORTED)) {
+    if (issue(index)) return false;
+    res = -EBUSY;  // no SQE for the retry: report rather than lose the operation
+  }
+  if (o.op == Op::send && res > 0 && conns_[o.conn].proto == Proto::tcp) {
+    o.off += uint32_t(res);
+    if (o.off < o.buf.len) {  // a short send: the remainder goes before the send completes
+      if (issue(index)) return false;
+      res = -EBUSY;
+    } else {
+      res = int32_t(o.buf.len);
+    }
+  }
+  if (o.op == Op::accept && res >= 0) {
+    int fd = res;
+    if (cfg_.sock) inet::apply_accepted_options(fd, Proto::tcp, *cfg_.sock);
+    res = register_fd(fd, Proto::tcp, false);
+    if (res < 0) ::close(fd);
+  }
+  o.result = res;
+  o.sent_all = true;
+  // The stream's bytes of this send are all in the kernel (or it failed): the next may go.
+  if (conns_[o.conn].tx_issued == int32_t(index)) {
+    conns_[o.conn].tx_issued = -1;
+    kick_tx(o.conn);
+  }
+  return o.notifs == 0;  // else wait for the buffer to be released
+}
+
 int UringEngine::handle(uint64_t user_data, int32_t res, uint32_t flags, Completion* out) {
   if (user_data == kUringInternal) return 0;
   uint32_t index = uint32_t(user_data);
@@ -49,35 +84,8 @@ int UringEngine::handle(uint64_t user_data, int32_t res, uint32_t flags, Complet
       release(index);
     }
     return 0;
-  } else {
-    if (flags & IORING_CQE_F_MORE) ++o.notifs;
-    if (res == -EINTR || (o.op == Op::accept && res == -ECONNABORTED)) {
-      if (issue(index)) return 0;
-      res = -EBUSY;  // no SQE for the retry: report rather than lose the operation
-    }
-    if (o.op == Op::send && res > 0 && conns_[o.conn].proto == Proto::tcp) {
-      o.off += uint32_t(res);
-      if (o.off < o.buf.len) {  // a short send: the remainder goes before the send completes
-        if (issue(index)) return 0;
-        res = -EBUSY;
-      } else {
-        res = int32_t(o.buf.len);
-      }
-    }
-    if (o.op == Op::accept && res >= 0) {
-      int fd = res;
-      if (cfg_.sock) inet::apply_accepted_options(fd, Proto::tcp, *cfg_.sock);
-      res = register_fd(fd, Proto::tcp, false);
-      if (res < 0) ::close(fd);
-    }
-    o.result = res;
-    o.sent_all = true;
-    // The stream's bytes of this send are all in the kernel (or it failed): the next may go.
-    if (conns_[o.conn].tx_issued == int32_t(index)) {
-      conns_[o.conn].tx_issued = -1;
-      kick_tx(o.conn);
-    }
-    if (o.notifs > 0) return 0;  // wait for the buffer to be released
+  } else if (!op_ended(index, res, flags)) {
+    return 0;
   }
   if (o.dropped) {
     release(index);

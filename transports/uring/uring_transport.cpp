@@ -200,33 +200,38 @@ bool probe_buf_ring(io_uring& ring) {
   return ok;
 }
 
-ProbeResult uring_probe(const std::string& root) {
-  ProbeResult r;
+// Why the kernel.io_uring_disabled sysctl keeps io_uring from this process ("": it does not).
+std::string disabled_why(const std::string& root) {
   std::ifstream in(root + "/proc/sys/kernel/io_uring_disabled");
   int disabled = 0;
-  if (in >> disabled && (disabled == 1 || disabled == 2)) {
-    r.why = "io_uring is disabled by the kernel.io_uring_disabled sysctl (= " +
-            std::to_string(disabled) + (disabled == 1 ? ": only for privileged processes" : "") +
-            "); enable it with `sysctl kernel.io_uring_disabled=0`";
-    return r;
-  }
-  io_uring ring;
-  int rc = io_uring_queue_init(8, &ring, 0);
+  if (!(in >> disabled && (disabled == 1 || disabled == 2))) return "";
+  return "io_uring is disabled by the kernel.io_uring_disabled sysctl (= " +
+         std::to_string(disabled) + (disabled == 1 ? ": only for privileged processes" : "") +
+         "); enable it with `sysctl kernel.io_uring_disabled=0`";
+}
+
+// What io_uring_setup's error `rc` (< 0) means here.
+std::string setup_why(int rc) {
   if (rc == -ENOSYS) {
-    r.why =
-        "io_uring_setup: ENOSYS: the kernel has no io_uring (CONFIG_IO_URING) or a seccomp "
-        "filter hides it";
-    return r;
+    return "io_uring_setup: ENOSYS: the kernel has no io_uring (CONFIG_IO_URING) or a seccomp "
+           "filter hides it";
   }
   if (rc == -EPERM) {
-    r.why =
-        "io_uring_setup: EPERM: io_uring is forbidden here (a seccomp profile such as a "
-        "container runtime's default, or kernel.io_uring_disabled); allow io_uring_setup/"
-        "io_uring_enter/io_uring_register";
-    return r;
+    return "io_uring_setup: EPERM: io_uring is forbidden here (a seccomp profile such as a "
+           "container runtime's default, or kernel.io_uring_disabled); allow io_uring_setup/"
+           "io_uring_enter/io_uring_register";
   }
+  return std::string("io_uring_setup: ") + strerror(-rc);
+}
+
+ProbeResult uring_probe(const std::string& root) {
+  ProbeResult r;
+  r.why = disabled_why(root);
+  if (!r.why.empty()) return r;
+  io_uring ring;
+  int rc = io_uring_queue_init(8, &ring, 0);
   if (rc < 0) {
-    r.why = std::string("io_uring_setup: ") + strerror(-rc);
+    r.why = setup_why(rc);
     return r;
   }
   r.usable = true;
