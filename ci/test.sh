@@ -32,6 +32,10 @@ if [[ $stages == *" suite "* ]]; then
   bash ci/build.sh mtperf mtperf_docs floor $(cd bench && ls bench_*.cpp | sed 's/\.cpp$//')
   bash ci/format.sh
   bash ci/layers.sh
+  # Functions over 50 lines: never more than the bound (lower it as they are split); the list
+  # when it fails, their count otherwise.
+  if ! long=$(python3 ci/long_functions.py --max-count 29); then echo "$long"; exit 1; fi
+  echo "ci/long_functions.py: ${long##*$'\n'}"
   ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2 --timeout 300 -L release
   # The Debian package from the same build, installed, used and purged in a minimal Debian 12
   # root (exit 77: skipped, with the reason it printed). Fetching that root is most of its 1 to
