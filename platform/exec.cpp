@@ -115,6 +115,24 @@ int wait_child(pid_t pid) {
   return -1;
 }
 
+// The descriptor of network namespace `name` (/run/netns/NAME), for the child to enter.
+void open_netns(const std::string& name, Fd& netns) {
+  std::string ns_path = "/run/netns/" + name;
+  netns.reset(::open(ns_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (netns.get() < 0)
+    throw std::runtime_error("cannot open network namespace " + ns_path + ": " +
+                             std::strerror(errno));
+}
+
+// What the child reported before it could run the program: the step that failed, and errno.
+[[noreturn]] void throw_child_failure(const int report[2], const std::vector<std::string>& argv,
+                                      const ExecOptions& options) {
+  std::string what = report[0] == 1   ? "entering network namespace " + options.netns + " for"
+                     : report[0] == 2 ? "redirecting output of"
+                                      : "executing";
+  throw std::runtime_error(what + " '" + join_argv(argv) + "' failed: " + std::strerror(report[1]));
+}
+
 }  // namespace
 
 std::string find_program(const std::string& name) {
@@ -148,13 +166,7 @@ ExecResult run_program(const std::vector<std::string>& argv, const ExecOptions& 
     throw std::runtime_error("'" + argv[0] + "' not found in PATH; install it (iproute2 provides " +
                              "ip and tc)");
   Fd netns;
-  if (!options.netns.empty()) {
-    std::string ns_path = "/run/netns/" + options.netns;
-    netns.reset(::open(ns_path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (netns.get() < 0)
-      throw std::runtime_error("cannot open network namespace " + ns_path + ": " +
-                               std::strerror(errno));
-  }
+  if (!options.netns.empty()) open_netns(options.netns, netns);
   // argv is prepared before fork(): the child must not allocate.
   std::vector<char*> cargv;
   for (const auto& arg : argv)
@@ -188,13 +200,7 @@ ExecResult run_program(const std::vector<std::string>& argv, const ExecOptions& 
   int report[2] = {0, 0};
   ssize_t got = ::read(status_r.get(), report, sizeof report);
   result.exit_code = wait_child(pid);
-  if (got == static_cast<ssize_t>(sizeof report)) {
-    std::string what = report[0] == 1   ? "entering network namespace " + options.netns + " for"
-                       : report[0] == 2 ? "redirecting output of"
-                                        : "executing";
-    throw std::runtime_error(what + " '" + join_argv(argv) +
-                             "' failed: " + std::strerror(report[1]));
-  }
+  if (got == static_cast<ssize_t>(sizeof report)) throw_child_failure(report, argv, options);
   return result;
 }
 
