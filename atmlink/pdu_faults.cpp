@@ -5,6 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "platform/number.hpp"
+
 namespace mtperf::atm {
 namespace {
 
@@ -31,19 +33,14 @@ void check_trigger(const FaultTrigger& t, const char* name) {
 FaultTrigger parse_fault_trigger(std::string_view text) {
   const std::string s(text);
   FaultTrigger t;
-  std::size_t used = 0;
-  try {
-    if (s.starts_with("every:")) {
-      const std::string n = s.substr(6);
-      if (!n.empty() &&
-          std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        t.every = std::stoull(n, &used);
-      if (used == n.size() && t.every >= 1 && t.every <= kMaxEvery) return t;
-    } else {
-      t.rate = std::stod(s, &used);
-      if (used == s.size() && t.rate >= 0.0 && t.rate <= 1.0) return t;
+  if (s.starts_with("every:")) {
+    if (const auto every = parse_whole(text.substr(6), 1, kMaxEvery)) {
+      t.every = *every;
+      return t;
     }
-  } catch (const std::exception&) {
+  } else if (const auto rate = parse_scaled(text, {}); rate && *rate <= 1.0) {
+    t.rate = *rate;
+    return t;
   }
   throw std::invalid_argument("'" + s +
                               "' is neither a probability in 0..1 nor every:N with N in "

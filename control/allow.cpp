@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "platform/number.hpp"
+
 namespace mtperf::control {
 namespace {
 
@@ -46,12 +48,10 @@ Cidr parse_cidr(const std::string& text) {
   int max_len = c.family == AF_INET ? 32 : 128;
   c.prefix_length = max_len;
   if (!prefix.empty() || text.back() == '/') {
-    if (prefix.empty() || prefix.size() > 3 ||
-        prefix.find_first_not_of("0123456789") != std::string::npos) {
-      bad("the prefix length must be a number");
-    }
-    c.prefix_length = std::stoi(prefix);
-    if (c.prefix_length > max_len) bad("the prefix length is over " + std::to_string(max_len));
+    const std::optional<uint64_t> length = parse_whole(prefix, 0, 999);
+    if (!length) bad("the prefix length must be a number");
+    if (*length > uint64_t(max_len)) bad("the prefix length is over " + std::to_string(max_len));
+    c.prefix_length = int(*length);
   }
   Cidr net = c;
   for (int bit = c.prefix_length; bit < max_len; ++bit)

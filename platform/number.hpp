@@ -23,6 +23,19 @@ inline std::optional<uint64_t> parse_whole(std::string_view text, uint64_t lo = 
   return v;
 }
 
+// A whole number in lo..hi, decimal, or hexadecimal after "0x" or "0X" ("0x1f": a cell header's
+// fields).
+inline std::optional<uint64_t> parse_whole_or_hex(std::string_view text, uint64_t lo = 0,
+                                                  uint64_t hi = UINT64_MAX) {
+  const bool hex = text.starts_with("0x") || text.starts_with("0X");
+  if (hex) text.remove_prefix(2);
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v, hex ? 16 : 10);
+  if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
 // A unit suffix and what one of it is worth.
 struct NumberUnit {
   std::string_view suffix;

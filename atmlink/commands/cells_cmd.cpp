@@ -13,6 +13,7 @@
 
 #include "atmlink/pdu_tool.hpp"
 #include "platform/command_line.hpp"
+#include "platform/number.hpp"
 
 namespace mtperf::atm {
 namespace {
@@ -72,15 +73,10 @@ CommandSpec decode_command_spec() {
 }
 
 std::uint64_t parse_number(const std::string& option, const std::string& text, std::uint64_t max) {
-  const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
-  const char* begin = text.data() + (hex ? 2 : 0);
-  const char* end = text.data() + text.size();
-  std::uint64_t value = 0;
-  const auto [ptr, ec] = std::from_chars(begin, end, value, hex ? 16 : 10);
-  if (begin == end || ec != std::errc{} || ptr != end || value > max) {
+  const std::optional<std::uint64_t> value = parse_whole_or_hex(text, 0, max);
+  if (!value)
     throw UsageError(option + ": '" + text + "' is not a number in 0.." + std::to_string(max));
-  }
-  return value;
+  return *value;
 }
 
 int hex_digit(char c) {
