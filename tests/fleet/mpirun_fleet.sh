@@ -23,14 +23,17 @@ fleet() {
 echo "== 4 ranks, all-pairs, socket and uring"
 fleet 4 -w stream -T socket,uring -l 0.5 --warmup 0.2 --format json -o "$tmp/all.json"
 # Start spread at most half the window: the pairs of a round overlap for most of what they
-# measure; wrong clock offsets would show as seconds. Late wake-ups of ranks sharing this host's
-# CPUs reach 160 ms with every CPU busy.
+# measure; wrong clock offsets would show as seconds. The spread is of the data starts (each
+# client's flows connected, after its control handshake), put on rank 0's clock with offsets
+# measured after the step: ranks sharing this host's CPUs reach 160 ms with every CPU busy.
 check "$tmp/all.json" --ranks 4 --transports socket,uring --max-spread-ms 250
 [ ! -e "$tmp/rendezvous" ] || { echo "the rendezvous file was left behind"; exit 1; }
 
 echo "== 16 ranks, shift (every rank sends at once)"
-fleet 16 -w stream --pattern shift -l 0.3 --warmup 0.1 -m 16K --format json -o "$tmp/shift.json"
-check "$tmp/shift.json" --ranks 16 --transports socket --max-spread-ms 150
+# 16 handshakes at once on this host's cores: 65-85 ms measured beside a compiler; the window
+# is long enough that half of it leaves room for twice that load.
+fleet 16 -w stream --pattern shift -l 0.5 --warmup 0.1 -m 16K --format json -o "$tmp/shift.json"
+check "$tmp/shift.json" --ranks 16 --transports socket --max-spread-ms 250
 
 echo "== a pair file, rr, checks and JUnit"
 printf '# round a b\n1 0 1\n1 2 3\n2 3 0\n' >"$tmp/pairs"
