@@ -2,11 +2,14 @@
 // An mtperf server on 127.0.0.1 (a free port) on a thread of this process: the embedded default
 // of `mtperf run` without -H, and the server of in-process tests. Stopped and joined on
 // destruction.
+#include <future>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "control/client.hpp"
 #include "control/server.hpp"
+#include "platform/netns.hpp"
 #include "workloads/spec.hpp"
 
 namespace mtperf::control {
@@ -57,6 +60,49 @@ class LocalServer {
   }
   Server server_;
   std::thread thread_;
+};
+
+// An mtperf server on a thread inside a network namespace: its sessions' threads are born there
+// too, so every socket the server side makes belongs to that host.
+class NamespaceServer {
+ public:
+  explicit NamespaceServer(const std::string& ns) {
+    std::promise<uint16_t> ready;
+    auto port = ready.get_future();
+    thread_ = std::thread([this, ns, &ready] {
+      try {
+        enter_netns(ns);
+        control::ServerOptions o = control::own_server_options();
+        o.bind = "0.0.0.0";  // every address of the far host, and only of it
+        o.port = 0;
+        server_.emplace(o);
+        ready.set_value(server_->port());
+      } catch (...) {
+        ready.set_exception(std::current_exception());
+        return;
+      }
+      server_->run();
+    });
+    try {
+      port_ = port.get();
+    } catch (...) {
+      thread_.join();
+      throw;
+    }
+  }
+  ~NamespaceServer() {
+    server_->stop();
+    thread_.join();
+  }
+  NamespaceServer(const NamespaceServer&) = delete;
+  NamespaceServer& operator=(const NamespaceServer&) = delete;
+
+  uint16_t port() const { return port_; }
+
+ private:
+  std::optional<control::Server> server_;
+  std::thread thread_;
+  uint16_t port_ = 0;
 };
 
 }  // namespace mtperf::control

@@ -4,9 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <optional>
-#include <thread>
 
 #include "control/local_server.hpp"
 #include "control/server.hpp"
@@ -15,49 +13,6 @@
 
 namespace mtperf {
 namespace {
-
-// An mtperf server on a thread inside a network namespace: its sessions' threads are born there
-// too, so every socket the server side makes belongs to that host.
-class NamespaceServer {
- public:
-  explicit NamespaceServer(const std::string& ns) {
-    std::promise<uint16_t> ready;
-    auto port = ready.get_future();
-    thread_ = std::thread([this, ns, &ready] {
-      try {
-        enter_netns(ns);
-        control::ServerOptions o = control::own_server_options();
-        o.bind = "0.0.0.0";  // every address of the far host, and only of it
-        o.port = 0;
-        server_.emplace(o);
-        ready.set_value(server_->port());
-      } catch (...) {
-        ready.set_exception(std::current_exception());
-        return;
-      }
-      server_->run();
-    });
-    try {
-      port_ = port.get();
-    } catch (...) {
-      thread_.join();
-      throw;
-    }
-  }
-  ~NamespaceServer() {
-    server_->stop();
-    thread_.join();
-  }
-  NamespaceServer(const NamespaceServer&) = delete;
-  NamespaceServer& operator=(const NamespaceServer&) = delete;
-
-  uint16_t port() const { return port_; }
-
- private:
-  std::optional<control::Server> server_;
-  std::thread thread_;
-  uint16_t port_ = 0;
-};
 
 std::string address_of(const std::string& adapter, const std::vector<InterfaceAddress>& all) {
   const InterfaceAddress* v6 = nullptr;
@@ -139,7 +94,7 @@ Report run_placed(const RunRequest& o, const control::ClientOptions& client) {
 
 Report run_on_hosts(const RunRequest& o, const TestHosts& hosts) {
   if (hosts.links.empty()) throw std::invalid_argument("the testbed has no links");
-  NamespaceServer server(hosts.far_ns);
+  control::NamespaceServer server(hosts.far_ns);
   Report report;
   run_in(hosts.near_ns, [&] {
     control::ClientOptions client = o.client;

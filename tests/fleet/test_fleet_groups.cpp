@@ -12,8 +12,11 @@
 #include "fleet/groups.hpp"
 #include "fleet/model.hpp"
 #include "fleet/suspect.hpp"
+#include "tests/fleet/plan_checks.hpp"
 
 using namespace mtperf::fleet;
+using mtperf::fleet::testing::ordered;
+using mtperf::fleet::testing::rounds_disjoint;
 
 namespace {
 
@@ -24,26 +27,6 @@ std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return "";
-}
-
-// Every ordered pair a plan runs, reversed ones included, with multiplicity.
-std::multiset<std::pair<uint32_t, uint32_t>> ordered(const Plan& p) {
-  std::multiset<std::pair<uint32_t, uint32_t>> out;
-  for (const Round& r : p.rounds)
-    for (const Pair& x : r.pairs) {
-      out.insert({x.src, x.dst});
-      if (p.both_directions) out.insert({x.dst, x.src});
-    }
-  return out;
-}
-
-bool rounds_disjoint(const Plan& p) {
-  for (const Round& r : p.rounds) {
-    std::set<uint32_t> seen;
-    for (const Pair& x : r.pairs)
-      if (!seen.insert(x.src).second || !seen.insert(x.dst).second) return false;
-  }
-  return true;
 }
 
 // Group sizes -> each rank's group, the groups' ranks consecutive.

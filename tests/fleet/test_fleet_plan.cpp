@@ -10,30 +10,13 @@
 #include "fleet/launcher.hpp"
 #include "fleet/pattern.hpp"
 #include "fleet/render.hpp"
+#include "tests/fleet/plan_checks.hpp"
 
 using namespace mtperf::fleet;
+using mtperf::fleet::testing::ordered;
+using mtperf::fleet::testing::rounds_disjoint;
 
 namespace {
-
-// Every ordered pair the plan runs, reversed ones included, with multiplicity.
-std::multiset<std::pair<uint32_t, uint32_t>> ordered(const Plan& p) {
-  std::multiset<std::pair<uint32_t, uint32_t>> out;
-  for (const Round& r : p.rounds)
-    for (const Pair& x : r.pairs) {
-      out.insert({x.src, x.dst});
-      if (p.both_directions) out.insert({x.dst, x.src});
-    }
-  return out;
-}
-
-bool rounds_disjoint(const Plan& p) {
-  for (const Round& r : p.rounds) {
-    std::set<uint32_t> seen;
-    for (const Pair& x : r.pairs)
-      if (!seen.insert(x.src).second || !seen.insert(x.dst).second) return false;
-  }
-  return true;
-}
 
 void every_ordered_pair_once(const Plan& p, uint32_t n) {
   auto all = ordered(p);

@@ -7,10 +7,7 @@
 // tests/integration/test_atm*.cpp's. Needs root and network namespaces; skipped otherwise.
 #include <catch2/catch.hpp>
 
-#include <future>
-#include <optional>
 #include <string>
-#include <thread>
 
 #include "control/local_server.hpp"
 #include "platform/netns.hpp"
@@ -27,49 +24,6 @@ using mtperf::test::run_case;
 MTPERF_TEST_REQUIRES(mtperf::test::why_no_namespaces("the line transports' conformance cases"));
 
 namespace {
-
-// An mtperf server on a thread that entered `ns`, on every address of that host; its sessions'
-// threads are born there too.
-class ServerIn {
- public:
-  explicit ServerIn(const std::string& ns) {
-    std::promise<uint16_t> ready;
-    auto port = ready.get_future();
-    thread_ = std::thread([this, ns, &ready] {
-      try {
-        enter_netns(ns);
-        control::ServerOptions o = control::own_server_options();
-        o.bind = "0.0.0.0";
-        o.port = 0;
-        server_.emplace(o);
-        ready.set_value(server_->port());
-      } catch (...) {
-        ready.set_exception(std::current_exception());
-        return;
-      }
-      server_->run();
-    });
-    try {
-      port_ = port.get();
-    } catch (...) {
-      thread_.join();
-      throw;
-    }
-  }
-  ~ServerIn() {
-    server_->stop();
-    thread_.join();
-  }
-  ServerIn(const ServerIn&) = delete;
-  ServerIn& operator=(const ServerIn&) = delete;
-
-  uint16_t port() const { return port_; }
-
- private:
-  std::optional<control::Server> server_;
-  std::thread thread_;
-  uint16_t port_ = 0;
-};
 
 std::vector<Case> line_cases() {
   std::vector<Case> out;
@@ -96,7 +50,7 @@ TEST_CASE("conformance: every transport with a line of its own, over a line its 
     INFO(name);
     const Line line = e.line->build(name, 1, {});  // removed with the last copy
     REQUIRE_FALSE(line.hosts.links.empty());
-    ServerIn server(line.hosts.far_ns);
+    control::NamespaceServer server(line.hosts.far_ns);
     const std::string address = line.hosts.links[0].far_addr + ":" + std::to_string(server.port());
     // One line for all the cases (a section would build it again for each).
     for (const Case& c : line_cases()) {
