@@ -313,6 +313,35 @@ struct Coordinator::Impl {
     }
   }
 
+  // Polls the live ranks that `waiting` marks until none is left, the deadline or a stop: each
+  // readable one goes to take(r), which clears waiting[r] once it has what it waited for (and
+  // loses the rank on a bad frame). At the deadline, overdue(ranks) gets those still waiting.
+  template <class Take, class Overdue>
+  void poll_waiting(const std::vector<bool>& waiting, int64_t deadline, Take&& take,
+                    Overdue&& overdue) {
+    std::vector<pollfd> fds;
+    std::vector<uint32_t> ranks;
+    while (!stop) {
+      fds.clear();
+      ranks.clear();
+      for (uint32_t r = 0; r < opts.size; ++r) {
+        if (waiting[r] && live(r)) {
+          fds.push_back({conns[r].link->fd(), POLLIN, 0});
+          ranks.push_back(r);
+        }
+      }
+      if (fds.empty()) return;
+      const int wait_ms = ms_until(deadline);
+      if (wait_ms <= 0) {
+        overdue(ranks);
+        return;
+      }
+      if (poll(fds.data(), fds.size(), std::min(wait_ms, 200)) <= 0) continue;
+      for (size_t k = 0; k < fds.size(); ++k)
+        if (fds[k].revents) take(ranks[k]);
+    }
+  }
+
   // Three round trips a rank, every rank at once: a CLOCK to each, then each answer as it comes
   // and the rank's next CLOCK, so a fleet's exchange takes a few round trips, not a few per rank.
   // The shortest of each rank's three is kept: its offset and round-trip time. Returns the
@@ -321,27 +350,31 @@ struct Coordinator::Impl {
     struct Probe {
       int64_t sent_ns = 0, best_rtt = INT64_MAX, offset_ns = 0;
       int left = 3;
-      bool waiting = false;
     };
     std::vector<Probe> probes(opts.size);
+    std::vector<bool> waiting(opts.size, false);
     auto ask = [&](uint32_t r) {
       probes[r].sent_ns = realtime_ns();
       control::send_message(*conns[r].link, {MsgType::clock, json::object()}, kHandshakeTimeoutMs);
-      probes[r].waiting = true;
+      waiting[r] = true;
     };
     auto take = [&](uint32_t r) {
-      Message m;
-      if (!conns[r].link->try_recv(m, control::kMaxRequestBody)) return;
-      const int64_t t1 = realtime_ns();
-      Probe& p = probes[r];
-      p.waiting = false;
-      const int64_t theirs = jf::required<int64_t>(
-          control::check_type(std::move(m), MsgType::clock).body, "clock", "now_ns");
-      if (t1 - p.sent_ns < p.best_rtt) {
-        p.best_rtt = t1 - p.sent_ns;
-        p.offset_ns = theirs - (p.sent_ns + t1) / 2;
+      try {
+        Message m;
+        if (!conns[r].link->try_recv(m, control::kMaxRequestBody)) return;
+        const int64_t t1 = realtime_ns();
+        Probe& p = probes[r];
+        waiting[r] = false;
+        const int64_t theirs = jf::required<int64_t>(
+            control::check_type(std::move(m), MsgType::clock).body, "clock", "now_ns");
+        if (t1 - p.sent_ns < p.best_rtt) {
+          p.best_rtt = t1 - p.sent_ns;
+          p.offset_ns = theirs - (p.sent_ns + t1) / 2;
+        }
+        if (--p.left > 0) ask(r);
+      } catch (const std::exception& e) {
+        lose(r, std::string("during the clock exchange: ") + e.what());
       }
-      if (--p.left > 0) ask(r);
     };
     for (uint32_t r = 0; r < opts.size; ++r) {
       if (!live(r)) continue;
@@ -351,36 +384,12 @@ struct Coordinator::Impl {
         lose(r, std::string("during the clock exchange: ") + e.what());
       }
     }
-    const int64_t deadline = control::deadline_in(kHandshakeTimeoutMs);
-    std::vector<pollfd> fds;
-    std::vector<uint32_t> ranks;
-    while (!stop) {
-      fds.clear();
-      ranks.clear();
-      for (uint32_t r = 0; r < opts.size; ++r) {
-        if (probes[r].waiting && live(r)) {
-          fds.push_back({conns[r].link->fd(), POLLIN, 0});
-          ranks.push_back(r);
-        }
-      }
-      if (fds.empty()) break;
-      const int wait_ms = ms_until(deadline);
-      if (wait_ms <= 0) {
-        for (uint32_t r : ranks)
-          lose(r, "during the clock exchange: no answer within " +
-                      std::to_string(kHandshakeTimeoutMs / 1000) + " s");
-        break;
-      }
-      if (poll(fds.data(), fds.size(), std::min(wait_ms, 200)) <= 0) continue;
-      for (size_t k = 0; k < fds.size(); ++k) {
-        if (!fds[k].revents) continue;
-        try {
-          take(ranks[k]);
-        } catch (const std::exception& e) {
-          lose(ranks[k], std::string("during the clock exchange: ") + e.what());
-        }
-      }
-    }
+    poll_waiting(waiting, control::deadline_in(kHandshakeTimeoutMs), take,
+                 [&](const std::vector<uint32_t>& late) {
+                   for (uint32_t r : late)
+                     lose(r, "during the clock exchange: no answer within " +
+                                 std::to_string(kHandshakeTimeoutMs / 1000) + " s");
+                 });
     int64_t moved = 0;
     for (uint32_t r = 0; r < opts.size; ++r) {
       const Probe& p = probes[r];
@@ -495,31 +504,15 @@ struct Coordinator::Impl {
         lose(r, e.what());
       }
     };
-    while (!stop) {
-      std::vector<pollfd> fds;
-      std::vector<uint32_t> ranks;
-      for (uint32_t r = 0; r < opts.size; ++r) {
-        if (waiting[r] && live(r)) {
-          fds.push_back({conns[r].link->fd(), POLLIN, 0});
-          ranks.push_back(r);
-        }
-      }
-      if (fds.empty()) break;
-      const int64_t left_ms = (deadline - control::monotonic_ns()) / 1000000;
-      if (left_ms <= 0) {
-        for (uint32_t r : ranks)
-          take(r);
-        for (uint32_t r : ranks)
-          if (waiting[r])
-            lose(r, "no RESULTS of step " + std::to_string(step_no) + " within " +
-                        std::to_string((opts.start_delay_ms + opts.pair_timeout_ms) / 1000) +
-                        " s (--pair-timeout)");
-        break;
-      }
-      if (poll(fds.data(), fds.size(), int(std::min<int64_t>(left_ms, 200))) <= 0) continue;
-      for (size_t k = 0; k < fds.size(); ++k)
-        if (fds[k].revents) take(ranks[k]);
-    }
+    poll_waiting(waiting, deadline, take, [&](const std::vector<uint32_t>& late) {
+      for (uint32_t r : late)
+        take(r);
+      for (uint32_t r : late)
+        if (waiting[r])
+          lose(r, "no RESULTS of step " + std::to_string(step_no) + " within " +
+                      std::to_string((opts.start_delay_ms + opts.pair_timeout_ms) / 1000) +
+                      " s (--pair-timeout)");
+    });
     for (PairResult& r : out) {
       if (r.ok || !r.error.empty()) continue;
       std::string why = absent(r.pair.src);
