@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Two mtperf binaries, the same test, alternating: has a change moved a figure? Medians of each
-# binary's runs and the ratio B/A, measured in the same run (the host's noise hits both alike).
+# binary's runs and the ratio B/A, measured in the same run (the host's noise hits both alike),
+# and the median of each pair's own ratio.
 #
 #   bench/ab.sh -a MTPERF_A -b MTPERF_B [-l SECONDS] [-n PAIRS] [-- RUN OPTIONS...]
 #
@@ -53,3 +54,7 @@ echo "test: mtperf run ${run_opts[*]} -l $len ($pairs pairs)"
 echo "A $a: median $ma  (${fa[*]})"
 echo "B $b: median $mb  (${fb[*]})"
 awk -v a="$ma" -v b="$mb" 'BEGIN {printf "B/A %.3f\n", b / a}'
+# The two runs of a pair are back to back, so a pair's ratio cancels a load that drifts over the
+# whole run (another job starting or ending) which the medians above still carry.
+rp=$(for ((i = 0; i < pairs; i++)); do awk -v a="${fa[i]}" -v b="${fb[i]}" 'BEGIN {print b / a}'; done | median)
+awk -v r="$rp" 'BEGIN {printf "B/A of each pair: median %.3f\n", r}'

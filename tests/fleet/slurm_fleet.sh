@@ -5,8 +5,11 @@
 # run matching the leaf switches; node4's veth throttled to a tenth of --line-rate, named the
 # suspect with its leaf switch; then strangers in the join window (one without the key, one of
 # another job with it, 50 connections that say nothing): refused,
-# named, the fleet's result unchanged; then a rank SIGKILLed mid-run: named, its cells empty, the
-# partial document written, exit 1, bounded. Skipped (77) without root or Slurm.
+# named, the fleet's result unchanged; a forged coordinator on node1's fleet port before rank 0
+# (no challenge; a ROUND toward a port outside the roster; a modified frame; a replayed frame):
+# each rank refuses it, named, and no traffic reaches the port; a rank stalled mid-RESULTS: lost
+# at the deadline, the other pairs measured; then a rank SIGKILLed mid-run: named, its cells
+# empty, the partial document written, exit 1, bounded. Skipped (77) without root or Slurm.
 set -euo pipefail
 mtperf=${1:?usage: slurm_fleet.sh MTPERF}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -176,6 +179,65 @@ grep -q "idle connections held: 50" "$dir/idle.out" ||
   { echo "the stranger with a wrong key ended with $rc_key:"; cat "$dir/stranger-key.out"; exit 1; }
 [ $rc_job -ne 0 ] && grep -q "999999" "$dir/stranger-job.out" ||
   { echo "the rank of another job ended with $rc_job:"; cat "$dir/stranger-job.out"; exit 1; }
+
+echo "== a forged coordinator on node1's fleet port before rank 0: each rank refuses it, named"
+# tests/fleet/fleet_impostor.py, written from the wire description alone. node2's rank gets no
+# challenge (a downgrade); node3's a keyed coordinator's ROUND toward a port outside the roster,
+# then a FINISH modified on the path; node4's a sealed CLOCK replayed.
+in_node1=(nsenter --net=/run/netns/mtpf-node1)
+"${in_node1[@]}" timeout 60 python3 "$here/fleet_impostor.py" coordinator --port 12866 \
+  --key-file "$key" --target-port 12999 --seconds 40 \
+  --plan 10.77.0.2=no-challenge,10.77.0.3=outside-roster,10.77.0.4=replay >"$dir/impostor.out" 2>&1 &
+impostor=$!
+for _ in $(seq 50); do grep -q listening "$dir/impostor.out" && break; sleep 0.1; done
+set +e
+timeout 60 srun -N4 -l --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" -w stream -l 1 \
+  --join-timeout 20 >"$dir/forged.out" 2>&1
+rc=$?
+wait $impostor
+set -e
+cat "$dir/impostor.out"
+[ $rc -ne 0 ] || { echo "the fleet under a forged coordinator exited 0"; cat "$dir/forged.out"; exit 1; }
+expect() {
+  grep -q -- "$1" "$2" || { echo "missing \"$1\" in $2:"; cat "$dir/forged.out" "$dir/impostor.out"; exit 1; }
+}
+expect "^0: .*12866" "$dir/forged.out"
+expect "^1: .*does not ask for the key.*refusing to join unauthenticated" "$dir/forged.out"
+expect "^2: .*refused by rank 2: server 10.77.0.1:12999 is not rank 0's" "$dir/forged.out"
+expect "^2: .*FINISH frame failed its integrity check" "$dir/forged.out"
+expect "^3: .*CLOCK frame failed its integrity check" "$dir/forged.out"
+expect "10.77.0.2 no-challenge: the rank hung up without a JOIN" "$dir/impostor.out"
+expect "10.77.0.3 outside-roster: rank 2 refused 2 of 2 runs; it hung up on the modified FINISH" "$dir/impostor.out"
+expect "10.77.0.4 replay: rank 3 hung up on the replayed CLOCK" "$dir/impostor.out"
+expect "target connections: 0" "$dir/impostor.out"
+grep -E "^[0-3]: .*(12866|refus|integrity)" "$dir/forged.out" | cut -c1-200
+
+echo "== rank 2 stalled mid-RESULTS (on its path, half the frame): lost at the deadline, the rest measured"
+start=$(date +%s)
+set +e
+timeout 120 srun -N3 -w node1,node2,node3 --ntasks-per-node=1 bash -c '
+  if [ "$SLURM_PROCID" = 2 ]; then
+    python3 "$1" stall --listen 12998 --to 10.77.0.1:12866 --seconds 40 >"$2" 2>&1 &
+    sleep 0.5
+    set -- "${@:3}" --coordinator "$(hostname):12998"
+  else
+    set -- "${@:3}"
+  fi
+  exec "$@"' rank "$here/fleet_impostor.py" "$dir/stall.out" "$mtperf" fleet --key-file "$key" \
+  -w stream --pattern shift -l 1 --pair-timeout 4 --format json -o "$dir/stalled.json" \
+  2>"$dir/stalled.err"
+rc=$?
+set -e
+took=$(($(date +%s) - start))
+cat "$dir/stall.out"
+[ $rc -eq 1 ] || { echo "the fleet with a stalled rank ended with $rc, not 1"; cat "$dir/stalled.err"; exit 1; }
+check "$dir/stalled.json" --ranks 3 --transports socket --lost 2
+grep -q "no RESULTS of step" "$dir/stalled.json" ||
+  { echo "rank 2 is not named for its RESULTS"; cat "$dir/stalled.err"; exit 1; }
+grep -q "the coordinator hung up" "$dir/stall.out" ||
+  { echo "the coordinator kept the stalled connection"; exit 1; }
+[ $took -le 40 ] || { echo "the run took $took s with a stalled rank (per-pair deadline 4 s)"; exit 1; }
+echo "stalled rank: the run ended in $took s, rank 2 named lost"
 
 echo "== rank 2 SIGKILLed mid-run"
 start=$(date +%s)
