@@ -74,6 +74,31 @@ struct UdpStats {
   double jitter_ns = 0;
   int64_t last_transit_ns = 0;
   bool fin_seen = false;
+
+  // One stream datagram taken: its sequence (from 0) and its transit time (arrival less the
+  // sender's stamp, two clocks: only its changes count). A sequence below the highest came late
+  // (out of order), one equal to it again is a duplicate. RFC 3550 interarrival jitter:
+  // J += (|D| - J) / 16, D the change in transit time from the datagram before.
+  void count(uint64_t seq, int64_t transit_ns) {
+    ++received;
+    if (!any || seq > highest_seq) {
+      highest_seq = seq;
+    } else if (seq < highest_seq) {
+      ++reordered;
+    } else {
+      ++duplicates;
+    }
+    if (any) {
+      const int64_t d = transit_ns - last_transit_ns;
+      jitter_ns += (double(d < 0 ? -d : d) - jitter_ns) / 16.0;
+    }
+    any = true;
+    last_transit_ns = transit_ns;
+  }
+  // A stream's datagrams missing below its highest sequence (a late one fills its gap).
+  uint64_t missing() const {
+    return any && highest_seq + 1 > received ? highest_seq + 1 - received : 0;
+  }
 };
 
 // crr: connects that failed and were tried again, by cause — a connection storm's counted events.

@@ -335,7 +335,7 @@ FlowResult Runner::flow_result(size_t i) {
   }
   UdpStats& u = fr.stats.udp;
   if (f.proto == Proto::udp && f.role == Role::receiver && u.any) {
-    u.lost = u.highest_seq + 1 > u.received ? u.highest_seq + 1 - u.received : 0;
+    u.lost = u.missing();
   }
   return fr;
 }

@@ -55,4 +55,29 @@ inline void write_iperf3_udp_header(std::byte* p, uint64_t seq, int64_t mono_ns,
   }
 }
 
+// The bytes an iperf3 header takes: 12 with 32-bit sequence numbers, 16 with 64.
+inline constexpr uint32_t iperf3_udp_header_bytes(bool wide) {
+  return wide ? 16 : 12;
+}
+
+// An iperf3 header as written above: its sequence number as on the wire (from 1), and the
+// sender's clock in ns (seconds and microseconds; only differences of it are used). The caller
+// has checked that the datagram holds iperf3_udp_header_bytes(wide).
+inline UdpHeader read_iperf3_udp_header(const std::byte* p, bool wide) {
+  uint32_t sec, usec;
+  std::memcpy(&sec, p, 4);
+  std::memcpy(&usec, p + 4, 4);
+  UdpHeader h;
+  if (wide) {
+    std::memcpy(&h.seq, p + 8, 8);
+    h.seq = be64toh(h.seq);
+  } else {
+    uint32_t s;
+    std::memcpy(&s, p + 8, 4);
+    h.seq = be32toh(s);
+  }
+  h.send_ns = int64_t(be32toh(sec)) * 1'000'000'000 + int64_t(be32toh(usec)) * 1000;
+  return h;
+}
+
 }  // namespace mtperf

@@ -131,6 +131,7 @@ class Worker {
   void rr_server_recv(Flow& f, const Completion& c);
   void udp_rr_client_recv(Flow& f, const Completion& c, int64_t now);
   void udp_receiver_recv(Flow& f, const Completion& c, int64_t now);
+  void peer_datagram_recv(Flow& f, const Completion& c, int64_t now);
   // A datagram too short to carry our header is not one of ours: counted as an error, and the
   // receive posted again. True when it was one.
   bool drop_short_datagram(Flow& f, const Completion& c) {

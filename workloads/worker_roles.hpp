@@ -183,6 +183,10 @@ void Worker<E>::udp_rr_client_recv(Flow& f, const Completion& c, int64_t now) {
 
 template <EngineType E>
 void Worker<E>::udp_receiver_recv(Flow& f, const Completion& c, int64_t now) {
+  if (f.slot->udp_wire != UdpWire::mtperf) {
+    peer_datagram_recv(f, c, now);
+    return;
+  }
   FlowCounters& ctr = f.slot->counters;
   if (drop_short_datagram(f, c)) return;
   UdpHeader h = read_udp_header(recv_data(f, c));
@@ -199,22 +203,27 @@ void Worker<E>::udp_receiver_recv(Flow& f, const Completion& c, int64_t now) {
   FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
   FlowCounters::add(ctr.msgs_recv, 1);
   check_datagram(f, c, h.seq, spec_.stream_msg_size());
-  ++u.received;
-  if (!u.any || h.seq > u.highest_seq) {
-    u.highest_seq = h.seq;
-  } else if (h.seq < u.highest_seq) {
-    ++u.reordered;
+  u.count(h.seq, now - h.send_ns);
+  post_recv(f, f.conn);
+}
+
+// A datagram of a peer's stream (iperf3: its header, the sequence from 1; no end-of-stream
+// datagram, the flow ends when told to finish). One without a whole header, or with sequence
+// 0, is not the peer's: counted as an error.
+template <EngineType E>
+void Worker<E>::peer_datagram_recv(Flow& f, const Completion& c, int64_t now) {
+  FlowCounters& ctr = f.slot->counters;
+  const bool wide = f.slot->udp_wire == UdpWire::iperf3_64;
+  UdpHeader h{0, 0};
+  if (c.bytes >= int32_t(iperf3_udp_header_bytes(wide)))
+    h = read_iperf3_udp_header(recv_data(f, c), wide);
+  if (h.seq == 0) [[unlikely]] {
+    FlowCounters::add(ctr.errors, 1);
   } else {
-    ++u.duplicates;
+    FlowCounters::add(ctr.bytes_recv, uint64_t(c.bytes));
+    FlowCounters::add(ctr.msgs_recv, 1);
+    f.slot->stats.udp.count(h.seq - 1, now - h.send_ns);
   }
-  // RFC 3550 interarrival jitter: J += (|D| - J) / 16, D the change in transit time.
-  int64_t transit = now - h.send_ns;
-  if (u.any) {
-    double d = double(std::llabs(transit - u.last_transit_ns));
-    u.jitter_ns += (d - u.jitter_ns) / 16.0;
-  }
-  u.any = true;
-  u.last_transit_ns = transit;
   post_recv(f, f.conn);
 }
 

@@ -21,7 +21,10 @@
 #include <system_error>
 
 #include "peers/iperf3/server_machine.hpp"
+#include "platform/clock.hpp"
 #include "transports/api/control_socket.hpp"
+#include "workloads/job.hpp"
+#include "workloads/udp_header.hpp"
 
 namespace mtperf::iperf3 {
 
@@ -107,63 +110,20 @@ struct Stream {
   bool open = true;
   uint64_t bytes = 0, omit_bytes = 0;
   int64_t retrans_at_omit = 0;
-  uint32_t off = 0;  // where a TCP sender is in its block
-  // UDP (iperf_udp.c's accounting): datagrams sent, or the highest sequence number received,
-  // those missing from the sequence, those that came late, and RFC 1889's jitter.
-  uint64_t packets = 0;
-  int64_t lost = 0, out_of_order = 0;
-  double jitter_s = 0, prev_transit = 0;
+  uint32_t off = 0;      // where a TCP sender is in its block
+  uint64_t packets = 0;  // UDP: the datagrams a sender sent
+  // UDP: a receiver's sequence accounting, mtperf's own receivers' (iperf_udp.c's: the highest
+  // sequence, the gaps below it as lost, a late datagram taking one back and counted out of
+  // order, RFC 1889's jitter).
+  UdpStats udp;
 };
 
-double monotonic_s() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
-
-// One received datagram's header into the stream's counts (no allocation, no exception).
+// One received datagram's header into the stream's counts (no allocation, no exception). One
+// without a whole header, or with sequence 0, is not an iperf3 stream's: its bytes alone count.
 void count_datagram(Stream& s, const uint8_t* d, size_t n, bool counters64) {
-  if (n < (counters64 ? 16u : 12u)) return;
-  uint32_t sec, usec;
-  std::memcpy(&sec, d, 4);
-  std::memcpy(&usec, d + 4, 4);
-  uint64_t seq;
-  if (counters64) {
-    std::memcpy(&seq, d + 8, 8);
-    seq = be64toh(seq);
-  } else {
-    uint32_t s32;
-    std::memcpy(&s32, d + 8, 4);
-    seq = ntohl(s32);
-  }
-  if (seq >= s.packets + 1) {
-    if (seq > s.packets + 1) s.lost += int64_t(seq - 1 - s.packets);
-    s.packets = seq;
-  } else {
-    ++s.out_of_order;
-    if (s.lost > 0) --s.lost;  // a gap counted as lost has been filled
-  }
-  const double transit = monotonic_s() - (double(ntohl(sec)) + double(ntohl(usec)) / 1e6);
-  if (s.packets > 1 || s.out_of_order > 0) {
-    const double d_t = std::abs(transit - s.prev_transit);
-    s.jitter_s += (d_t - s.jitter_s) / 16.0;
-  }
-  s.prev_transit = transit;
-}
-
-// The next datagram's header: the time it leaves and its sequence number.
-void stamp_datagram(uint8_t* d, uint64_t seq, bool counters64) {
-  const double t = monotonic_s();
-  const uint32_t sec = htonl(uint32_t(t)), usec = htonl(uint32_t((t - std::floor(t)) * 1e6));
-  std::memcpy(d, &sec, 4);
-  std::memcpy(d + 4, &usec, 4);
-  if (counters64) {
-    const uint64_t be = htobe64(seq);
-    std::memcpy(d + 8, &be, 8);
-  } else {
-    const uint32_t be = htonl(uint32_t(seq));
-    std::memcpy(d + 8, &be, 4);
-  }
+  if (n < iperf3_udp_header_bytes(counters64)) return;
+  const UdpHeader h = read_iperf3_udp_header(reinterpret_cast<const std::byte*>(d), counters64);
+  if (h.seq > 0) s.udp.count(h.seq - 1, now_ns() - h.send_ns);
 }
 
 // One test's streams and what they moved, from the streams' start to the results: the data
@@ -254,7 +214,9 @@ void receive_datagrams(Transfer& t, Stream& s, Clock::time_point now) {
 
 // One send or receive on a stream that poll found ready.
 void move_once(Transfer& t, Stream& s, pollfd& poll, Clock::time_point now) {
-  if (t.p.udp) stamp_datagram(t.send_buf.data(), s.packets + 1, t.c64);
+  if (t.p.udp)
+    write_iperf3_udp_header(reinterpret_cast<std::byte*>(t.send_buf.data()), s.packets + 1,
+                            now_ns(), t.c64);
   const ssize_t got = s.sender
                           ? ::send(s.fd, t.send_buf.data() + s.off, t.len - s.off, MSG_NOSIGNAL)
                           : ::recv(s.fd, t.recv_buf.data(), t.len, 0);
@@ -336,9 +298,10 @@ StreamResult stream_result(const Transfer& t, uint32_t i, double measured) {
   x.bytes = s.bytes - s.omit_bytes;
   x.retransmits = s.sender && !t.p.udp ? total_retrans(s.fd) - s.retrans_at_omit : -1;
   if (t.p.udp) {
-    x.packets = int64_t(s.packets);
-    x.errors = s.lost;
-    x.jitter_s = s.jitter_s;
+    // A receiver's `packets` is the highest sequence it saw (from 1), as iperf3's.
+    x.packets = s.sender ? int64_t(s.packets) : s.udp.any ? int64_t(s.udp.highest_seq + 1) : 0;
+    x.errors = s.sender ? 0 : int64_t(s.udp.missing());
+    x.jitter_s = s.udp.jitter_ns / 1e9;
   }
   x.start_time = 0;
   x.end_time = measured;
