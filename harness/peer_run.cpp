@@ -19,27 +19,51 @@ namespace {
 // ours from the flows' start: the two windows start apart by the set-up's time, and the counts
 // differ by what crossed in between, which no fixed margin bounds (it grows with a slow host).
 // Both are shown, and not compared.
-// A UDP stream (iperf3 -u): every datagram is the same size, and iperf3's receiver says the
-// highest sequence it saw (`packets`) and the gaps below it (`errors`). Without a warm-up the
+// A UDP stream (iperf3 -u): every datagram is the same size, and the receiver says the highest
+// sequence it saw (iperf3's `packets`) and the gaps below it (`errors`). Without a warm-up the
 // bytes it received must be exactly its datagrams taken (packets - errors) times the size, and
-// its highest sequence at most what was sent here; then what was sent is what it received plus
-// its lost plus the tail after its highest sequence (lost at the end, or unread when TEST_END
-// stopped its counting, 50 ms after the last send), all whole datagrams: the margin.
+// its highest sequence at most what was sent; then what was sent is what it received plus its
+// lost plus the tail after its highest sequence (lost at the end, or unread when the receiver
+// stopped counting), all whole datagrams: the margin. This side sent (c2s): iperf3's receiver
+// counts until TEST_END, 50 ms after the last send here. iperf3 sent (s2c: -R, --bidir): it
+// stops at TEST_END, and this side reads on until no datagram has come for 20 ms, so the tail is
+// what was dropped at the end.
+void udp_agree(const TestSpec& spec, const PeerUdp& u, uint64_t bytes_sent, uint64_t bytes_received,
+               PeerStream& s) {
+  const uint64_t size = spec.stream_msg_size();
+  s.margin = (u.sent - std::min(u.sent, u.received)) * size;
+  s.agree = u.highest <= u.sent && bytes_received == u.received * size &&
+            bytes_sent == u.sent * size &&
+            bytes_sent - std::min(bytes_sent, bytes_received) == s.margin;
+}
+
 void compare_udp(const TestSpec& spec, const FlowResult& c, const iperf3::StreamResult& r,
                  bool omit, PeerStream& s) {
   PeerUdp u;
   u.sent = c.total.msgs_sent;
-  u.peer_highest = uint64_t(std::max<int64_t>(r.packets, 0));
-  u.peer_lost = uint64_t(std::max<int64_t>(r.errors, 0));
-  u.peer_received = u.peer_highest - std::min(u.peer_highest, u.peer_lost);
-  u.tail = u.sent - std::min(u.sent, u.peer_highest);
-  u.peer_jitter_ms = r.jitter_s * 1e3;
-  const uint64_t size = spec.stream_msg_size();
+  u.highest = uint64_t(std::max<int64_t>(r.packets, 0));
+  u.lost = uint64_t(std::max<int64_t>(r.errors, 0));
+  u.received = u.highest - std::min(u.highest, u.lost);
+  u.tail = u.sent - std::min(u.sent, u.highest);
+  u.jitter_ms = r.jitter_s * 1e3;
   s.udp = u;
-  if (omit) return;
-  s.margin = (u.sent - std::min(u.sent, u.peer_received)) * size;
-  s.agree = u.peer_highest <= u.sent && s.peer == u.peer_received * size &&
-            s.here == u.sent * size && s.here - std::min(s.here, s.peer) == s.margin;
+  if (!omit) udp_agree(spec, u, s.here, s.peer, s);
+}
+
+// s2c: iperf3's datagrams sent (its `packets` for a sending stream) beside this side's receiver.
+void compare_udp_received(const TestSpec& spec, const FlowResult& c, const iperf3::StreamResult& r,
+                          bool omit, PeerStream& s) {
+  const UdpStats& mine = c.stats.udp;
+  PeerUdp u;
+  u.sent = uint64_t(std::max<int64_t>(r.packets, 0));
+  u.highest = mine.any ? mine.highest_seq + 1 : 0;
+  u.lost = mine.missing();
+  u.received = c.total.msgs_recv;
+  u.tail = u.sent - std::min(u.sent, u.highest);
+  u.jitter_ms = mine.jitter_ns / 1e6;
+  u.out_of_order = mine.reordered;
+  s.udp = u;
+  if (!omit) udp_agree(spec, u, s.peer, s.here, s);
 }
 
 PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
@@ -53,9 +77,9 @@ PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
   const bool udp = spec.proto == Proto::udp;
   p.margin_why = omit  ? "not compared: iperf3 leaves out its own warm-up (omit, by its clock), "
                          "this side its window's (by ours); the windows start apart"
-                 : udp ? "UDP: iperf3 received what was sent less the datagrams it lost (gaps "
+                 : udp ? "UDP: the receiver took what was sent less the datagrams it lost (gaps "
                          "below its highest sequence) and the tail after it (lost at the end or "
-                         "unread at TEST_END), whole datagrams"
+                         "unread when it stopped counting), whole datagrams"
                        : "both count the whole test: equal";
   for (const FlowResult& c : o.test.client.flows) {
     PeerStream s;
@@ -76,7 +100,12 @@ PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
     s.margin = omit ? std::max(s.here, s.peer) : 0;
     const uint64_t apart = s.here > s.peer ? s.here - s.peer : s.peer - s.here;
     s.agree = apart <= s.margin;
-    if (udp && sent && theirs) compare_udp(spec, c, *theirs, omit, s);
+    if (udp && theirs) {
+      if (sent)
+        compare_udp(spec, c, *theirs, omit, s);
+      else
+        compare_udp_received(spec, c, *theirs, omit, s);
+    }
     p.streams.push_back(s);
   }
   return p;

@@ -8,10 +8,19 @@ nlohmann::json peer_json(const PeerFigures& p) {
   nlohmann::json streams = nlohmann::json::array();
   for (const PeerStream& s : p.streams) {
     nlohmann::json udp;
-    if (s.udp)
-      udp = {{"datagrams_sent", s.udp->sent}, {"peer_packets", s.udp->peer_highest},
-             {"peer_lost", s.udp->peer_lost}, {"peer_received", s.udp->peer_received},
-             {"tail", s.udp->tail},           {"peer_jitter_ms", s.udp->peer_jitter_ms}};
+    // The peer's figures are named peer_*, this side's not.
+    if (s.udp && s.direction == "c2s")
+      udp = {{"datagrams_sent", s.udp->sent}, {"peer_packets", s.udp->highest},
+             {"peer_lost", s.udp->lost},      {"peer_received", s.udp->received},
+             {"tail", s.udp->tail},           {"peer_jitter_ms", s.udp->jitter_ms}};
+    else if (s.udp)
+      udp = {{"peer_datagrams_sent", s.udp->sent},
+             {"packets", s.udp->highest},
+             {"lost", s.udp->lost},
+             {"received", s.udp->received},
+             {"out_of_order", s.udp->out_of_order},
+             {"tail", s.udp->tail},
+             {"jitter_ms", s.udp->jitter_ms}};
     streams.push_back({{"flow", s.flow},
                        {"peer_id", s.peer_id},
                        {"direction", s.direction},
@@ -51,12 +60,18 @@ std::string peer_text(const PeerFigures& p) {
         s.peer_retransmits ? fmt::format(", {} retransmits", *s.peer_retransmits) : std::string(),
         s.agree ? (apart == 0 ? ", equal" : fmt::format(", {} apart", apart))
                 : fmt::format(", MISMATCH: {} apart, over the margin of {}", apart, s.margin));
-    if (s.udp)
+    if (s.udp && s.direction == "c2s")
       out += fmt::format(
           "      datagrams: here sent {}, {} received {}, lost {} (gaps below its highest "
           "sequence {}), {} after it (tail); jitter {:.3f} ms\n",
-          s.udp->sent, p.peer, s.udp->peer_received, s.udp->peer_lost, s.udp->peer_highest,
-          s.udp->tail, s.udp->peer_jitter_ms);
+          s.udp->sent, p.peer, s.udp->received, s.udp->lost, s.udp->highest, s.udp->tail,
+          s.udp->jitter_ms);
+    else if (s.udp)
+      out += fmt::format(
+          "      datagrams: {} sent {}, here received {}, lost {} (gaps below the highest "
+          "sequence {}), {} after it (tail), {} out of order; jitter {:.3f} ms\n",
+          p.peer, s.udp->sent, s.udp->received, s.udp->lost, s.udp->highest, s.udp->tail,
+          s.udp->out_of_order, s.udp->jitter_ms);
   }
   return out;
 }

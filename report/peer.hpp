@@ -11,17 +11,20 @@
 
 namespace mtperf {
 
-// A UDP stream to iperf3 (-u): datagrams this side sent beside the receiver's own counts.
-// iperf3's receiver reports the highest sequence it saw and the gaps below it (lost); what this
-// side sent after that highest sequence (the tail) was lost at the end or still unread when
-// TEST_END stopped its counting. sent = received + lost + tail, each a whole datagram.
+// A UDP stream with iperf3 (-u): the datagrams its sender sent beside its receiver's counts.
+// c2s (this side sent): iperf3's receiver reports the highest sequence it saw and the gaps below
+// it (lost). s2c (iperf3 -R, the reverse half of --bidir): iperf3 reports what it sent, and this
+// side's receiver counts the same way, with its datagrams out of order. What was sent after the
+// receiver's highest sequence (the tail) was lost at the end or still unread when the receiver
+// stopped counting. sent = received + lost + tail, each a whole datagram.
 struct PeerUdp {
-  uint64_t sent = 0;          // datagrams sent here
-  uint64_t peer_highest = 0;  // the receiver's highest sequence (iperf3's `packets`)
-  uint64_t peer_lost = 0;     // gaps below it (iperf3's `errors`)
-  uint64_t peer_received = 0;
-  uint64_t tail = 0;  // sent - peer_highest
-  double peer_jitter_ms = 0;
+  uint64_t sent = 0;          // datagrams the sending side sent
+  uint64_t highest = 0;       // the receiver's highest sequence, from 1 (iperf3's `packets`)
+  uint64_t lost = 0;          // gaps below it (iperf3's `errors`)
+  uint64_t received = 0;      // datagrams the receiver took
+  uint64_t tail = 0;          // sent - highest
+  double jitter_ms = 0;       // the receiver's (RFC 1889)
+  uint64_t out_of_order = 0;  // s2c only: iperf3's results carry no count of its own
 };
 
 struct PeerStream {

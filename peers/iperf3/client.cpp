@@ -30,6 +30,9 @@ constexpr int kDrainTimeoutMs = 3000;  // the senders' last bytes acknowledged
 // in its receive buffer; it stops counting at TEST_END, so they get this long to be read.
 constexpr int kSettleMs = 50;
 constexpr int kJoinTimeoutMs = 5000;  // after IPERF_DONE the server closes the streams
+// UDP from the server: after TEST_END it sends nothing more, and what it sent before is read
+// until no datagram has come for kQuietMs (at most kDrainTimeoutMs).
+constexpr int kQuietMs = 20;
 
 struct Fd {
   int fd = -1;
@@ -148,19 +151,44 @@ void wait_drained(const std::vector<Fd>& senders) {
   std::this_thread::sleep_for(std::chrono::milliseconds(kSettleMs));
 }
 
-// This side's results, for the server's own report: each stream's bytes so far.
-Results own_results(const TestSpec& spec, const std::vector<FlowSlot*>& slots) {
+// One stream of this side's results, for the server's own report: the bytes it sent or
+// received; UDP: a sender's datagrams, a receiver's as iperf3's receiver gives them (`packets`
+// its highest sequence, from 1; `errors` the gaps below it; its jitter).
+StreamResult stream_result(const TestSpec& spec, uint32_t flow, Role role, const CounterValues& c,
+                           const UdpStats* udp) {
+  StreamResult s;
+  s.id = stream_id(flow);
+  s.bytes = role == Role::sender ? c.bytes_sent : c.bytes_recv;
+  if (spec.proto == Proto::udp && role == Role::sender) s.packets = int64_t(c.msgs_sent);
+  if (udp && role == Role::receiver && udp->any) {
+    s.packets = int64_t(udp->highest_seq + 1);
+    s.errors = int64_t(udp->missing());
+    s.jitter_s = udp->jitter_ns / 1e9;
+  }
+  s.end_time = spec.duration_s;
+  return s;
+}
+
+Results results_base(const TestSpec& spec) {
   Results r;
   r.sender_has_retransmits = kind_of(spec.workload).server_sends() ? -1 : 0;
-  for (const FlowSlot* f : slots) {
-    CounterValues c = CounterValues::read(f->counters);
-    StreamResult s;
-    s.id = stream_id(f->id);
-    s.bytes = f->role == Role::sender ? c.bytes_sent : c.bytes_recv;
-    if (spec.proto == Proto::udp) s.packets = int64_t(c.msgs_sent);  // the sender's datagrams
-    s.end_time = spec.duration_s;
-    r.streams.push_back(s);
-  }
+  return r;
+}
+
+// TCP: each stream's bytes so far, read while the flows still run.
+Results own_results(const TestSpec& spec, const std::vector<FlowSlot*>& slots) {
+  Results r = results_base(spec);
+  for (const FlowSlot* f : slots)
+    r.streams.push_back(
+        stream_result(spec, f->id, f->role, CounterValues::read(f->counters), nullptr));
+  return r;
+}
+
+// UDP: from the flows' results once they ended, a receiver's sequence accounting with them.
+Results own_results(const TestSpec& spec, const SideResult& side) {
+  Results r = results_base(spec);
+  for (const FlowResult& f : side.flows)
+    r.streams.push_back(stream_result(spec, f.id, f.role, f.total, &f.stats.udp));
   return r;
 }
 
@@ -189,6 +217,8 @@ SideResult server_side(const TestSpec& spec, const Results& res, double window_s
     f.role = role_of(spec, i, Side::server);
     if (f.role == Role::sender) {
       f.total.bytes_sent = f.window.bytes_sent = st->bytes;
+      if (spec.proto == Proto::udp)
+        f.total.msgs_sent = f.window.msgs_sent = uint64_t(std::max<int64_t>(st->packets, 0));
       if (st->retransmits >= 0 && res.sender_has_retransmits == 1) {
         f.stats.tcp_retransmits = uint32_t(std::min<int64_t>(st->retransmits, UINT32_MAX));
         f.stats.tcp_info_valid = true;
@@ -304,17 +334,6 @@ void settle(const TestSpec& spec, const std::vector<Fd>& sender_fds) {
   }
 }
 
-// TEST_END .. IPERF_DONE: this side's results, counted once the server asks for them, given for
-// the server's.
-Results exchange_results(int ctl, ClientMachine& m, const TestSpec& spec,
-                         const std::vector<FlowSlot*>& slots, int step) {
-  m.end_test();
-  expect_event(ctl, m, ClientMachine::Event::results_wanted, step);
-  m.give_results(own_results(spec, slots));
-  expect_event(ctl, m, ClientMachine::Event::done, step);  // IPERF_DONE goes out with it
-  return m.results();
-}
-
 // After IPERF_DONE the server closes its streams: receivers here read to their end, or are
 // aborted after kJoinTimeoutMs.
 SideResult join_in_time(Runner& runner, RunnerGuard& guard) {
@@ -333,15 +352,50 @@ SideResult join_in_time(Runner& runner, RunnerGuard& guard) {
   return side;
 }
 
+// UDP, after TEST_END (the server sends nothing after it): the datagrams still on their way are
+// read until none has come for kQuietMs, then the receivers finish; a server that goes on
+// sending is cut off at kDrainTimeoutMs.
+void read_last_datagrams(const TestSpec& spec, Runner& runner) {
+  if (kind_of(spec.workload).server_sends() || kind_of(spec.workload).both_ways()) {
+    const int64_t deadline = deadline_in(kDrainTimeoutMs);
+    uint64_t seen = runner.totals().msgs_recv;
+    while (now_ns() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(kQuietMs));
+      const uint64_t now_seen = runner.totals().msgs_recv;
+      if (now_seen == seen) break;
+      seen = now_seen;
+    }
+  }
+  runner.clock().finish.store(true);
+}
+
+// TEST_END .. IPERF_DONE, and the flows' end (into `side`). TCP: this side's results counted
+// once the server asks for them, then the flows end as the server closes its streams. UDP: no
+// stream has an end the server says, so the flows end first (their last datagrams read) and
+// this side's results are the flows' own, the receivers' sequence accounting with them.
+Results exchange_results(int ctl, ClientMachine& m, const TestSpec& spec, Runner& runner,
+                         RunnerGuard& guard, const std::vector<FlowSlot*>& slots, SideResult& side,
+                         int step) {
+  m.end_test();
+  expect_event(ctl, m, ClientMachine::Event::results_wanted, step);
+  if (spec.proto == Proto::udp) {
+    read_last_datagrams(spec, runner);
+    side = join_in_time(runner, guard);
+    m.give_results(own_results(spec, side));
+  } else {
+    m.give_results(own_results(spec, slots));
+  }
+  expect_event(ctl, m, ClientMachine::Event::done, step);  // IPERF_DONE goes out with it
+  if (spec.proto != Proto::udp) side = join_in_time(runner, guard);
+  return m.results();
+}
+
 }  // namespace
 
 void check_request(const TestSpec& spec) {
   const WorkloadKind& kind = kind_of(spec.workload);
   if (kind.request_response || kind.per_transaction)
     refuse("iperf3 has no " + std::string(kind.name) + " (request/response) test");
-  if (spec.proto == Proto::udp && !(kind.one_way() && !kind.server_sends()))
-    refuse("UDP against iperf3 is carried for -w stream only (its -u); not " +
-           std::string(kind.name) + " yet");
   const TransportEntry& entry = find_transport(spec.transport);
   if (!entry.caps.peer_greeting || entry.line != nullptr)
     refuse("transport " + spec.transport + " cannot carry an iperf3 stream");
@@ -394,8 +448,7 @@ Outcome run_test(const TestSpec& spec_in, const control::ClientOptions& opts,
   RunnerGuard guard{runner};
   watch_window(ctl.fd, m, runner);
   settle(spec, sender_fds);
-  out.server = exchange_results(ctl.fd, m, spec, slots, step);
-  out.test.client = join_in_time(runner, guard);
+  out.server = exchange_results(ctl.fd, m, spec, runner, guard, slots, out.test.client, step);
 
   out.test.server = server_side(spec, out.server, out.test.client.window_s);
   out.test.transport_settings = transport->effective_settings();

@@ -16,11 +16,12 @@ namespace mtperf::iperf3 {
 
 // What iperf3 can do with mtperf (the text of every refusal): for docs and errors.
 inline constexpr const char* kCanDo =
-    "an iperf3 server runs stream, maerts (-R) and bidir (--bidir) over TCP, and stream over "
-    "UDP (-p udp, paced at --rate), up to 128 flows (-P), over kernel sockets or io_uring";
+    "an iperf3 server runs stream, maerts (-R) and bidir (--bidir) over TCP, and over UDP "
+    "(-p udp, each sender paced at --rate), up to 128 flows (-P), over kernel sockets or "
+    "io_uring";
 
 // Throws RequestError (bad usage: exit 2, before anything connects) when iperf3 cannot run the
-// test: rr, crr, UDP other than stream, a transport that is not a plain kernel socket on this
+// test: rr, crr, a transport that is not a plain kernel socket on this
 // host's stack, more than 128 flows, a warm-up that is not whole seconds, options iperf3 has no
 // field for.
 void check_request(const TestSpec& spec);

@@ -215,6 +215,10 @@ def table():
         "mtperf run --peer iperf3 -H far-host -w bidir -P 2 --warmup 2 -l 10": [
             (cmd("run", "--peer", "iperf3", "-H", "@iperf3", "-w", "bidir", "-P", "2", "--warmup",
                  "1", "-l", "1"), 0, stream_text, [])],
+        "mtperf run --peer iperf3 -H far-host -w maerts -p udp --rate 100M -m 1400 -l 10": [
+            (cmd("run", "--peer", "iperf3", "-H", "@iperf3", "-w", "maerts", "-p", "udp", "--rate",
+                 "100M", "-m", "1400", "-l", "1"), 0,
+             stream_text + [r"datagrams: iperf3 sent [0-9]+, here received [0-9]+"], [])],
         "mtperf serve --iperf3 5201 --metrics 127.0.0.1:9100": "serve",
         "mtperf run --peer sockperf -H far-host -w rr -r 64 -l 10 --format json": [
             (cmd("run", "--peer", "sockperf", "-H", "@sockperf", "-w", "rr", "-r", "64", "-l", "1",

@@ -99,25 +99,53 @@ namespace {
 // sent (a wrong counter width would make it 0: the server reads another field as the sequence).
 // Loss is a figure of the network, not a disagreement: on a loaded host the server may drop a
 // few datagrams, and the test holds them to the identity, not to zero.
+void check_c2s(const nlohmann::json& s, uint64_t size) {
+  const auto& u = s.at("udp");
+  const uint64_t sent = u.at("datagrams_sent"), highest = u.at("peer_packets"),
+                 lost = u.at("peer_lost"), received = u.at("peer_received"), tail = u.at("tail");
+  WARN("sent " << sent << " datagrams; iperf3 received " << received << ", lost " << lost
+               << ", highest sequence " << highest << ", tail " << tail << ", jitter "
+               << u.at("peer_jitter_ms").get<double>() << " ms");
+  CHECK(sent > 0);
+  CHECK(highest > 0);
+  CHECK(highest <= sent);
+  CHECK(received == highest - lost);
+  CHECK(sent == received + lost + tail);
+  CHECK(s.at("bytes_here").get<uint64_t>() == sent * size);
+  CHECK(s.at("bytes_peer").get<uint64_t>() == received * size);
+  CHECK(s.at("margin_bytes").get<uint64_t>() == (lost + tail) * size);
+}
+
+// iperf3 sent (-R, the reverse half of --bidir): its datagrams sent, as its results say, beside
+// this side's receiver. Out of order and loss are the network's figures: not held to zero.
+void check_s2c(const nlohmann::json& s, uint64_t size) {
+  const auto& u = s.at("udp");
+  const uint64_t sent = u.at("peer_datagrams_sent"), highest = u.at("packets"), lost = u.at("lost"),
+                 received = u.at("received"), tail = u.at("tail"), late = u.at("out_of_order");
+  WARN("iperf3 sent " << sent << " datagrams; received here " << received << ", lost " << lost
+                      << ", highest sequence " << highest << ", tail " << tail << ", " << late
+                      << " out of order, jitter " << u.at("jitter_ms").get<double>() << " ms");
+  CHECK(sent > 0);
+  CHECK(highest > 0);
+  CHECK(highest <= sent);
+  CHECK(received == highest - lost);
+  CHECK(sent == received + lost + tail);
+  CHECK(late <= received);
+  CHECK(u.at("jitter_ms").get<double>() >= 0);
+  CHECK(s.at("bytes_here").get<uint64_t>() == received * size);
+  CHECK(s.at("bytes_peer").get<uint64_t>() == sent * size);
+  CHECK(s.at("margin_bytes").get<uint64_t>() == (lost + tail) * size);
+}
+
 void check_udp(const nlohmann::json& doc, size_t streams, uint64_t size) {
   const auto& p = doc.at("peer");
   REQUIRE(p.at("streams").size() == streams);
   for (const auto& s : p.at("streams")) {
     INFO(s.dump());
-    const auto& u = s.at("udp");
-    const uint64_t sent = u.at("datagrams_sent"), highest = u.at("peer_packets"),
-                   lost = u.at("peer_lost"), received = u.at("peer_received"), tail = u.at("tail");
-    WARN("sent " << sent << " datagrams; iperf3 received " << received << ", lost " << lost
-                 << ", highest sequence " << highest << ", tail " << tail << ", jitter "
-                 << u.at("peer_jitter_ms").get<double>() << " ms");
-    CHECK(sent > 0);
-    CHECK(highest > 0);
-    CHECK(highest <= sent);
-    CHECK(received == highest - lost);
-    CHECK(sent == received + lost + tail);
-    CHECK(s.at("bytes_here").get<uint64_t>() == sent * size);
-    CHECK(s.at("bytes_peer").get<uint64_t>() == received * size);
-    CHECK(s.at("margin_bytes").get<uint64_t>() == (lost + tail) * size);
+    if (s.at("direction") == "c2s")
+      check_c2s(s, size);
+    else
+      check_s2c(s, size);
     CHECK(s.at("agree") == true);
   }
   CHECK(p.at("agree") == true);
@@ -147,6 +175,41 @@ TEST_CASE("UDP with 2 streams: each stream's counts hold on its own") {
   check_udp(run_json(s, "-w stream -p udp -P 2 --rate 20M -m 512 -l 0.5"), 2, 512);
 }
 
+TEST_CASE("UDP maerts (-u -R): iperf3's datagrams sent = received here + lost + tail, paced") {
+  // The server paces at -b, each stream's share of --rate (iperf3's throttle: it sends while its
+  // average since the start is under the rate). This side reads after TEST_END until no datagram
+  // has come for 20 ms, so the tail is only what was dropped at the end.
+  Iperf3Server s;
+  const double rate = 20e6;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto doc = run_json(s, "-w maerts -p udp --rate 20M -m 1200 -l 1");
+  const double ran_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  check_udp(doc, 1, 1200);
+  const auto& st = doc["peer"]["streams"][0];
+  CHECK(st["direction"] == "s2c");
+  // Paced: never more than the rate over the whole command's time, and one burst of datagrams
+  // (iperf3 sends a few at a time when it is behind).
+  const double sent_bits = st["bytes_peer"].get<double>() * 8;
+  CHECK(sent_bits <= rate * ran_s + 100 * 1200 * 8);
+  // This side's report carries the receiver's loss like mtperf's own UDP streams.
+  CHECK(doc["summary"]["throughput_s2c_bps"].get<double>() > 0);
+}
+
+TEST_CASE("UDP maerts with 2 streams and bidir: each stream's counts hold on its own") {
+  {
+    Iperf3Server s;
+    check_udp(run_json(s, "-w maerts -p udp -P 2 --rate 20M -m 512 -l 0.5"), 2, 512);
+  }
+  Iperf3Server s;
+  auto doc = run_json(s, "-w bidir -p udp -P 2 --rate 20M -m 1000 -l 0.5");
+  check_udp(doc, 4, 1000);
+  const auto& st = doc["peer"]["streams"];
+  CHECK(st[0]["direction"] == "c2s");
+  CHECK(st[1]["direction"] == "c2s");
+  CHECK(st[2]["direction"] == "s2c");
+  CHECK(st[3]["direction"] == "s2c");
+}
+
 TEST_CASE("UDP with 64-bit counters (udp_counters_64bit): iperf3 reads the same sequence") {
   mtperf::TestSpec spec;
   spec.workload = mtperf::Workload::stream;
@@ -173,11 +236,31 @@ TEST_CASE("UDP with 64-bit counters (udp_counters_64bit): iperf3 reads the same 
     CHECK(st.packets > 0);
     CHECK(st.bytes == uint64_t(st.packets - st.errors) * 1000);
   }
+  // The other way: this side reads iperf3's sequence at the width it asked for (another width
+  // would read the stamp or padding as the sequence: far above what was sent, or 0).
+  spec.workload = mtperf::Workload::maerts;
+  for (bool wide : {true, false}) {
+    INFO("maerts, 64-bit counters: " << wide);
+    mtperf::iperf3::ClientSettings settings;
+    settings.udp_counters_64bit = wide;
+    Iperf3Server server;
+    opts.server = server.address();
+    auto out = mtperf::iperf3::run_test(spec, opts, settings);
+    REQUIRE(out.server.streams.size() == 1);
+    const auto& f = out.test.client.flows.at(0);
+    const uint64_t sent = uint64_t(out.server.streams[0].packets);
+    CHECK(sent > 0);
+    CHECK(f.stats.udp.received > 0);
+    CHECK(f.stats.udp.highest_seq + 1 <= sent);
+    CHECK(f.stats.udp.received + f.stats.udp.missing() <= sent);
+    CHECK(f.total.bytes_recv == f.stats.udp.received * 1000);
+    CHECK(f.total.errors == 0);  // every datagram carried a whole header and a sequence from 1
+  }
 }
 
 TEST_CASE("what iperf3 cannot do is refused at once, exit 2, naming what it can") {
-  for (const char* args : {"-w rr", "-w crr", "-p udp -w maerts", "-p udp -w bidir", "-P 129",
-                           "--warmup 0.5", "--verify"}) {
+  for (const char* args :
+       {"-w rr", "-w crr", "-p udp -w rr -r 64", "-P 129", "--warmup 0.5", "--verify"}) {
     auto r = mtperf_cmd(std::string("run --peer iperf3 -H 127.0.0.1:9 ") + args + " 2>&1");
     INFO(args);
     CHECK(r.rc == 2);
