@@ -245,6 +245,13 @@ int transports_command(const std::vector<std::string>& args) {
       std::printf("%27s -O %s=%s  %s\n", "", o.key.c_str(), o.default_value.c_str(),
                   o.help.c_str());
     }
+    // The flags of the line it brings, from the same kind of table.
+    if (e.line) {
+      for (const LineOption& l : e.line->run_options())
+        std::printf("%27s --%s %s%s  %s\n", "", l.flag.c_str(), l.value_name.c_str(),
+                    l.info.default_value.empty() ? "" : (" (" + l.info.default_value + ")").c_str(),
+                    flag_help(l).c_str());
+    }
   }
   for (auto& [name, why] : transports_not_compiled()) {
     std::printf("%-8s %-9s %-7s %s\n", name.c_str(), "no", "no", why.c_str());

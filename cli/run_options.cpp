@@ -144,14 +144,14 @@ void add_peer_options(po::options_description_easy_init& add) {
       "costs)");
 }
 
-// The options of the lines transports bring, as each line's hook declares them.
+// The options of the lines transports bring, as each line's hook declares them; each help starts
+// with the transports that bring it ("-T clip|lane: ").
 void add_line_options(po::options_description_easy_init& add) {
   for (const LineHook* hook : line_hooks()) {
-    for (const LineOption& l : hook->run_options()) {
-      auto* value = text()->value_name(l.value_name);
-      if (!l.default_text.empty()) value->default_value(l.default_text, l.default_text);
-      add(l.flag.c_str(), value, l.help.c_str());
-    }
+    std::string with;
+    for (const TransportEntry& e : transports())
+      if (e.line == hook) with += (with.empty() ? "-T " : "|") + std::string(e.name);
+    add_flag_options(add, hook->run_options(), with + ": ");
   }
 }
 
@@ -630,12 +630,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args, UnusedOptions
   o.spec.per_flow_latency = get<bool>(vm, "per-flow-latency");
   // The options of a line the transport brings (harness/request.hpp): those given, by key; the
   // line's hook checks them.
-  for (const LineHook* hook : line_hooks()) {
-    for (const LineOption& l : hook->run_options()) {
-      if (vm.count(l.flag) && !vm[l.flag].defaulted())
-        o.line_options[l.key] = get<std::string>(vm, l.flag.c_str());
-    }
-  }
+  for (const LineHook* hook : line_hooks())
+    o.line_options.merge(given_flags(vm, hook->run_options()));
   if (vm.count("peer")) set_peer(o, vm["warmup"].defaulted(), get<std::string>(vm, "peer"));
   o.quiet = get<bool>(vm, "quiet");
   o.interim_lines = o.format == Format::text;  // the other formats keep stderr for errors

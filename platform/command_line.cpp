@@ -424,6 +424,30 @@ int run_subcommand(const std::string& group, const std::vector<Subcommand>& subs
   return kExitUsage;
 }
 
+std::string flag_help(const FlagOption& f, const std::string& prefix) {
+  const OptionType t = f.info.type;
+  const bool number = t == OptionType::whole || t == OptionType::pow2 || t == OptionType::size;
+  return prefix + f.info.help + (number ? "; takes " + expectation(f.info) : "");
+}
+
+void add_flag_options(po::options_description_easy_init& add, std::span<const FlagOption> flags,
+                      const std::string& prefix) {
+  for (const FlagOption& f : flags) {
+    auto* value = po::value<std::string>()->value_name(f.value_name);
+    if (!f.info.default_value.empty())
+      value->default_value(f.info.default_value, f.info.default_value);
+    add(f.flag.c_str(), value, flag_help(f, prefix).c_str());
+  }
+}
+
+OptionParams given_flags(const po::variables_map& vm, std::span<const FlagOption> flags) {
+  OptionParams given;
+  for (const FlagOption& f : flags)
+    if (vm.count(f.flag) && !vm[f.flag].defaulted())
+      given[f.info.key] = vm[f.flag].as<std::string>();
+  return given;
+}
+
 std::vector<std::string> split_list(const std::string& text, char sep) {
   std::vector<std::string> out;
   std::string item;

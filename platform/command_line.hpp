@@ -19,6 +19,7 @@
 #include <iosfwd>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -27,6 +28,7 @@
 #include <boost/program_options.hpp>
 
 #include "platform/request_error.hpp"
+#include "platform/typed_options.hpp"
 
 namespace mtperf::cli {
 
@@ -102,6 +104,16 @@ std::optional<CommandLine> read_command_line(const CommandSpec& spec,
 
 // Prints "mtperf NAME: what" and the usage line to `err`; returns kExitUsage.
 int usage_error(const CommandSpec& spec, std::ostream& err, const std::string& what);
+
+// Flags typed as -O keys are (typed_options.hpp): each declared with its value name, its default
+// and `prefix` before its help, which ends with what it takes ("; takes a whole number in
+// 68..65527 or 0") where that is a number. given_flags: those given (not defaulted), by key.
+void add_flag_options(boost::program_options::options_description_easy_init& add,
+                      std::span<const FlagOption> flags, const std::string& prefix = "");
+OptionParams given_flags(const boost::program_options::variables_map& vm,
+                         std::span<const FlagOption> flags);
+// A flag's help as add_flag_options writes it.
+std::string flag_help(const FlagOption& f, const std::string& prefix = "");
 
 // "a,b,,c" -> {"a", "b", "c"}: a list option's items, empty ones dropped.
 std::vector<std::string> split_list(const std::string& text, char sep = ',');

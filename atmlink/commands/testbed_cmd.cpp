@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "atmlink/emu/testbed.hpp"
+#include "atmlink/line_flags.hpp"
 #include "platform/affinity.hpp"
 #include "platform/command_line.hpp"
 #include "platform/netns.hpp"
@@ -66,10 +67,8 @@ CommandSpec up_spec() {
   add("adapters", text("N"),
       "emulated adapter pairs, 1..256, one subnet each: 10.232.<i>.0/24 (CLIP) or "
       "10.233.<i>.0/24 (LANE) (default 1)");
-  add("atm-rate", text("RATE"),
-      "line rate, cells/s: oc3 (353,207.5), oc12 (1,412,830) or a number (default oc12)");
-  add("atm-mtu", text("BYTES"),
-      "IP MTU, 68..65527 (default 9180 CLIP; LANE: the maximum frame's, 1500 with 1516)");
+  // The line's rate, MTU and capture: the flags `mtperf run -T clip|lane` takes too.
+  cli::add_flag_options(add, atm::atm_line_flags());
   add("irq-cpus", text("CPU-LIST"),
       "interrupt CPUs, adapter i on the (i mod n)-th (default: the online CPUs in turn)");
   add("encap", text("ENCAP"), "CLIP data VCs: llc | vcmux (default llc)");
@@ -99,13 +98,6 @@ CommandSpec up_spec() {
   add("fault-min-payload", text("BYTES"),
       "eligible PDUs carry at least this much TCP/UDP payload, 0..65535 (default 0; always more "
       "than 16)");
-  add("capture", text("FILE"),
-      "write a pcapng file of what crossed each emulated line, until `down` (Wireshark reads it)");
-  add("capture-format", text("FORMAT"),
-      "sunatm (PDUs, default) | erf-aal5 (PDUs with pad, trailer and CRC) | erf-cells (cells)");
-  add("capture-snap", text("BYTES"), "bytes kept of each record, 64..262144 (default 0: all)");
-  add("capture-max", text("SIZE"),
-      "the capture file's size at most, K/M/G 1024-based (default 100M); capturing stops there");
   // The names `mtperf run` gives the same things; the old ones meant otherwise elsewhere.
   spec.aliases = {{"rate", "atm-rate"}, {"mtu", "atm-mtu"}, {"cpus", "irq-cpus"}};
   return spec;
@@ -170,38 +162,34 @@ std::vector<atm::Mac> parse_macs(const std::string& text) {
   return out;
 }
 
-// --capture and its companions; the daemon opens the file, from its own directory.
-void add_capture(const CommandLine& cl, atm::CaptureOptions& c) {
-  for (const char* o : {"capture-format", "capture-snap", "capture-max"})
-    if (cl.has(o) && !cl.has("capture"))
-      throw UsageError("option " + cl.typed(o) + " needs --capture FILE");
-  if (!cl.has("capture")) return;
-  c.path = fs::absolute(cl.get<std::string>("capture")).string();
-  parsed(cl, "capture-format",
-         [&](const std::string& v) { c.format = atm::parse_capture_format(v); });
-  c.snap = std::uint32_t(number(cl, "capture-snap", 0, atm::kMaxCaptureSnap, 0));
-  if (c.snap != 0 && c.snap < 64)
-    throw UsageError("option " + cl.typed("capture-snap") +
-                     ": below 64 bytes (0 keeps whole records)");
-  if (cl.has("capture-max")) {
-    const std::string v = cl.get<std::string>("capture-max");
-    const auto size = parse_size(v, std::uint64_t(1) << 40);
-    if (!size || *size < 4096)
-      throw UsageError("option " + cl.typed("capture-max") + ": '" + v +
-                       "' is not a size of 4096 bytes to 1T (K/M/G, 1024-based)");
-    c.max_bytes = *size;
+// The line flags (atmlink/line_flags.hpp): rate, MTU and the capture, whose file the daemon opens
+// from its own directory.
+void add_line_flags(const CommandLine& cl, atm::AtmTestbedOptions& t) {
+  OptionValues v;
+  try {
+    v = parse_flag_options(atm::atm_line_flags(), cli::given_flags(cl.vm, atm::atm_line_flags()),
+                           [&](const FlagOption& f) { return "option " + cl.typed(f.flag); });
+    t.capture = atm::capture_of(v, [&](const char* key) {
+      std::string flag = key;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      return "option " + cl.typed(flag);
+    });
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
+  t.rate = atm::line_rate_of(v);
+  t.mtu = atm::line_mtu_of(v);
+  if (!t.capture.path.empty()) t.capture.path = fs::absolute(t.capture.path).string();
 }
 
 atm::AtmTestbedOptions up_options(const CommandLine& cl) {
   atm::AtmTestbedOptions t;
   if (!cl.has("mode")) throw UsageError("option --mode clip|lane is required");
   parsed(cl, "mode", [&](const std::string& v) { t.mode = atm::parse_link_mode(v); });
-  parsed(cl, "atm-rate", [&](const std::string& v) { t.rate = atm::parse_line_rate(v); });
   parsed(cl, "encap", [&](const std::string& v) { t.encap = atm::parse_encap(v); });
   parsed(cl, "irq-cpus", [&](const std::string& v) { t.cpus = parse_cpu_list(v); });
   t.adapters = int(number(cl, "adapters", 1, atm::kMaxAtmAdapters, 1));
-  t.mtu = int(number(cl, "atm-mtu", 68, 65527, 0));
+  add_line_flags(cl, t);
   t.inatmarp_pvc = cl.get<bool>("inatmarp");
   t.lane_max_frame = std::size_t(number(cl, "max-frame", 1516, 18190, 0));
   if (cl.has("max-frame")) {
@@ -221,7 +209,6 @@ atm::AtmTestbedOptions up_options(const CommandLine& cl) {
   t.faults.payload_ber = number(cl, "ber", 0, 1, 0);
   t.faults.seed = std::uint64_t(number(cl, "seed", 0, 1e18, 1));
   add_pdu_faults(cl, t.pdu_faults);
-  add_capture(cl, t.capture);
   return t;
 }
 

@@ -1,7 +1,7 @@
-// The one -O parser (transports/api/options.hpp): every type, the errors, "did you mean".
+// The one -O parser (platform/typed_options.hpp): every type, the errors, "did you mean".
 #include <catch2/catch.hpp>
 
-#include "transports/api/options.hpp"
+#include "platform/typed_options.hpp"
 #include "transports/api/registry.hpp"
 
 using namespace mtperf;
@@ -79,9 +79,16 @@ TEST_CASE("-O: a value a key does not take is refused with the key, the value an
   CHECK(error_of({{"tos", "-1"}}) ==
         "t option tos: expected a whole number in 0..255 or none, got '-1'");
   CHECK(error_of({{"srq", "maybe"}}) == "t option srq: expected auto, on or off, got 'maybe'");
-  CHECK(error_of({{"budget", "512"}})
-            .starts_with("t option budget: expected a size in bytes in "
-                         "1024..1048576"));
+  // Bounds as a person writes them: sizes in K/M/G/T, long counts grouped by thousands.
+  CHECK(error_of({{"budget", "512"}}) ==
+        "t option budget: expected a size in bytes in 1K..1M (K, M, G, T: powers of 1024), got "
+        "'512'");
+  CHECK(expectation(whole_option("rate", 1, 100'000'000, "1", "")) ==
+        "a whole number in 1..100,000,000");
+  CHECK(expectation(size_option("max", 4096, std::uint64_t(1) << 40, "4K", "")) ==
+        "a size in bytes in 4K..1T (K, M, G, T: powers of 1024)");
+  CHECK(expectation(size_option("odd", 1000, 1536, "1000", "")) ==
+        "a size in bytes in 1000..1536 (K, M, G, T: powers of 1024)");
   CHECK(error_of({{"budget", "2M"}}).ends_with("got '2M'"));
   CHECK(parse_options("t", sample(), {{"buf_ring", "0"}}).number("buf_ring") == 0);
 }

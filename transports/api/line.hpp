@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "platform/netns.hpp"
+#include "platform/typed_options.hpp"
 
 namespace mtperf {
 
@@ -34,15 +35,11 @@ namespace mtperf {
 // command line spells them in its errors.
 using LineOptions = std::map<std::string, std::string>;
 
-// One command-line option a line takes: `--flag VALUE` sets LineOptions[key] when given. The
-// hook checks the value (build, attach); the command line only carries it.
-struct LineOption {
-  std::string key;           // "mtu"
-  std::string flag;          // "atm-mtu", without the dashes
-  std::string value_name;    // "BYTES", for --help
-  std::string default_text;  // what --help says is the default
-  std::string help;
-};
+// One command-line option a line takes: `--flag VALUE` sets LineOptions[info.key] when given.
+// Typed as a -O key is (platform/typed_options.hpp: its type, range, default and help), so that
+// one parser reads both and --help, the man pages and `mtperf transports` print both from the
+// same table. The hook reads the values (build, attach); the command line only carries them.
+using LineOption = FlagOption;
 
 // A line a run goes over. `owner` keeps a line built for the run (its threads, devices and
 // namespaces) and tears it down when the last copy goes; it is null for a line that is up under a

@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "platform/typed_options.hpp"
 #include "transports/api/endpoint.hpp"
 #include "transports/api/line.hpp"
-#include "transports/api/options.hpp"
 #include "transports/api/transport.hpp"
 #include "transports/api/transport_list.hpp"  // generated: kDefaultTransport
 

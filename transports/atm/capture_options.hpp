@@ -1,6 +1,6 @@
 #pragma once
-// The capture options of -T clip|lane, as -O keys of the transport (so that only this folder
-// declares them):
+// The capture options of -T clip|lane, as -O keys of the transport (atmlink/line_flags.hpp
+// declares them, for the line's flags too):
 //   -O capture=FILE              a pcapng file of what crossed each emulated line
 //   -O capture_format=sunatm     | erf-aal5 (pad, trailer, CRC) | erf-cells (every cell)
 //   -O capture_snap=BYTES        bytes kept of each record, 64..262144; 0 (default): all
@@ -10,13 +10,11 @@
 #include <string_view>
 #include <vector>
 
-#include "atmlink/capture.hpp"
+#include "atmlink/line_flags.hpp"
+#include "platform/typed_options.hpp"
 #include "transports/api/line.hpp"
-#include "transports/api/options.hpp"
 
 namespace mtperf::atm {
-
-std::vector<OptionInfo> capture_option_list();
 
 // The capture a run asks for, read from the capture keys among `options` (a line's options with
 // the transport's -O keys); path "" when none. Throws RequestError naming the -O key as typed.

@@ -12,37 +12,27 @@
 #include "atmlink/commands/cells_cmd.hpp"
 #include "atmlink/commands/testbed_cmd.hpp"
 #include "atmlink/emu/testbed.hpp"
-#include "platform/number.hpp"
 #include "platform/request_error.hpp"
 #include "transports/atm/capture_options.hpp"
 
 namespace mtperf::atm {
 namespace {
 
-constexpr const char* kDefaultRate = "oc12";
-
 std::string rate_text(const LineOptions& options) {
   auto it = options.find("rate");
-  return it == options.end() ? kDefaultRate : it->second;
+  return it == options.end() ? kDefaultLineRate : it->second;
 }
 
-LineRate rate_option(const LineOptions& options) {
+// --atm-rate and --atm-mtu as given, read against their flags (atmlink/line_flags.hpp).
+OptionValues rate_and_mtu(const LineOptions& options) {
+  OptionParams given;
+  for (const FlagOption& f : atm_rate_and_mtu_flags())
+    if (auto it = options.find(f.info.key); it != options.end()) given.insert(*it);
   try {
-    return parse_line_rate(rate_text(options));
+    return parse_flag_options(atm_rate_and_mtu_flags(), given);
   } catch (const std::invalid_argument& e) {
-    throw RequestError(std::string("option --atm-rate: ") + e.what());
+    throw RequestError(e.what());
   }
-}
-
-int mtu_option(const LineOptions& options) {
-  auto it = options.find("mtu");
-  if (it == options.end() || it->second == "0") return 0;  // the mode's own
-  if (!parse_whole(it->second))
-    throw RequestError("option --atm-mtu: " + it->second +
-                       " is not a whole number of bytes (68..65527, or 0)");
-  const auto mtu = parse_whole(it->second, 68, 65527);
-  if (!mtu) throw RequestError("option --atm-mtu: " + it->second + " is outside 68..65527");
-  return int(*mtu);
 }
 
 std::string line_text(const TestHosts& hosts, const LineOptions& options) {
@@ -60,7 +50,7 @@ nlohmann::json read_state(const std::string& path) {
 void check_line_rate(const nlohmann::json& state, const std::string& name,
                      const LineOptions& options) {
   if (!options.contains("rate")) return;
-  const LineRate asked = rate_option(options);
+  const LineRate asked = line_rate_of(rate_and_mtu(options));
   const double line = state.value("rate_cells_per_s", 0.0);
   if (std::fabs(line - asked.cells_per_s()) > 0.5) {
     throw RequestError("option --atm-rate: " + rate_text(options) + " (" +
@@ -111,8 +101,9 @@ class AtmLineHook final : public LineHook {
   Line build(std::string_view transport, int adapters, const LineOptions& options) const override {
     AtmTestbedOptions t;
     t.mode = parse_link_mode(transport);
-    t.rate = rate_option(options);
-    t.mtu = mtu_option(options);
+    const OptionValues line = rate_and_mtu(options);
+    t.rate = line_rate_of(line);
+    t.mtu = line_mtu_of(line);
     t.adapters = std::max(adapters, 1);
     t.capture = capture_options_of(transport, options);
     auto bed = std::make_shared<AtmTestbed>(t);  // removed with the last owner
@@ -167,23 +158,7 @@ class AtmLineHook final : public LineHook {
     return "--atm-" + std::string(key);
   }
 
-  std::vector<LineOption> run_options() const override {
-    return {
-        {"rate", "atm-rate", "RATE", kDefaultRate, "-T clip|lane: line rate, oc3 | oc12 | cells/s"},
-        {"mtu", "atm-mtu", "BYTES", "0",
-         "-T clip|lane: IP MTU, 68..65527 (0: 9180 CLIP, 1500 LANE); LANE's maximum frame is the "
-         "smallest of 1516/4544/9234/18190 that carries it"},
-        // The capture's keys (capture_options.hpp), also taken as -O capture*=...
-        {"capture", "capture", "FILE", "",
-         "-T clip|lane: a pcapng file of what crossed each emulated line (also -O capture=FILE)"},
-        {"capture_format", "capture-format", "FORMAT", "",
-         "with --capture: sunatm (default) | erf-aal5 (pad, trailer, CRC) | erf-cells"},
-        {"capture_snap", "capture-snap", "BYTES", "",
-         "with --capture: bytes kept of each record, 64..262144 (default: all)"},
-        {"capture_max", "capture-max", "SIZE", "",
-         "with --capture: the file's size at most, K/M/G (default 100M); capturing stops there"},
-    };
-  }
+  std::vector<LineOption> run_options() const override { return atm_line_flags(); }
 
   const LineCommands* commands() const override {
     static const LineCommands commands{

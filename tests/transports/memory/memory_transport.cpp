@@ -27,11 +27,11 @@
 #include <set>
 #include <stdexcept>
 
+#include "platform/typed_options.hpp"
 #include "tests/support/memory_engine.hpp"
 #include "tests/transports/memory/register.hpp"
 #include "transports/api/endpoint.hpp"
 #include "transports/api/engine_host.hpp"
-#include "transports/api/options.hpp"
 
 namespace mtperf::test {
 namespace {

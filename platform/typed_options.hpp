@@ -1,10 +1,12 @@
 #pragma once
-// A transport's -O options, typed: each key says what it takes (on/off, a whole number in a range,
-// a power of two, a size, one of some words, or any text), its default and its help. One parser
-// reads every transport's -O KEY=VALUE pairs against that list: an unknown key is refused with a
-// "did you mean", a value outside what the key takes with the option as typed and what it takes.
-// Set-up path only.
+// Typed options: each key says what it takes (on/off, a whole number in a range, a power of two, a
+// size, one of some words, or any text), its default and its help. One parser reads every
+// transport's -O KEY=VALUE pairs and the flags of a line (--atm-mtu BYTES, FlagOption) against
+// such lists: an unknown key is refused with a "did you mean", a value outside what the key takes
+// with the option as typed and what it takes. `mtperf transports`, --help and the man pages print
+// the same lists. Set-up path only.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -14,9 +16,10 @@
 
 namespace mtperf {
 
-// Transport-specific options, "key" -> "value", carried in the test request so that the server
-// uses the same settings.
-using TransportParams = std::map<std::string, std::string>;
+// Options as given, "key" -> "value" (a transport's: TransportParams, carried in the test request
+// so that the server uses the same settings).
+using OptionParams = std::map<std::string, std::string>;
+using TransportParams = OptionParams;
 
 enum class OptionType : uint8_t {
   text,    // any value
@@ -74,7 +77,8 @@ class OptionValues {
 
  private:
   friend OptionValues parse_options(std::string_view, std::span<const OptionInfo>,
-                                    const TransportParams&);
+                                    const OptionParams&);
+  friend struct OptionReader;
   std::vector<std::pair<std::string, OptionValue>> values_;
 };
 
@@ -82,6 +86,26 @@ class OptionValues {
 //   "<transport> has no option 'ring_sise'; did you mean ring_size? (it takes ring_size, ...)"
 //   "<transport> option ring_size: expected a power of two in 8..32768, got '7'"
 OptionValues parse_options(std::string_view transport, std::span<const OptionInfo> options,
-                           const TransportParams& params);
+                           const OptionParams& params);
+
+// An option a command line spells as a flag of its own (a line's `--atm-mtu BYTES`), typed as a
+// -O key is: info.key is the key it sets, info.default_value and info.help what --help shows.
+struct FlagOption {
+  OptionInfo info;
+  std::string flag;        // "atm-mtu", without the dashes
+  std::string value_name;  // "BYTES", for --help
+};
+
+// Reads `params` (keys of `flags`, as given; a key no flag declares is the caller's mistake,
+// std::logic_error) against their options, defaults for those left out. Throws
+// std::invalid_argument naming the flag: "option --atm-mtu: expected a whole number in
+// 68..65527 or 0, got '20'".
+// `typed`, where given, names a flag as the user spelled it ("option --rate" for an alias).
+OptionValues parse_flag_options(
+    std::span<const FlagOption> flags, const OptionParams& params,
+    const std::function<std::string(const FlagOption&)>& typed = nullptr);
+
+// What `o` takes, in words ("a whole number in 68..65527 or 0"), for --help and errors.
+std::string expectation(const OptionInfo& o);
 
 }  // namespace mtperf

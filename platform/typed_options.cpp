@@ -1,4 +1,4 @@
-#include "transports/api/options.hpp"
+#include "platform/typed_options.hpp"
 
 #include <bit>
 #include <optional>
@@ -18,9 +18,29 @@ std::string one_of(const std::vector<std::string>& words) {
   return s;
 }
 
-// What a key takes, in words, for its error message.
+// A bound as a person writes it: a size in K/M/G/T where it is a whole number of them, a count
+// of over six digits grouped by thousands (100,000,000).
+std::string bound_text(uint64_t n, OptionType type) {
+  if (type == OptionType::size && n != 0) {
+    const char* units = "KMGT";
+    int u = -1;
+    while (u < 3 && n % 1024 == 0) {
+      n /= 1024;
+      ++u;
+    }
+    return std::to_string(n) + (u < 0 ? "" : std::string(1, units[u]));
+  }
+  std::string digits = std::to_string(n);
+  if (digits.size() <= 6) return digits;
+  for (size_t at = digits.size() - 3; at > 0 && at < digits.size(); at -= 3)
+    digits.insert(at, ",");
+  return digits;
+}
+
+}  // namespace
+
 std::string expectation(const OptionInfo& o) {
-  std::string range = std::to_string(o.lo) + ".." + std::to_string(o.hi);
+  std::string range = bound_text(o.lo, o.type) + ".." + bound_text(o.hi, o.type);
   std::string s;
   switch (o.type) {
     case OptionType::text:
@@ -36,13 +56,15 @@ std::string expectation(const OptionInfo& o) {
       s = "a power of two in " + range + (o.zero_ok ? " or 0" : "");
       break;
     case OptionType::size:
-      s = "a size in bytes in " + range + " (K, M, G: powers of 1024)";
+      s = "a size in bytes in " + range + " (K, M, G, T: powers of 1024)";
       break;
   }
   std::vector<std::string> all{s};
   all.insert(all.end(), o.words.begin(), o.words.end());
   return one_of(all);
 }
+
+namespace {
 
 std::string resolve_alias(const OptionInfo& o, const std::string& v) {
   for (auto& [alias, word] : o.aliases)
@@ -164,8 +186,26 @@ std::string OptionValues::line() const {
   return s;
 }
 
+// One option's value into `out`: the default where `params` leaves it out; `name` is how an error
+// names the option ("ring option ring_size", "option --atm-mtu").
+struct OptionReader {
+  static void read(const OptionInfo& o, const OptionParams& params, const std::string& name,
+                   OptionValues& out) {
+    auto given = params.find(o.key);
+    const std::string& typed = given == params.end() ? o.default_value : given->second;
+    std::optional<OptionValue> v = read_value(o, typed);
+    if (!v) {
+      if (given == params.end())
+        throw std::logic_error(name + ": default '" + typed + "' is not a value it takes");
+      throw std::invalid_argument(name + ": expected " + expectation(o) + ", got '" + typed + "'");
+    }
+    v->given = given != params.end();
+    out.values_.emplace_back(o.key, std::move(*v));
+  }
+};
+
 OptionValues parse_options(std::string_view transport, std::span<const OptionInfo> options,
-                           const TransportParams& params) {
+                           const OptionParams& params) {
   const std::string who(transport);
   std::vector<std::string> keys;
   for (const OptionInfo& o : options)
@@ -186,20 +226,22 @@ OptionValues parse_options(std::string_view transport, std::span<const OptionInf
                                 " (it takes " + list + ")");
   }
   OptionValues out;
-  for (const OptionInfo& o : options) {
-    auto given = params.find(o.key);
-    const std::string& typed = given == params.end() ? o.default_value : given->second;
-    std::optional<OptionValue> v = read_value(o, typed);
-    if (!v) {
-      if (given == params.end())
-        throw std::logic_error(who + " option " + o.key + ": default '" + typed +
-                               "' is not a value it takes");
-      throw std::invalid_argument(who + " option " + o.key + ": expected " + expectation(o) +
-                                  ", got '" + typed + "'");
-    }
-    v->given = given != params.end();
-    out.values_.emplace_back(o.key, std::move(*v));
+  for (const OptionInfo& o : options)
+    OptionReader::read(o, params, who + " option " + o.key, out);
+  return out;
+}
+
+OptionValues parse_flag_options(std::span<const FlagOption> flags, const OptionParams& params,
+                                const std::function<std::string(const FlagOption&)>& typed) {
+  for (auto& [k, v] : params) {
+    bool known = false;
+    for (const FlagOption& f : flags)
+      known |= f.info.key == k;
+    if (!known) throw std::logic_error("no flag sets the key '" + k + "'");
   }
+  OptionValues out;
+  for (const FlagOption& f : flags)
+    OptionReader::read(f.info, params, typed ? typed(f) : "option --" + f.flag, out);
   return out;
 }
 
