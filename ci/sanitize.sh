@@ -3,7 +3,8 @@
 #   ${ASAN_BUILD_DIR:-build-asan}  clang, ASan + UBSan (float-cast-overflow included), every
 #                                  ctest test;
 #   ${TSAN_BUILD_DIR:-build-tsan}  g++, TSan, the tests of the threaded parts: the runner, the
-#                                  control client and server, the loopback integration runs.
+#                                  control client and server, the sockperf server, the loopback
+#                                  integration runs.
 # Any report fails: every report is fatal in the process that meets it (the flags make UBSan's
 # so, the options below the others'), and every process a test starts (the mtperf binary, forked
 # children) inherits these options and also writes its reports under $build/sanitizer/, which
@@ -46,7 +47,7 @@ run_tests() {  # build-dir [ctest args...]
 
 # The tests of the runner, the control protocol and the loopback runs (ctest -R), and the fuzz
 # replays of the control inputs.
-readonly kTsanTests='^(workloads/|control/|integration/test_loopback$|fuzz/control_)'
+readonly kTsanTests='^(workloads/|control/|integration/test_loopback$|peers/test_sockperf_serve$|fuzz/control_)'
 
 asan_stage() {
   local build=${ASAN_BUILD_DIR:-build-asan} t0=$(date +%s)

@@ -5,10 +5,12 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -22,26 +24,28 @@
 namespace mtperf::sockperf {
 namespace {
 
-constexpr int kTickMs = 100;  // how often the loop looks at stop and the idle deadlines
-// What a TCP client holds while it is connected, for serve's memory budget: its message buffer
-// (the framer's) and its entry.
-constexpr uint64_t kClientBytes = kMaxMessage + 1 + 512;
+constexpr int kTickMs = 100;  // how often each thread looks at stop and its idle deadlines
+// What a TCP client holds while it is connected, for serve's memory budget: the buffer its
+// thread reads into, its message buffer (the framer's) and its entry.
+constexpr uint64_t kClientBytes = 2 * (kMaxMessage + 1) + 512;
 
 // One client's counts, as sockperf sr counts them: messages (and their bytes) taken, pongs sent.
 struct Tally {
   uint64_t messages = 0, pongs = 0, bytes_in = 0, bytes_out = 0;
 };
 
+// A TCP client, served by a thread of its own that sleeps in recv(), as sockperf sr's does: one
+// system call to take a message and one to answer it, with nothing between the two.
 struct Client {
   int fd = -1;
   std::string peer;
-  std::unique_ptr<StreamFramer> framer;
+  StreamFramer framer{kMaxMessage};
+  std::unique_ptr<uint8_t[]> buf{new uint8_t[kMaxMessage]};
   int64_t last_input_ns = 0;
   Tally tally;
   control::Admission::Ticket ticket;  // serve's session, when there is an Admission
-  // The client closed the connection, or reset it: sockperf's clients close with their last
-  // pong unread, which the kernel answers with a reset. A client leaving, not an error.
-  bool left = false;
+  std::thread thread;
+  std::atomic<bool> finished{false};  // its thread is done: the acceptor joins it
 };
 
 // A UDP client: the source address its datagrams come from.
@@ -73,24 +77,33 @@ bool send_within(int fd, const uint8_t* p, size_t n, int timeout_ms) {
   return true;
 }
 
+// A blocking socket's receive waits at most kTickMs, so that its thread sees stop and deadlines.
+void receive_within_tick(int fd) {
+  timeval tv{0, kTickMs * 1000};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
 }  // namespace
 
+// Three kinds of thread: the acceptor (TCP connections, and the joining of client threads that
+// ended), the UDP thread (every datagram, and the UDP clients' ends), one per TCP client.
 struct Server::Impl {
   ServeOptions opts;
   ServeCounts counts;
   std::atomic<bool> stopping{false};
   int tcp = -1, udp = -1;
   uint16_t port = 0;
-  std::vector<Client> clients;
-  std::vector<UdpClient> udp_clients;
+  std::mutex report_mu;                          // done and log: one call at a time
+  std::vector<std::unique_ptr<Client>> clients;  // the acceptor's
+  std::vector<UdpClient> udp_clients;            // the UDP thread's
   size_t udp_last = 0;  // the UDP client of the last datagram: most datagrams come from it
   uint64_t udp_not_allowed_logged = 0;
   int64_t udp_not_allowed_log_ns = 0;
-  std::vector<pollfd> pfds;
-  std::unique_ptr<uint8_t[]> buf{new uint8_t[kMaxMessage + 1]};
-  std::thread thread;
+  std::unique_ptr<uint8_t[]> udp_buf{new uint8_t[kMaxMessage + 1]};
+  std::thread acceptor, udp_thread;
 
   void log(const std::string& line) {
+    std::lock_guard lock(report_mu);
     if (opts.log) opts.log(line);
   }
 
@@ -115,6 +128,7 @@ struct Server::Impl {
     tl.why = std::move(why);
     tl.refused_at = refused_at;
     if (opts.done) {
+      std::lock_guard lock(report_mu);
       opts.done(tl);
     } else {
       log(control::format_test_log(tl));
@@ -145,21 +159,59 @@ struct Server::Impl {
     return ok || to != nullptr;  // a UDP pong dropped is the client's loss, as with sockperf
   }
 
-  void drop(size_t i, const std::string& why) {
-    Client& c = clients[i];
-    std::string error = why;
-    if (c.framer && c.framer->pending() > 0)
-      error += (error.empty() ? "" : "; ") + std::string("stopped mid-message (") +
-               std::to_string(c.framer->pending()) + " bytes held)";
+  // One TCP client's thread, until it leaves, fails, falls silent or the server stops.
+  void serve_client(Client& c) {
+    std::string why;
+    bool left = false;
+    while (why.empty() && !left) {
+      if (stopping.load(std::memory_order_relaxed)) {
+        why = "the server stopped";
+        break;
+      }
+      const ssize_t r = ::recv(c.fd, c.buf.get(), kMaxMessage, 0);
+      if (r > 0) {
+        c.last_input_ns = now_ns();
+        why = take(c, size_t(r));
+        continue;
+      }
+      // The client closed, or reset: sockperf's clients close with their last pong unread,
+      // which the kernel answers with a reset. A client leaving, not an error.
+      if (r == 0 || errno == ECONNRESET) {
+        left = true;
+      } else if (errno != EAGAIN && errno != EINTR) {
+        why = std::strerror(errno);
+      } else if (now_ns() - c.last_input_ns > int64_t(opts.idle_timeout_ms) * 1'000'000) {
+        why = "silent for " + std::to_string(opts.idle_timeout_ms) + " ms";
+      }
+    }
+    if (c.framer.pending() > 0)
+      why += (why.empty() ? "" : "; ") + std::string("stopped mid-message (") +
+             std::to_string(c.framer.pending()) + " bytes held)";
     report(c.peer, Proto::tcp, &c.tally,
-           error.empty() ? control::TestLog::Result::ok : control::TestLog::Result::error, error);
+           why.empty() ? control::TestLog::Result::ok : control::TestLog::Result::error, why);
     ::close(c.fd);
     counts.closed.fetch_add(1, std::memory_order_relaxed);
-    clients.erase(clients.begin() + std::ptrdiff_t(i));
+    c.finished.store(true, std::memory_order_release);
+  }
+
+  // The n bytes just read into c.buf; returns the reason to drop the client, empty to keep it.
+  std::string take(Client& c, size_t n) {
+    bool send_failed = false;
+    bool ok = c.framer.feed(c.buf.get(), n, [&](const Header& h, uint8_t* msg) {
+      if (!send_failed && !handle(msg, h, c.fd, nullptr, 0, c.tally)) send_failed = true;
+    });
+    if (!ok) {
+      counts.rejected.fetch_add(1, std::memory_order_relaxed);
+      return "a header with " + to_string(c.framer.error()) + " (length " +
+             std::to_string(c.framer.last_header().length) + ")";
+    }
+    if (send_failed)
+      return "it took no pong within " + std::to_string(opts.send_timeout_ms) + " ms";
+    return "";
   }
 
   void accept_one() {
-    int fd = ::accept4(tcp, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    int fd = ::accept4(tcp, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) return;
     std::string peer = "(unknown peer)";
     bool allowed = opts.allow.empty();
@@ -178,6 +230,7 @@ struct Server::Impl {
       counts.not_allowed.fetch_add(1, std::memory_order_relaxed);
       return refuse("allow", "not from a network in --allow");
     }
+    reap();
     if (clients.size() >= opts.max_clients)
       return refuse("limits", std::to_string(opts.max_clients) + " clients already connected");
     control::Admission::Ticket ticket;
@@ -190,14 +243,43 @@ struct Server::Impl {
     }
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    receive_within_tick(fd);
+    auto c = std::make_unique<Client>();
+    c->fd = fd;
+    c->peer = peer;
+    c->last_input_ns = now_ns();
+    c->ticket = std::move(ticket);
+    Client& raw = *c;
+    try {
+      raw.thread = std::thread([this, &raw] { serve_client(raw); });
+    } catch (const std::system_error& e) {
+      return refuse("limits", std::string("no thread for it: ") + e.what());
+    }
     counts.connections.fetch_add(1, std::memory_order_relaxed);
-    Client c;
-    c.fd = fd;
-    c.peer = peer;
-    c.framer = std::make_unique<StreamFramer>(kMaxMessage);
-    c.last_input_ns = now_ns();
-    c.ticket = std::move(ticket);
     clients.push_back(std::move(c));
+  }
+
+  // Joins the client threads that ended.
+  void reap() {
+    for (size_t i = clients.size(); i-- > 0;) {
+      if (!clients[i]->finished.load(std::memory_order_acquire)) continue;
+      clients[i]->thread.join();
+      clients.erase(clients.begin() + std::ptrdiff_t(i));
+    }
+  }
+
+  void accept_loop() {
+    while (!stopping.load(std::memory_order_relaxed)) {
+      pollfd pf{tcp, POLLIN, 0};
+      const int n = ::poll(&pf, 1, kTickMs);
+      if (n < 0 && errno != EINTR) break;
+      if (pf.revents & POLLIN) accept_one();
+      reap();
+    }
+    stopping.store(true, std::memory_order_relaxed);
+    for (auto& c : clients)
+      c->thread.join();
+    clients.clear();
   }
 
   // The UDP client a datagram came from; nullptr when it is not allowed (dropped, counted).
@@ -232,9 +314,9 @@ struct Server::Impl {
     udp_last = 0;
   }
 
-  // UDP clients silent for udp_idle_ms have ended; datagrams from outside --allow are named
-  // once a second at most (a flood of them is one line a second).
-  void tick(int64_t now) {
+  // UDP clients silent for udp_idle_ms have ended; datagrams and connections from outside
+  // --allow are named once a second at most (a flood of them is one line a second).
+  void udp_tick(int64_t now) {
     for (size_t i = udp_clients.size(); i-- > 0;)
       if (now - udp_clients[i].last_input_ns > int64_t(opts.udp_idle_ms) * 1'000'000)
         end_udp(i, "silent for " + std::to_string(opts.udp_idle_ms) + " ms");
@@ -247,79 +329,35 @@ struct Server::Impl {
     }
   }
 
-  void read_udp() {
-    for (int i = 0; i < 64; ++i) {  // a bounded burst, then the others get their turn
+  // Every datagram, each taken by one blocking recvfrom() and answered by one sendto().
+  void udp_loop() {
+    int64_t next_tick = now_ns() + int64_t(kTickMs) * 1'000'000;
+    while (!stopping.load(std::memory_order_relaxed)) {
       sockaddr_storage from{};
       socklen_t len = sizeof from;
-      ssize_t r = ::recvfrom(udp, buf.get(), kMaxMessage + 1, MSG_DONTWAIT,
-                             reinterpret_cast<sockaddr*>(&from), &len);
-      if (r < 0) return;
-      Header h;
-      if (decode(buf.get(), size_t(r), h) != HeaderStatus::ok || h.length != size_t(r)) {
-        counts.rejected.fetch_add(1, std::memory_order_relaxed);
-        continue;
+      const ssize_t r = ::recvfrom(udp, udp_buf.get(), kMaxMessage + 1, 0,
+                                   reinterpret_cast<sockaddr*>(&from), &len);
+      const int64_t now = now_ns();
+      if (r >= 0) read_datagram(size_t(r), from, len, now);
+      if (r < 0 || now >= next_tick) {
+        udp_tick(now);
+        next_tick = now + int64_t(kTickMs) * 1'000'000;
       }
-      UdpClient* u = udp_client(from, len);
-      if (!u) continue;
-      u->last_input_ns = now_ns();
-      handle(buf.get(), h, udp, reinterpret_cast<sockaddr*>(&from), len, u->tally);
     }
-  }
-
-  // Returns the reason to drop the client, empty to keep it.
-  std::string read_tcp(Client& c) {
-    ssize_t r = ::recv(c.fd, buf.get(), kMaxMessage, MSG_DONTWAIT);
-    // The end of the stream is seen by the read that returns it, not by another system call
-    // after every message.
-    if (r == 0 || (r < 0 && errno == ECONNRESET)) c.left = true;
-    if (r <= 0) return errno == EAGAIN || errno == EINTR || c.left ? "" : std::strerror(errno);
-    c.last_input_ns = now_ns();
-    bool send_failed = false;
-    bool ok = c.framer->feed(buf.get(), size_t(r), [&](const Header& h, uint8_t* msg) {
-      if (!send_failed && !handle(msg, h, c.fd, nullptr, 0, c.tally)) send_failed = true;
-    });
-    if (!ok) {
-      counts.rejected.fetch_add(1, std::memory_order_relaxed);
-      return "a header with " + to_string(c.framer->error()) + " (length " +
-             std::to_string(c.framer->last_header().length) + ")";
-    }
-    if (send_failed)
-      return "it took no pong within " + std::to_string(opts.send_timeout_ms) + " ms";
-    return "";
-  }
-
-  void loop() {
-    while (!stopping.load(std::memory_order_relaxed)) {
-      pfds.clear();
-      pfds.push_back({tcp, POLLIN, 0});
-      pfds.push_back({udp, POLLIN, 0});
-      for (const Client& c : clients)
-        pfds.push_back({c.fd, POLLIN, 0});
-      int n = ::poll(pfds.data(), pfds.size(), kTickMs);
-      if (n < 0 && errno != EINTR) break;
-      const size_t nclients = clients.size();
-      // Clients first, walking down so that dropping one leaves the others' indexes alone.
-      for (size_t i = nclients; i-- > 0;) {
-        const short ev = pfds[2 + i].revents;
-        Client& c = clients[i];
-        if (ev & (POLLIN | POLLHUP | POLLERR)) {
-          std::string why = read_tcp(c);
-          if (!why.empty() || c.left) {
-            drop(i, why);
-            continue;
-          }
-        }
-        if (now_ns() - c.last_input_ns > int64_t(opts.idle_timeout_ms) * 1'000'000)
-          drop(i, "silent for " + std::to_string(opts.idle_timeout_ms) + " ms");
-      }
-      if (pfds[0].revents & POLLIN) accept_one();
-      if (pfds[1].revents & POLLIN) read_udp();
-      tick(now_ns());
-    }
-    while (!clients.empty())
-      drop(clients.size() - 1, "the server stopped");
     while (!udp_clients.empty())
       end_udp(udp_clients.size() - 1, "the server stopped");
+  }
+
+  void read_datagram(size_t n, const sockaddr_storage& from, socklen_t len, int64_t now) {
+    Header h;
+    if (decode(udp_buf.get(), n, h) != HeaderStatus::ok || h.length != n) {
+      counts.rejected.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    UdpClient* u = udp_client(from, len);
+    if (!u) return;
+    u->last_input_ns = now;
+    handle(udp_buf.get(), h, udp, reinterpret_cast<const sockaddr*>(&from), len, u->tally);
   }
 };
 
@@ -330,22 +368,32 @@ Server::Server(ServeOptions o) : impl_(std::make_unique<Impl>()) {
   m.tcp = control_socket::listen(where, 128);
   SockAddr bound = control_socket::local_address(m.tcp);
   m.port = bound.port();
-  m.udp = ::socket(where.family(), SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  m.udp = ::socket(where.family(), SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (m.udp < 0 || ::bind(m.udp, bound.get(), bound.len) != 0) {
     const std::string err = std::strerror(errno);
     ::close(m.tcp);
     if (m.udp >= 0) ::close(m.udp);
     throw std::runtime_error("sockperf: UDP on " + bound.to_string() + ": " + err);
   }
+  receive_within_tick(m.udp);
   m.clients.reserve(m.opts.max_clients);
   m.udp_clients.reserve(m.opts.max_udp_clients);
-  m.pfds.reserve(m.opts.max_clients + 2);
-  m.thread = std::thread([&m] { m.loop(); });
+  m.acceptor = std::thread([&m] { m.accept_loop(); });
+  try {
+    m.udp_thread = std::thread([&m] { m.udp_loop(); });
+  } catch (...) {
+    m.stopping.store(true);
+    m.acceptor.join();
+    ::close(m.tcp);
+    ::close(m.udp);
+    throw;
+  }
 }
 
 Server::~Server() {
   stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
+  if (impl_->acceptor.joinable()) impl_->acceptor.join();
+  if (impl_->udp_thread.joinable()) impl_->udp_thread.join();
   ::close(impl_->tcp);
   ::close(impl_->udp);
 }

@@ -4,11 +4,12 @@
 // asks for a pong comes back byte for byte with the client flag cleared; the others are counted
 // silently; warm-up messages are counted apart and never answered (protocol.hpp).
 //
-// One thread serves every client with poll(): at most max_clients TCP connections at once (more
-// are closed at once, logged), each with one message's buffer allocated when it connects. A
-// header with a length outside 14..65507, a connection silent for idle_timeout_ms, or a pong
-// the client does not take within send_timeout_ms ends that client, logged with its address and
-// the reason; the others go on.
+// As sockperf sr, a message is taken by one blocking receive and answered by one send, with no
+// poll() between: each TCP client has a thread of its own, UDP one thread, and an acceptor takes
+// the connections. At most max_clients TCP connections at once (more are closed at once,
+// logged), each with its buffers allocated when it connects. A header with a length outside
+// 14..65507, a connection silent for idle_timeout_ms, or a pong the client does not take within
+// send_timeout_ms ends that client, logged with its address and the reason; the others go on.
 //
 // Under `mtperf serve` it keeps serve's rules: a TCP client from outside --allow is closed before
 // a byte is read, and a UDP datagram from outside it dropped unanswered; each TCP client is a
@@ -43,10 +44,11 @@ struct ServeOptions {
   // serve's sessions: each TCP client holds a ticket for its message buffer; null: max_clients
   // alone bounds them. Outlives the server.
   control::Admission* admission = nullptr;
-  // Called from the serving thread for each client that ended or was refused. Without it, the
-  // client's log line (control::format_test_log) goes to `log`.
+  // Called from a serving thread (one call at a time) for each client that ended or was
+  // refused. Without it, the client's log line (control::format_test_log) goes to `log`.
   std::function<void(const control::TestLog&)> done;
-  // Called from the serving thread with other lines (datagrams dropped); may be empty.
+  // Called from a serving thread (one call at a time) with other lines (datagrams dropped);
+  // may be empty.
   std::function<void(const std::string&)> log;
 };
 
@@ -70,7 +72,7 @@ class Server {
   ~Server();  // stop()s and joins
   uint16_t port() const;
   const ServeCounts& counts() const;
-  // Ends the serving thread within 100 ms; safe from a signal handler (stores an atomic).
+  // Ends the serving threads within 100 ms; safe from a signal handler (stores an atomic).
   void stop() noexcept;
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
