@@ -388,44 +388,105 @@ std::string fleet_mpigraph(const FleetDoc& d) {
   return out;
 }
 
+namespace {
+
+std::string xml_escaped(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '&')
+      o += "&amp;";
+    else if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
+  }
+  return o;
+}
+
+// Why pair i failed ("" when it passed): its run's error, else its verdict's detail.
+std::string pair_failure(const FleetDoc& d, const std::vector<PairVerdict>& verdicts, size_t i) {
+  const PairResult& r = d.results[i];
+  if (!r.ok) return r.error.empty() ? "failed" : r.error;
+  return i < verdicts.size() && !verdicts[i].passed ? verdicts[i].detail : "";
+}
+
+std::string testcase(const std::string& classname, const std::string& name,
+                     const std::string& failure) {
+  std::string out = fmt::format("    <testcase classname=\"{}\" name=\"{}\"",
+                                xml_escaped(classname), xml_escaped(name));
+  if (failure.empty()) return out + "/>\n";
+  return out +
+         fmt::format(">\n      <failure message=\"{}\"/>\n    </testcase>\n", xml_escaped(failure));
+}
+
+struct HostTally {
+  size_t pairs = 0, failed = 0;
+  std::string first;  // its first failing pair, and why
+};
+
+// A testcase per host: failed when it was lost or any of its pairs failed. Counts the failed.
+std::string host_testcases(const FleetDoc& d, const std::vector<HostTally>& hosts, size_t& failed) {
+  std::string out;
+  for (size_t rank = 0; rank < d.roster.size(); ++rank) {
+    const Member& m = d.roster[rank];
+    const HostTally& h = hosts[rank];
+    std::string why = m.lost.empty() ? "" : "lost: " + m.lost;
+    if (h.failed > 0)
+      why += (why.empty() ? "" : "; ") +
+             fmt::format("{} of {} pairs failed, first {}", h.failed, h.pairs, h.first);
+    failed += !why.empty();
+    out += testcase("hosts",
+                    fmt::format("{} (rank {}{})", host_of(d, uint32_t(rank)), rank,
+                                m.group.empty() ? "" : ", group " + m.group),
+                    why);
+  }
+  return out;
+}
+
+}  // namespace
+
+// One testcase per host (failed when it was lost or any of its pairs failed: how many, and the
+// first), then one per failing pair: readable at thousands of ranks, where a testcase per pair
+// of an all-pairs plan would be millions.
 std::string fleet_junit(const FleetDoc& d, const std::vector<PairVerdict>& verdicts) {
-  auto esc = [](std::string s) {
-    std::string o;
-    for (char c : s) {
-      if (c == '&')
-        o += "&amp;";
-      else if (c == '<')
-        o += "&lt;";
-      else if (c == '>')
-        o += "&gt;";
-      else if (c == '"')
-        o += "&quot;";
-      else
-        o += c;
-    }
-    return o;
-  };
-  size_t failures = 0;
-  for (size_t i = 0; i < d.results.size(); ++i)
-    failures += !d.results[i].ok || (i < verdicts.size() && !verdicts[i].passed);
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuite name=\"mtperf fleet {}\" tests=\"{}\" failures=\"{}\">\n",
-                     esc(d.plan.pattern), d.results.size(), failures);
+  std::vector<HostTally> hosts(d.roster.size());
+  std::string pairs;
+  size_t failed_pairs = 0;
   for (size_t i = 0; i < d.results.size(); ++i) {
     const PairResult& r = d.results[i];
-    out += fmt::format("  <testcase classname=\"{}\" name=\"{} {}->{} ({} -> {})\"",
-                       esc(d.transports[r.transport]), d.workload, r.pair.src, r.pair.dst,
-                       esc(host_of(d, r.pair.src)), esc(host_of(d, r.pair.dst)));
-    std::string why = !r.ok                                        ? r.error
-                      : i < verdicts.size() && !verdicts[i].passed ? verdicts[i].detail
-                                                                   : "";
-    if (why.empty()) {
-      out += "/>\n";
-      continue;
+    const std::string why = pair_failure(d, verdicts, i);
+    const std::string name = fmt::format("{} {}->{} ({} -> {})", d.workload, r.pair.src, r.pair.dst,
+                                         host_of(d, r.pair.src), host_of(d, r.pair.dst));
+    for (uint32_t end : {r.pair.src, r.pair.dst}) {
+      if (end >= hosts.size() || (end == r.pair.dst && r.pair.dst == r.pair.src)) continue;
+      HostTally& h = hosts[end];
+      ++h.pairs;
+      if (why.empty()) continue;
+      if (h.failed++ == 0) h.first = name + " over " + d.transports[r.transport] + ": " + why;
     }
-    out += fmt::format(">\n    <failure message=\"{}\"/>\n  </testcase>\n", esc(why));
+    if (why.empty()) continue;
+    ++failed_pairs;
+    pairs += testcase(d.transports[r.transport], name, why);
   }
-  return out + "</testsuite>\n";
+  size_t failed_hosts = 0;
+  const std::string host_cases = host_testcases(d, hosts, failed_hosts);
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"mtperf fleet {}\" tests=\"{}\" failures=\"{}\">\n",
+                     xml_escaped(d.plan.pattern), d.roster.size() + failed_pairs,
+                     failed_hosts + failed_pairs);
+  out += fmt::format("  <testsuite name=\"hosts\" tests=\"{}\" failures=\"{}\">\n", d.roster.size(),
+                     failed_hosts);
+  out += host_cases + "  </testsuite>\n";
+  out += fmt::format(
+      "  <testsuite name=\"failing pairs\" tests=\"{}\" failures=\"{}\" "
+      "pairs=\"{}\">\n",
+      failed_pairs, failed_pairs, d.results.size());
+  out += pairs + "  </testsuite>\n";
+  return out + "</testsuites>\n";
 }
 
 }  // namespace mtperf::fleet

@@ -312,8 +312,19 @@ TEST_CASE("matrices, row and column figures, the renderers", "[fleet][render]") 
   CHECK_THAT(mg, Catch::Contains("\nh0:0 to\t0.000\t1192.093\t1192.093\t\n"));
   CHECK_THAT(mg, Catch::Contains("\nh1:1 from\t1192.093\t0.000\t0.000\t\n"));
   CHECK_THAT(mg, Catch::EndsWith("\n\nEND mpiGraph\n"));
+  // JUnit: a testcase per host (h1 and h2 share the failed pair 2->1), then the failing pair.
   const std::string junit = fleet_junit(d, {});
-  CHECK_THAT(junit, Catch::Contains("tests=\"6\" failures=\"1\""));
+  CHECK_THAT(junit, Catch::Contains("<testsuites name=\"mtperf fleet "));
+  CHECK_THAT(junit, Catch::Contains("<testsuite name=\"hosts\" tests=\"3\" failures=\"2\">"));
+  CHECK_THAT(junit, Catch::Contains("<testcase classname=\"hosts\" name=\"h0 (rank 0)\"/>"));
+  CHECK_THAT(junit,
+             Catch::Contains("name=\"h1 (rank 1)\">\n      <failure message=\"1 of 4 "
+                             "pairs failed, first stream 2-&gt;1 (h2 -&gt; h1) over socket: "));
+  CHECK_THAT(junit, Catch::Contains("<testsuite name=\"failing pairs\" tests=\"1\" "
+                                    "failures=\"1\" pairs=\"6\">"));
+  CHECK_THAT(junit, Catch::Contains("<testcase classname=\"socket\" name=\"stream 2-&gt;1 (h2 "
+                                    "-&gt; h1)\">"));
+  CHECK_THAT(junit, Catch::EndsWith("</testsuites>\n"));
 }
 
 TEST_CASE("launch recipes: sbatch, mpirun, pdsh, a Kubernetes Indexed Job", "[fleet][emit]") {
