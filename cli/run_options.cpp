@@ -71,6 +71,9 @@ void add_socket_options(po::options_description_easy_init& add) {
       "TCP_NODELAY, true | false (default true, false for streams of sends under 16K)");
   add("cc", text()->value_name("NAME"),
       "TCP congestion control, e.g. cubic, bbr (default: the host's)");
+  add("mss", po::value<int>()->value_name("BYTES"),
+      "TCP maximum segment size, 88..9216 (TCP_MAXSEG, on both ends' data sockets; default: the "
+      "path's)");
   add("mptcp", po::bool_switch(), "MPTCP instead of TCP");
   add("busy-poll", po::value<int>()->default_value(0, "0")->value_name("MICROSECONDS"),
       "SO_BUSY_POLL (0: off)");
@@ -317,6 +320,8 @@ std::string spec_field_option(SpecField f) {
       return "server-cpus";
     case SpecField::flow_servers:
       return "adapters";  // the addresses the placement picked
+    case SpecField::mss:
+      return "mss";
   }
   return "?";
 }
@@ -478,6 +483,7 @@ void set_spec(RunOptions& o, const CommandLine& cl) {
   s.sock.nodelay = vm.count("no-delay") ? get<bool>(vm, "no-delay") : !small_stream;
   if (vm.count("cc")) s.sock.congestion = get<std::string>(vm, "cc");
   s.sock.mptcp = get<bool>(vm, "mptcp");
+  if (vm.count("mss")) s.sock.mss = get<int>(vm, "mss");
   s.sock.busy_poll_us = get<int>(vm, "busy-poll");
   s.interval_s = get<double>(vm, "interval");
   s.udp_timeout_s = get<double>(vm, "udp-timeout");

@@ -163,6 +163,8 @@ const char* to_string(SpecField f) {
       return "server cpus";
     case SpecField::flow_servers:
       return "flow servers";
+    case SpecField::mss:
+      return "mss";
   }
   return "?";
 }
@@ -271,6 +273,9 @@ void validate(TestSpec& s) {
   check_range(SpecField::sndbuf, s.sock.sndbuf, 0, 1 << 30);
   check_range(SpecField::rcvbuf, s.sock.rcvbuf, 0, 1 << 30);
   check_range(SpecField::busy_poll, s.sock.busy_poll_us, 0, 1000000);
+  // TCP's least segment (Linux's TCP_MIN_MSS) up to a 9 KiB jumbo frame's, as iperf3 takes it.
+  if (s.sock.mss != 0) check_range(SpecField::mss, s.sock.mss, 88, 9216);
+  if (s.sock.mss != 0 && s.proto == Proto::udp) bad(SpecField::mss, "a TCP option");
   validate_names(s);
   if (s.wait == Wait::none) bad(SpecField::wait, "must be spin or block");
   if (s.proto == Proto::udp) validate_udp(s);
@@ -324,6 +329,8 @@ void to_json(nlohmann::json& j, const TestSpec& s) {
         {"busy_poll_us", s.sock.busy_poll_us}}},
   };
   if (!s.flow_servers.empty()) j["flow_servers"] = s.flow_servers;
+  // Only when set: a server that predates it still takes every other request.
+  if (s.sock.mss != 0) j[kSocketOptionsKey]["mss"] = s.sock.mss;
   if (!s.measure) j["measure"] = false;
   if (!s.server_cpus.empty()) j["server_cpus"] = s.server_cpus;
   if (s.verify_seed != 0) j["verify_seed"] = s.verify_seed;
@@ -368,8 +375,8 @@ constexpr std::string_view kTestKeys[] = {"workload",
                                           "stop_on_error",
                                           "per_flow_latency",
                                           "conn_rate"};
-constexpr std::string_view kSocketKeys[] = {"sndbuf",     "rcvbuf", "nodelay",
-                                            "congestion", "mptcp",  "busy_poll_us"};
+constexpr std::string_view kSocketKeys[] = {"sndbuf", "rcvbuf",       "nodelay", "congestion",
+                                            "mptcp",  "busy_poll_us", "mss"};
 
 void socket_from_json(const nlohmann::json& j, SocketOptions& sock) {
   namespace jf = json_field;
@@ -382,6 +389,7 @@ void socket_from_json(const nlohmann::json& j, SocketOptions& sock) {
   jf::optional(j, so, "congestion", sock.congestion);
   jf::optional(j, so, "mptcp", sock.mptcp);
   jf::optional(j, so, "busy_poll_us", sock.busy_poll_us);
+  jf::optional(j, so, "mss", sock.mss);
 }
 
 }  // namespace

@@ -135,8 +135,9 @@ enum class SpecField : uint8_t {
   mptcp,
   server_cpus,
   flow_servers,
+  mss,
 };
-inline constexpr SpecField kLastSpecField = SpecField::flow_servers;
+inline constexpr SpecField kLastSpecField = SpecField::mss;
 // The field's name in messages: "message size", "request/response size".
 const char* to_string(SpecField f);
 

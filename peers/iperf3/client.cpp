@@ -125,6 +125,7 @@ Params params_of(const TestSpec& spec, const ClientSettings& settings) {
   p.window = std::max(spec.sock.sndbuf, spec.sock.rcvbuf);
   p.nodelay = spec.sock.nodelay;
   p.congestion = spec.sock.congestion;
+  p.mss = spec.sock.mss;
   p.client_version = settings.client_version;
   return p;
 }

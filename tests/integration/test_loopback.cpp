@@ -274,6 +274,23 @@ TEST_CASE("stream: lo carried at least the payload the application sent", "[loop
   CHECK(s.at("remote_netdev")[0].at("device") == "lo");
 }
 
+TEST_CASE("--mss: no segment larger than it, whichever end sends", "[loopback]") {
+  for (const char* w : {"stream", "maerts"}) {
+    INFO(w);
+    const json j = run_json({"-w", w, "--mss", "1000"});
+    const json& it = j.at("iterations")[0];
+    uint64_t bytes = 0;  // in the measured window, as the segment counter
+    for (const json& f : it.at("flows"))
+      bytes += u64(f, "bytes");
+    // The host's segment counter over the window: other traffic only adds segments, so bytes
+    // per segment can only fall below what the MSS allows (about 39,000 without it).
+    const uint64_t segments = u64(it.at("local_tcp"), "OutSegs");
+    REQUIRE(segments > 0);
+    CHECK(bytes / segments <= 1000);
+    CHECK(bytes > 1000 * 1000);
+  }
+}
+
 TEST_CASE("maerts: the server sends, the client receives it all", "[loopback]") {
   json s = run_json({"-w", "maerts"}).at("summary");
   CHECK(s.at("throughput_s2c_bps").get<double>() > 0);

@@ -342,3 +342,20 @@ TEST_CASE("stop_on_error goes on the wire only when set", "[spec]") {
   CHECK(j.at("stop_on_error") == true);
   CHECK(from(j).stop_on_error);
 }
+
+TEST_CASE("the MSS: TCP only, 88..9216, and on the wire only when set", "[spec]") {
+  TestSpec s;
+  CHECK_FALSE(nlohmann::json(s).at("socket").contains("mss"));  // an older server reads the rest
+  s.sock.mss = 1000;
+  nlohmann::json j = s;
+  CHECK(j.at("socket").at("mss") == 1000);
+  CHECK(from(j).sock.mss == 1000);
+  CHECK_NOTHROW(validate(s));
+  s.sock.mss = 87;
+  CHECK_THROWS_WITH(validate(s), Catch::StartsWith("mss: "));
+  s.sock.mss = 9217;
+  CHECK_THROWS_WITH(validate(s), Catch::StartsWith("mss: "));
+  s.sock.mss = 1000;
+  s.proto = Proto::udp;
+  CHECK_THROWS_WITH(validate(s), "mss: a TCP option");
+}

@@ -148,6 +148,7 @@ struct SocketOptions {
   int rcvbuf = 0;
   bool nodelay = true;      // the CLI turns it off for streams (see cli/run_options.cpp)
   std::string congestion;   // "" = kernel default
+  int mss = 0;              // TCP_MAXSEG, bytes; 0 = the path's (kernel default)
   std::string bind_device;  // SO_BINDTODEVICE
   std::string source;       // local address to bind data sockets to ("" = any)
   bool mptcp = false;

@@ -114,6 +114,9 @@ int new_socket(int family, Proto proto, const SocketOptions& o, const char*& fai
   }
   if (proto == Proto::tcp && o.nodelay) ok = ok && set(IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY");
   if (o.busy_poll_us > 0) ok = ok && set(SOL_SOCKET, SO_BUSY_POLL, o.busy_poll_us, "SO_BUSY_POLL");
+  // Before connect or listen: the SYN announces it, and a listener's connections inherit it.
+  if (proto == Proto::tcp && o.mss > 0)
+    ok = ok && set(IPPROTO_TCP, TCP_MAXSEG, o.mss, "TCP_MAXSEG");
   if (ok && proto == Proto::tcp && !o.congestion.empty()) {
     failed = "congestion";
     ok = setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o.congestion.data(), o.congestion.size()) == 0;
@@ -138,6 +141,7 @@ std::string describe_step(const char* failed, const SocketOptions& o) {
            "' (see /proc/sys/net/ipv4/tcp_available_congestion_control)";
   if (step == "device") return "bind to device '" + o.bind_device + "'";
   if (step == "SO_SNDBUF") return "setsockopt SO_SNDBUF=" + std::to_string(o.sndbuf);
+  if (step == "TCP_MAXSEG") return "setsockopt TCP_MAXSEG=" + std::to_string(o.mss);
   if (step == "SO_RCVBUF") return "setsockopt SO_RCVBUF=" + std::to_string(o.rcvbuf);
   if (step == "SO_BUSY_POLL") return "setsockopt SO_BUSY_POLL=" + std::to_string(o.busy_poll_us);
   if (step == "socket") return "socket";
