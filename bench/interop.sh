@@ -2,7 +2,8 @@
 # mtperf against its peers' own programs on loopback, alternating runs, medians and ratios from
 # the same run (the machine's noise hits both sides of a pair alike):
 #   iperf3 -c against `mtperf serve --iperf3` vs against `iperf3 -s`, -P 1 and -P 4 (bits/s);
-#   `mtperf run --peer iperf3` vs `iperf3 -c`, both against `iperf3 -s` (bits/s);
+#   `mtperf run --peer iperf3 -m 128K` vs `iperf3 -c` (128 KiB writes both), both against
+#   `iperf3 -s` (bits/s);
 #   `sockperf pp --full-rtt` against `mtperf serve --sockperf` vs against `sockperf sr`
 #   (round trips, p50 and p99, µs);
 #   `mtperf run --peer sockperf -w rr` vs `sockperf pp --full-rtt`, both against `sockperf sr`.
@@ -98,8 +99,9 @@ for P in 1 4; do
   compare "iperf3 -c -P $P: serve --iperf3 / iperf3 -s" "serve" "iperf3-s" \
     "iperf3_client $mt3 -P $P" "iperf3_client $ip3 -P $P" higher
 done
+# The same writes on both sides: iperf3's default length for TCP is 128 KiB.
 compare "iperf3 -s: mtperf run --peer / iperf3 -c" "mtperf" "iperf3-c" \
-  "mtperf_iperf3 -w stream" "iperf3_client $ip3" higher
+  "mtperf_iperf3 -w stream -m 128K" "iperf3_client $ip3" higher
 compare "sockperf pp 64 B: serve --sockperf / sr" "serve" "sr" \
   "sockperf_pp $mts" "sockperf_pp $sp" lower
 compare "sockperf sr: mtperf run --peer / pp" "mtperf" "pp" \
