@@ -96,6 +96,9 @@ CommandSpec fleet_spec() {
   add("format", text()->default_value("text", "text")->value_name("FORMAT"),
       "text | json | csv | mpigraph | junit");
   add("output,o", text()->value_name("FILE"), "write the fleet document to FILE (default: stdout)");
+  add("results-log", text()->value_name("FILE"),
+      "rank 0: also write each pair's result to FILE as a line of JSON as soon as its step ends "
+      "(JSON Lines, flushed: on disk while the fleet runs)");
   add("emit", text()->value_name("KIND"),
       "print how to start this fleet: slurm | mpirun | kubernetes | pdsh (nothing runs)");
   add("image", text()->default_value("mtperf:latest", "mtperf:latest")->value_name("IMAGE"),
@@ -450,6 +453,7 @@ fleet::FleetRun fleet_run_of(const FleetOptions& o, const fleet::Launch& launch,
   run.concurrency = o.concurrency;
   run.line_rate_bps = o.line_rate_bps;
   run.retests = o.retests;
+  if (cl.has("results-log")) run.results_log = cl.get<std::string>("results-log");
   if (o.retests > 0) {
     run.retest = [checks = o.checks, baseline = o.baseline](const fleet::FleetDoc& d) {
       std::vector<size_t> again;

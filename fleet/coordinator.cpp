@@ -603,6 +603,7 @@ struct Coordinator::Impl {
           again[k].round = old.round;
           again[k].tries = old.tries + 1;
           old = std::move(again[k]);
+          if (opts.on_result) opts.on_result(doc, old);
         }
       }
       assign_lines(doc, opts.verbs);
@@ -637,8 +638,10 @@ struct Coordinator::Impl {
     uint32_t step_no = 0;
     for (const Step& s : steps) {
       if (stop || must_end()) break;
-      for (PairResult& r : run_step(s, step_no++))
+      for (PairResult& r : run_step(s, step_no++)) {
         doc.results.push_back(std::move(r));
+        if (opts.on_result) opts.on_result(doc, doc.results.back());
+      }
     }
     assign_lines(doc, opts.verbs);
     retest(step_no);

@@ -47,6 +47,9 @@ struct CoordinatorOptions {
   std::optional<double> line_rate_bps;
   // verbs[t]: transport t runs over RDMA verbs (its line is the RDMA port's rate).
   std::vector<bool> verbs;
+  // Each pair's result as soon as its step's RESULTS are in (a retest's too, with its tries),
+  // from the coordinator's thread: --results-log writes it out (fleet/results_log.hpp).
+  std::function<void(const FleetDoc&, const PairResult&)> on_result;
 };
 
 class Coordinator {

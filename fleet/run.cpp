@@ -11,6 +11,7 @@
 #include "fleet/net.hpp"
 #include "fleet/pair_run.hpp"
 #include "fleet/render.hpp"
+#include "fleet/results_log.hpp"
 #include "platform/interrupt.hpp"
 #include "transports/api/registry.hpp"
 #include "workloads/kind.hpp"
@@ -113,6 +114,7 @@ FleetOutcome run(const FleetRun& r, std::atomic<bool>& stop) {
   MemberOptions m = member_options(r, test, stop);
   FleetOutcome out;
   std::unique_ptr<Coordinator> coordinator;
+  std::unique_ptr<ResultsLog> log;  // outlives the coordinator's thread, which writes it
   std::atomic<Coordinator*> coordinator_ptr{nullptr};
   std::atomic<bool> done{false};
   // Ctrl-C / SIGTERM: the member and the coordinator end at their next wait.
@@ -136,7 +138,12 @@ FleetOutcome run(const FleetRun& r, std::atomic<bool>& stop) {
   std::thread coordinating;
   Joining coordinator_joined{coordinating};
   if (r.launch.rank == 0) {
-    coordinator = std::make_unique<Coordinator>(coordinator_options(r, test));
+    CoordinatorOptions co = coordinator_options(r, test);
+    if (!r.results_log.empty()) {
+      log = std::make_unique<ResultsLog>(r.results_log);
+      co.on_result = [&log](const FleetDoc& d, const PairResult& p) { log->write(d, p); };
+    }
+    coordinator = std::make_unique<Coordinator>(std::move(co));
     const uint16_t port = coordinator->port();
     const std::string here = r.bind.empty() || r.bind == "0.0.0.0" ? "127.0.0.1" : r.bind;
     m.launch.coordinator = join_host_port(here, port);

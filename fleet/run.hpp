@@ -37,6 +37,7 @@ struct FleetRun {
   std::function<std::vector<size_t>(const FleetDoc&)> retest;
   uint32_t retests = 1;
   std::optional<double> line_rate_bps;  // --line-rate, bits/s
+  std::string results_log;              // --results-log FILE (rank 0): JSON Lines as they come
 };
 
 struct FleetOutcome {

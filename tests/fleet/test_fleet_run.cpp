@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "control/protocol.hpp"
@@ -17,6 +19,7 @@
 #include "fleet/pair_run.hpp"
 #include "fleet/protocol.hpp"
 #include "fleet/render.hpp"
+#include "fleet/results_log.hpp"
 #include "tests/fleet/fleet_fixture.hpp"
 
 using namespace mtperf;
@@ -302,4 +305,52 @@ TEST_CASE(
     REQUIRE(d.steps[s].clock_moved_ns.has_value());
     CHECK(*d.steps[s].clock_moved_ns < 100'000'000);
   }
+}
+
+TEST_CASE("--results-log: a line per pair as its step ends, a retest's try too", "[fleet][run]") {
+  RunRequest r = short_stream();
+  CoordinatorOptions co = coordinator_options(2, r);
+  co.retest = [](const FleetDoc&) { return std::vector<size_t>{1}; };
+  const std::string path = std::filesystem::temp_directory_path() /
+                           ("mtperf-results-log-" + std::to_string(::getpid()) + ".jsonl");
+  std::vector<size_t> seen;  // how many results the document held at each line
+  {
+    ResultsLog log(path);
+    co.on_result = [&](const FleetDoc& d, const PairResult& p) {
+      seen.push_back(d.results.size());
+      log.write(d, p);
+    };
+    Coordinator c(co);
+    Members members(2);
+    for (uint32_t i = 0; i < 2; ++i)
+      members.start(i, member_options(i, 2, c.port(), r));
+    FleetDoc d = c.run();
+    members.join();
+    REQUIRE(d.results.size() == 2);
+    CHECK(log.lines() == 3);
+  }
+  // Written as each step ended: the first line when the document held one result.
+  CHECK(seen == std::vector<size_t>{1, 2, 2});
+  std::ifstream in(path);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(nlohmann::json::parse(line));
+  std::filesystem::remove(path);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0]["src"] == 0);
+  CHECK(lines[0]["dst"] == 1);
+  CHECK(lines[0]["tries"] == 1);
+  CHECK(lines[0]["transport_name"] == "socket");
+  CHECK(lines[0]["src_host"] == host_name());
+  CHECK(lines[1]["src"] == 1);
+  CHECK(lines[2]["src"] == 1);
+  CHECK(lines[2]["tries"] == 2);  // the retest's try, the document's last word on that pair
+  for (const auto& j : lines)
+    CHECK(pair_result_from_json(j, "line").ok);
+}
+
+TEST_CASE("--results-log: a file that cannot be made is named before anything starts",
+          "[fleet][run]") {
+  CHECK_THROWS_WITH(ResultsLog("/nonexistent-dir/x.jsonl"),
+                    "--results-log /nonexistent-dir/x.jsonl: No such file or directory");
 }
