@@ -427,26 +427,39 @@ struct Coordinator::Impl {
   }
 
   // One encoding, sent to every live rank (sealed per connection).
-  void send_all(MsgType type, const json& body) {
-    const std::string frame = control::encode({type, body});
+  // What each rank needs of the roster: the servers of the ranks the plan has it test against
+  // (its peers, both directions where the plan runs them), the only servers a ROUND may send it
+  // to; no other rank's address, so a sparse plan (shift, rail, within-group) sends each rank a
+  // few entries, not the fleet's. The members' other facts stay in the document.
+  void send_rosters(size_t steps, int wait_ms) {
+    std::vector<std::vector<uint32_t>> peers(opts.size);
+    for (const Round& round : doc.plan.rounds) {
+      for (const Pair& p : round.pairs) {
+        if (p.src >= opts.size || p.dst >= opts.size) continue;
+        peers[p.src].push_back(p.dst);
+        if (doc.plan.both_directions) peers[p.dst].push_back(p.src);
+      }
+    }
     for (uint32_t r = 0; r < opts.size; ++r) {
       if (!live(r)) continue;
+      std::sort(peers[r].begin(), peers[r].end());
+      peers[r].erase(std::unique(peers[r].begin(), peers[r].end()), peers[r].end());
+      json list = json::array();
+      for (uint32_t dst : peers[r]) {
+        const Member& m = doc.roster[dst];
+        if (m.joined && m.lost.empty()) list.push_back({dst, join_host_port(m.address, m.port)});
+      }
+      const json body = {{"size", opts.size},
+                         {"peers", std::move(list)},
+                         {"pattern", doc.plan.pattern},
+                         {"steps", steps},
+                         {"wait_ms", wait_ms}};
       try {
-        conns[r].link->send_frame(frame, control::deadline_in(kHandshakeTimeoutMs));
+        control::send_message(*conns[r].link, {MsgType::roster, body}, kHandshakeTimeoutMs);
       } catch (const std::exception& e) {
         lose(r, e.what());
       }
     }
-  }
-
-  // What a rank needs of the roster: each rank's server (null for one that is not there), the
-  // only servers a ROUND may send it to. The members' other facts stay in the document.
-  json servers_json() const {
-    json servers = json::array();
-    for (const Member& m : doc.roster)
-      servers.push_back(m.joined && m.lost.empty() ? json(join_host_port(m.address, m.port))
-                                                   : json(nullptr));
-    return servers;
   }
 
   // Sends ROUND, waits for every live rank's RESULTS; the step's results, in the step's order.
@@ -631,10 +644,7 @@ struct Coordinator::Impl {
     }
     const auto steps = schedule(doc.plan, uint32_t(opts.transports.size()), opts.concurrency);
     const int wait_ms = opts.start_delay_ms + opts.pair_timeout_ms + kHandshakeTimeoutMs;
-    send_all(MsgType::roster, {{"servers", servers_json()},
-                               {"pattern", doc.plan.pattern},
-                               {"steps", steps.size()},
-                               {"wait_ms", wait_ms}});
+    send_rosters(steps.size(), wait_ms);
     uint32_t step_no = 0;
     for (const Step& s : steps) {
       if (stop || must_end()) break;

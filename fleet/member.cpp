@@ -77,15 +77,26 @@ void sleep_until_realtime(int64_t at_ns, const std::atomic<bool>* stop) {
 
 // ROSTER's members, each rank's server as the coordinator gave it: the only servers a ROUND may
 // send this rank's traffic to.
+// ROSTER's servers, by rank: {"size": N, "peers": [[RANK, "HOST:PORT"], ...]}, the ranks this
+// one tests against; every other entry stays empty (a ROUND toward it is refused).
 std::vector<std::string> roster_servers(const json& body) {
-  const json& list = body.at("servers");
-  if (!list.is_array() || list.size() > kMaxFleetRanks)
-    throw control::ProtocolError("ROSTER.servers: not a list of at most " +
-                                 std::to_string(kMaxFleetRanks) + " servers");
-  std::vector<std::string> servers(list.size());
+  const uint32_t size = jf::required<uint32_t>(body, "ROSTER", "size");
+  if (size > kMaxFleetRanks)
+    throw control::ProtocolError("ROSTER.size " + std::to_string(size) + ": over " +
+                                 std::to_string(kMaxFleetRanks) + " ranks");
+  const json& list = body.at("peers");
+  if (!list.is_array() || list.size() > size)
+    throw control::ProtocolError("ROSTER.peers: not a list of at most " + std::to_string(size) +
+                                 " [rank, server] entries");
+  std::vector<std::string> servers(size);
   for (size_t i = 0; i < list.size(); ++i) {
-    if (list[i].is_null()) continue;
-    servers[i] = jf::string(list[i], "ROSTER.servers[" + std::to_string(i) + "]", 300);
+    const std::string where = "ROSTER.peers[" + std::to_string(i) + "]";
+    const json& e = list[i];
+    if (!e.is_array() || e.size() != 2 || !e[0].is_number_unsigned() ||
+        e[0].get<uint64_t>() >= size)
+      throw control::ProtocolError(where + ": not [rank below " + std::to_string(size) +
+                                   ", \"HOST:PORT\"]");
+    servers[e[0].get<size_t>()] = jf::string(e[1], where + "[1]", 300);
   }
   return servers;
 }

@@ -10,8 +10,9 @@
 //     |  (with a key, every frame from here on is sealed both ways: control/link.hpp)
 //     | <-- CLOCK   {}                               --  |   three times: the coordinator times
 //     | -- CLOCK   {now_ns}                         -->  |   the round trip, estimates the offset
-//     | <-- ROSTER  {servers, plan, wait_ms}         --  |   once every rank joined (or
+//     | <-- ROSTER  {size, peers, plan, wait_ms}     --  |   once every rank joined (or
 //     |                                                  |   --join-timeout); or ERROR {message}
+//     |  (peers: [[rank, "host:port"], ...], the ranks the plan has this one test against)
 //     | <-- ROUND   {step, start_ns, runs[]}         --  |   every step, to every rank in the
 //     |  (at start_ns, on its own clock: each run's test against the other rank's server)
 //     | -- RESULTS {step, results[], started_ns[]}  -->  |   a rank without runs answers at once

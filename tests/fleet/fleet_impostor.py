@@ -138,10 +138,9 @@ def no_challenge(conn, key):
 
 def outside_roster(conn, key, address, target_port):
     rank = welcome_keyed(conn, key)
-    servers = [None] * 4
-    servers[rank] = f"{address}:9"
-    servers[0] = "10.77.0.1:12865"
-    conn.send("roster", {"servers": servers, "pattern": "all-pairs", "steps": 1, "wait_ms": 5000})
+    peers = [[0, "10.77.0.1:12865"], [rank, f"{address}:9"]]
+    conn.send("roster", {"size": 4, "peers": peers, "pattern": "all-pairs", "steps": 1,
+                         "wait_ms": 5000})
     runs = [{"index": 0, "transport": 0, "dst": 0, "server": f"10.77.0.1:{target_port}"},
             {"index": 1, "transport": 0, "dst": 3, "server": f"10.77.0.1:{target_port}"}]
     conn.send("round", {"step": 0, "start_ns": 0, "runs": runs})

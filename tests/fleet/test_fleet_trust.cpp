@@ -234,7 +234,8 @@ TEST_CASE("a rank runs tests only toward servers of its roster", "[fleet][trust]
     keyed_welcome(link);
     control::send_message(link,
                           {MsgType::roster,
-                           {{"servers", {"127.0.0.1:5555", "127.0.0.1:40000"}},
+                           {{"size", 2},
+                            {"peers", {{0, "127.0.0.1:5555"}, {1, "127.0.0.1:40000"}}},
                             {"pattern", "all-pairs"},
                             {"steps", 1},
                             {"wait_ms", 5000}}},
@@ -349,4 +350,43 @@ TEST_CASE("50 idle connections in the join window and a rank stalled mid-RESULTS
   for (const PairResult& p : d.results)
     if (p.pair.src != 2 && p.pair.dst != 2) measured += p.ok;
   CHECK(measured == 2);
+}
+
+TEST_CASE("a rank is sent the servers of its own peers, no other rank's address",
+          "[fleet][trust]") {
+  RunRequest r = short_stream();
+  CoordinatorOptions co = coordinator_options(4, r);
+  co.key = kKey;
+  co.pairs_text = "0 0 1\n0 2 3\n";
+  co.pairs_name = "pairs";
+  Coordinator c(co);
+  FleetDoc d;
+  std::thread t([&] { d = c.run(); });
+  json roster;
+  std::thread hand([&] {
+    HandRank rank2(c.port());
+    rank2.join(hand_member(2), test_of(r), kKey, "");
+    for (;;) {
+      Message m = rank2.recv();
+      if (m.type == MsgType::clock) {
+        control::send_message(rank2.link, {MsgType::clock, {{"now_ns", realtime_ns()}}}, kIoMs);
+      } else {
+        if (m.type == MsgType::roster) roster = m.body;
+        return;  // and hang up: the fleet goes on without rank 2
+      }
+    }
+  });
+  Members members(3);
+  for (uint32_t i : {0u, 1u, 3u})
+    members.start(i == 3 ? 2 : i, member_options(i, 4, c.port(), r, kKey));
+  hand.join();
+  members.join();
+  t.join();
+  REQUIRE(roster.is_object());
+  CHECK(roster.at("size") == 4);
+  // Rank 2 tests against rank 3 alone: rank 3's server, and not ranks 0's or 1's.
+  REQUIRE(roster.at("peers").size() == 1);
+  CHECK(roster["peers"][0][0] == 3);
+  CHECK(roster["peers"][0][1] == join_host_port(d.roster[3].address, uint16_t(d.roster[3].port)));
+  CHECK(d.results.size() == 2);
 }
