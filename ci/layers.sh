@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Dependencies point one way: cli -> fleet -> harness (the run layer) -> report -> peers -> control -> bindings ->
-# workloads -> transports -> atmlink -> (platform, stats). bindings/ instantiates the workload
-# template over each transport's engine type, so that neither workloads/ nor transports/ includes
-# the other. atmlink/ (the emulated ATM link and its commands) is a library the clip and lane
-# transports use; only transports/ includes it, and it includes none of transports/.
+# workloads -> transports -> (atmlink, verbs) -> (platform, stats). bindings/ instantiates the
+# workload template over each transport's engine type, so that neither workloads/ nor transports/
+# includes the other. atmlink/ (the emulated ATM link and its commands) is a library the clip and
+# lane transports use, verbs/ (RDMA device and connection plumbing) one the rdma transport uses;
+# only transports/ includes them, they include none of transports/ and neither includes the other.
 # Fails when a file includes a header of a layer above its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bad=0
 while IFS= read -r f; do
   case "$f" in
-    platform/*|stats/*) up='atmlink|transports|workloads|bindings|control|peers|report|harness|fleet|cli' ;;
-    atmlink/*) up='transports|workloads|bindings|control|peers|report|harness|fleet|cli' ;;
+    platform/*|stats/*) up='atmlink|verbs|transports|workloads|bindings|control|peers|report|harness|fleet|cli' ;;
+    atmlink/*) up='verbs|transports|workloads|bindings|control|peers|report|harness|fleet|cli' ;;
+    verbs/*) up='atmlink|transports|workloads|bindings|control|peers|report|harness|fleet|cli' ;;
     transports/*) up='workloads|bindings|control|peers|report|harness|fleet|cli' ;;
     workloads/*) up='bindings|control|peers|report|harness|fleet|cli' ;;
     bindings/*) up='control|peers|report|harness|fleet|cli' ;;
@@ -31,13 +33,13 @@ while IFS= read -r f; do
   # generated lists, never a transport's own code: the bindings reach the engines through the
   # generated engine list, the run layer and the command line reach a transport's line and its
   # own commands through the registry entry's line hook (transports/api/line.hpp). A library
-  # under a transport (atmlink/) is that transport's own code too.
+  # under a transport (atmlink/, verbs/) is that transport's own code too.
   if [[ $f =~ ^(workloads|bindings|control|peers|report|harness|fleet|cli)/ ]]; then
     while IFS= read -r hit; do
       [ -z "$hit" ] && continue
       echo "ci/layers.sh: $f:$hit includes a transport's own header (${f%%/*}/ sees transports/api/ only)" >&2
       bad=1
-    done < <(grep -nE '#include "(transports|atmlink)/' "$f" | grep -v '"transports/api/' || true)
+    done < <(grep -nE '#include "(transports|atmlink|verbs)/' "$f" | grep -v '"transports/api/' || true)
   fi
 done < <(git ls-files '*.cpp' '*.hpp' '*.h')
 # Only transports/ name a transport; the rest asks the registry entry's fields (its Caps, its line

@@ -10,8 +10,9 @@
 #include <cstring>
 #include <utility>
 
-#include "transports/rdma/cm.hpp"
-#include "transports/rdma/flow_math.hpp"
+#include "transports/rdma/settings.hpp"
+#include "verbs/cm.hpp"
+#include "verbs/flow_math.hpp"
 
 namespace mtperf::rdma {
 

@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "transports/rdma/async_events.hpp"
-#include "transports/rdma/cm.hpp"
 #include "transports/rdma/engine.hpp"
+#include "verbs/async_events.hpp"
+#include "verbs/cm.hpp"
 
 namespace mtperf::rdma {
 

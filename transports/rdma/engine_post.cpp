@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "transports/rdma/engine.hpp"
-#include "transports/rdma/flow_math.hpp"
+#include "verbs/flow_math.hpp"
 
 namespace mtperf::rdma {
 

@@ -9,10 +9,10 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "transports/rdma/cm.hpp"
-#include "transports/rdma/device_rules.hpp"
 #include "transports/rdma/engine.hpp"
-#include "transports/rdma/flow_math.hpp"
+#include "verbs/cm.hpp"
+#include "verbs/device_rules.hpp"
+#include "verbs/flow_math.hpp"
 
 namespace mtperf::rdma {
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "transports/rdma/flow_math.hpp"
+#include "verbs/flow_math.hpp"
 
 namespace mtperf::rdma {
 
@@ -68,10 +68,6 @@ Layout make_layout(const EngineConfig& cfg, const RdmaSettings& s, bool per_tran
   // Sends in flight, reads in flight (read: one per slot), credit words and the end of stream.
   l.sq_depth = cfg.queue_depth + (s.verb == Verb::read ? l.depth : 0) + kSqSpare;
   return l;
-}
-
-uint64_t cq_entries(const Layout& l) {
-  return uint64_t(l.conns) * (l.sq_depth + l.recv_per_qp) + l.srq_depth;
 }
 
 }  // namespace mtperf::rdma

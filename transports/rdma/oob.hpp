@@ -21,19 +21,16 @@
 //   the listener closed; the connection's TCP socket stays with the endpoint (its end is the
 //   peer's disconnect)
 //
-// RTR: path MTU the smaller of the two ports' active MTUs; the peer's QPN and PSN; READ depths
-// negotiated as rdma_cm does (oob_wire.hpp's oob_read_depths); min_rnr_timer kMinRnrTimer; RoCE:
-// a global route to the peer's GID from ours (gid_rules.hpp, or -O gid_index), hop limit 64,
-// traffic class -O tos; InfiniBand: the peer's LID. RTS: -O ack_timeout (else 19: 2.1 s, as
-// rdma_cm), kTransportRetry retries, kRnrRetry RNR retries, our PSN.
+// The QP's device and port, and its moves through INIT, RTR and RTS: verbs/oob_qp.hpp.
 //
 // Every wait ends by the deadline; every failure throws std::runtime_error naming the flow, the
 // step and the cause, and leaves nothing behind (the QP, the sockets).
 #include <memory>
 
 #include "transports/api/endpoint.hpp"
-#include "transports/rdma/oob_wire.hpp"
 #include "transports/rdma/resources.hpp"
+#include "verbs/oob_qp.hpp"
+#include "verbs/oob_wire.hpp"
 
 namespace mtperf::rdma {
 
@@ -42,25 +39,5 @@ std::unique_ptr<FlowListener> oob_listen(const SockAddr& where, const FlowSetup&
 std::unique_ptr<Endpoint> oob_connect(const SockAddr& server, const SockAddr& source,
                                       const FlowSetup& setup, std::shared_ptr<WorkerRes> res,
                                       int64_t deadline_ns);
-
-// What the local side of an out-of-band QP is: its device and port, the port's attributes and
-// the source GID's index. Throws naming the call.
-struct OobPort {
-  ibv_context* ctx = nullptr;
-  uint8_t port = 0;
-  uint8_t link = kLinkEthernet;
-  uint8_t mtu = 0;  // active, ibv_mtu
-  uint16_t lid = 0;
-  int gid_index = -1;
-  std::array<uint8_t, 16> gid{};
-};
-// The device and port that hold `local` (an address of this host, as a connected socket's
-// getsockname gives it), found through rdma_cm, and the GID to use.
-OobPort oob_port(VerbsApi& v, const SockAddr& local, const RdmaSettings& s);
-// Moves qp to INIT (before its receives are posted); then, from both hellos, through RTR to RTS.
-// Each throws naming the step and the error.
-void oob_init(VerbsApi& v, ibv_qp* qp, const OobPort& p);
-void oob_rtr_rts(VerbsApi& v, ibv_qp* qp, const OobPort& p, const OobQp& mine, const OobQp& peer,
-                 const RdmaSettings& s);
 
 }  // namespace mtperf::rdma

@@ -9,15 +9,15 @@
 #include "platform/rdma_devices.hpp"
 #include "platform/topology.hpp"
 #include "transports/api/engine_host.hpp"
-#include "transports/rdma/async_events.hpp"
 #include "transports/rdma/engine.hpp"
-#include "transports/rdma/flow_math.hpp"
-#include "transports/rdma/fork_safety.hpp"
 #include "transports/rdma/oob.hpp"
-#include "transports/rdma/probe.hpp"
 #include "transports/rdma/register.hpp"
 #include "transports/rdma/settings.hpp"
 #include "transports/rdma/setup.hpp"
+#include "verbs/async_events.hpp"
+#include "verbs/flow_math.hpp"
+#include "verbs/fork_safety.hpp"
+#include "verbs/probe.hpp"
 
 namespace mtperf {
 namespace rdma {
@@ -271,6 +271,11 @@ std::unique_ptr<Transport> rdma_create(const TransportParams& params) {
   return std::make_unique<RdmaTransport>(parse_rdma_settings(params));
 }
 
+ProbeResult rdma_probe_entry(const std::string& root) {
+  RdmaProbe p = rdma_probe(root);
+  return {p.usable, std::move(p.why), std::move(p.features)};
+}
+
 }  // namespace
 }  // namespace rdma
 
@@ -278,7 +283,7 @@ const TransportEntry& rdma_transport_entry() {
   static const TransportEntry entry{
       .caps = rdma::rdma_caps(rdma::RdmaSettings{}),
       .options = rdma::rdma_options,
-      .probe = rdma_probe,
+      .probe = rdma::rdma_probe_entry,
       .create = rdma::rdma_create,
   };
   return entry;

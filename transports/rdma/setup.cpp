@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "transports/rdma/cm.hpp"
+#include "verbs/cm.hpp"
 
 namespace mtperf::rdma {
 
@@ -257,6 +257,18 @@ std::unique_ptr<Endpoint> rdma_connect(const SockAddr& server, const SockAddr& s
     throw_errno(what + ": ibv_modify_qp (min_rnr_timer)", rc);
   }
   return ep;
+}
+
+std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb, ConnInfo& out) {
+  PdError e = decode_conn_info(data, len, out);
+  if (e != PdError::ok) return std::string(to_string(e));
+  if (out.cookie != s.cookie) return "not this test's cookie";
+  if (out.flow != s.flow) {
+    return "flow " + std::to_string(out.flow) + " where " + std::to_string(s.flow) +
+           " was expected";
+  }
+  if (out.verb != uint8_t(verb)) return "the peer uses another verb";
+  return "";
 }
 
 }  // namespace mtperf::rdma

@@ -64,4 +64,7 @@ std::unique_ptr<Endpoint> rdma_connect(const SockAddr& server, const SockAddr& s
                                        const FlowSetup& setup, std::shared_ptr<WorkerRes> res,
                                        int64_t deadline_ns);
 
+// A connection's private data, checked against what this flow expects: "" or why not.
+std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb, ConnInfo& out);
+
 }  // namespace mtperf::rdma

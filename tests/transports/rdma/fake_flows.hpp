@@ -7,8 +7,8 @@
 
 #include "transports/api/endpoint.hpp"
 #include "transports/rdma/engine.hpp"
-#include "transports/rdma/private_data.hpp"
 #include "transports/rdma/settings.hpp"
+#include "verbs/private_data.hpp"
 
 namespace mtperf::rdma::test {
 

@@ -1,6 +1,6 @@
 #pragma once
 // FOR UNIT TESTS ONLY. FakeVerbs: an in-memory RDMA device behind the rdma transport's VerbsApi
-// (transports/rdma/verbs_api.hpp), so that the transport's set-up, crr's accepts, failed posts
+// (verbs/verbs_api.hpp), so that the transport's set-up, crr's accepts, failed posts
 // and teardown run on a host without RDMA, and a test can check that nothing is left behind.
 //
 //   - Counts the objects alive, by kind (live); destroying one that is not alive is counted too
@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "transports/rdma/verbs_api.hpp"
+#include "verbs/verbs_api.hpp"
 
 namespace mtperf::rdma::test {
 

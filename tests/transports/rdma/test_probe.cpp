@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "transports/rdma/probe.hpp"
+#include "verbs/probe.hpp"
 
 namespace fs = std::filesystem;
 

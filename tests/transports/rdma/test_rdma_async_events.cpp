@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "transports/rdma/async_events.hpp"
+#include "verbs/async_events.hpp"
 
 using namespace mtperf::rdma;
 

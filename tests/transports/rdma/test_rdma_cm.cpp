@@ -4,7 +4,7 @@
 
 #include <array>
 
-#include "transports/rdma/cm.hpp"
+#include "verbs/cm.hpp"
 
 using namespace mtperf::rdma;
 

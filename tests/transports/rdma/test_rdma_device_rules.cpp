@@ -4,8 +4,10 @@
 
 #include <vector>
 
-#include "transports/rdma/device_rules.hpp"
-#include "transports/rdma/flow_math.hpp"
+#include "transports/rdma/layout.hpp"
+#include "transports/rdma/settings.hpp"
+#include "verbs/device_rules.hpp"
+#include "verbs/flow_math.hpp"
 
 using namespace mtperf;
 using namespace mtperf::rdma;

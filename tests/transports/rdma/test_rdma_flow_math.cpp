@@ -4,7 +4,7 @@
 #include <array>
 #include <vector>
 
-#include "transports/rdma/flow_math.hpp"
+#include "verbs/flow_math.hpp"
 
 using namespace mtperf::rdma;
 

@@ -1,8 +1,8 @@
 // Fork support: enabled by the transport's creation, before any verbs call of the process.
 #include <catch2/catch.hpp>
 
-#include "transports/rdma/fork_safety.hpp"
 #include "transports/rdma/register.hpp"
+#include "verbs/fork_safety.hpp"
 
 using namespace mtperf;
 

@@ -18,10 +18,10 @@
 
 #include "tests/transports/rdma/fake_flows.hpp"
 #include "tests/transports/rdma/fake_verbs.hpp"
-#include "transports/rdma/cm.hpp"
 #include "transports/rdma/engine.hpp"
 #include "transports/rdma/oob.hpp"
 #include "transports/rdma/setup.hpp"
+#include "verbs/cm.hpp"
 
 using namespace mtperf;
 using namespace mtperf::rdma;

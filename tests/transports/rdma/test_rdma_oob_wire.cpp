@@ -6,8 +6,8 @@
 #include <cstring>
 #include <vector>
 
-#include "transports/rdma/gid_rules.hpp"
-#include "transports/rdma/oob_wire.hpp"
+#include "verbs/gid_rules.hpp"
+#include "verbs/oob_wire.hpp"
 
 using namespace mtperf::rdma;
 

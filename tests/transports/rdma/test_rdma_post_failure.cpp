@@ -10,9 +10,9 @@
 
 #include "tests/transports/rdma/fake_flows.hpp"
 #include "tests/transports/rdma/fake_verbs.hpp"
-#include "transports/rdma/cm.hpp"
 #include "transports/rdma/engine.hpp"
 #include "transports/rdma/setup.hpp"
+#include "verbs/cm.hpp"
 
 using namespace mtperf;
 using namespace mtperf::rdma;

@@ -4,7 +4,7 @@
 #include <array>
 #include <cstring>
 
-#include "transports/rdma/private_data.hpp"
+#include "verbs/private_data.hpp"
 
 using namespace mtperf::rdma;
 

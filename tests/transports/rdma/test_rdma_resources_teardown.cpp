@@ -8,8 +8,8 @@
 
 #include "tests/transports/rdma/fake_flows.hpp"
 #include "tests/transports/rdma/fake_verbs.hpp"
-#include "transports/rdma/device_rules.hpp"
 #include "transports/rdma/resources.hpp"
+#include "verbs/device_rules.hpp"
 
 using namespace mtperf;
 using namespace mtperf::rdma;

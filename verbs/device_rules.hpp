@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-#include "transports/rdma/layout.hpp"
-#include "transports/rdma/settings.hpp"
+#include "verbs/layout.hpp"
+#include "verbs/settings.hpp"
 
 namespace mtperf::rdma {
 

@@ -28,8 +28,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "transports/rdma/device_rules.hpp"
-#include "transports/rdma/private_data.hpp"
+#include "verbs/device_rules.hpp"
+#include "verbs/private_data.hpp"
 
 namespace mtperf::rdma {
 

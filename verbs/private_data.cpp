@@ -1,4 +1,4 @@
-#include "transports/rdma/private_data.hpp"
+#include "verbs/private_data.hpp"
 
 #include <string_view>
 

@@ -1,6 +1,6 @@
-#include "transports/rdma/device_rules.hpp"
+#include "verbs/device_rules.hpp"
 
-#include "transports/rdma/flow_math.hpp"
+#include "verbs/flow_math.hpp"
 
 namespace mtperf::rdma {
 

@@ -1,4 +1,4 @@
-#include "transports/rdma/cm.hpp"
+#include "verbs/cm.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -126,18 +126,6 @@ std::string apply_tos(VerbsApi& v, rdma_cm_id* id, const RdmaSettings& s) {
 
 std::string apply_ack_timeout(VerbsApi& v, rdma_cm_id* id, const RdmaSettings& s) {
   return set_u8(v, id, RDMA_OPTION_ID_ACK_TIMEOUT, s.ack_timeout, "ack_timeout");
-}
-
-std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb, ConnInfo& out) {
-  PdError e = decode_conn_info(data, len, out);
-  if (e != PdError::ok) return std::string(to_string(e));
-  if (out.cookie != s.cookie) return "not this test's cookie";
-  if (out.flow != s.flow) {
-    return "flow " + std::to_string(out.flow) + " where " + std::to_string(s.flow) +
-           " was expected";
-  }
-  if (out.verb != uint8_t(verb)) return "the peer uses another verb";
-  return "";
 }
 
 }  // namespace mtperf::rdma

@@ -7,10 +7,11 @@
 #include <cstdint>
 #include <string>
 
-#include "transports/api/transport.hpp"
-#include "transports/rdma/device_rules.hpp"
-#include "transports/rdma/private_data.hpp"
-#include "transports/rdma/resources.hpp"
+#include "verbs/device_res.hpp"
+#include "verbs/device_rules.hpp"
+#include "verbs/private_data.hpp"
+#include "verbs/settings.hpp"
+#include "verbs/verbs_api.hpp"
 
 namespace mtperf::rdma {
 
@@ -45,9 +46,6 @@ int set_min_rnr_timer(VerbsApi& v, ibv_qp* qp, ibv_context* ctx);
 // listener; ack_timeout before connect or accept): "" or why not, naming the option.
 std::string apply_tos(VerbsApi& v, rdma_cm_id* id, const RdmaSettings& s);
 std::string apply_ack_timeout(VerbsApi& v, rdma_cm_id* id, const RdmaSettings& s);
-// A connection's private data, checked against what this flow expects: "" or why not.
-std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb, ConnInfo& out);
-
 int64_t monotonic_ns();
 int ms_until(int64_t deadline_ns);
 

@@ -1,4 +1,4 @@
-#include "transports/rdma/verbs_api.hpp"
+#include "verbs/verbs_api.hpp"
 
 namespace mtperf::rdma {
 

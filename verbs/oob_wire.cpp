@@ -1,4 +1,4 @@
-#include "transports/rdma/oob_wire.hpp"
+#include "verbs/oob_wire.hpp"
 
 #include <cstring>
 

@@ -11,12 +11,19 @@
 // features: the usable devices with an ACTIVE port, their link layers ("ethernet", "infiniband")
 // and "rocev2" when an ACTIVE port has a RoCE v2 GID.
 #include <string>
-
-#include "transports/api/registry.hpp"
+#include <vector>
 
 namespace mtperf {
 
+// The registry's ProbeResult (transports/api/registry.hpp) in its own fields: the rdma
+// transport's entry hands them on.
+struct RdmaProbe {
+  bool usable = false;
+  std::string why;                    // when not usable: what is missing and how to get it
+  std::vector<std::string> features;  // detected optional features, by name
+};
+
 // root: "/" or a fixture tree. Never throws.
-ProbeResult rdma_probe(const std::string& root);
+RdmaProbe rdma_probe(const std::string& root);
 
 }  // namespace mtperf

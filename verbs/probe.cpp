@@ -1,4 +1,4 @@
-#include "transports/rdma/probe.hpp"
+#include "verbs/probe.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -66,7 +66,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-void add_feature(ProbeResult& r, const std::string& f) {
+void add_feature(RdmaProbe& r, const std::string& f) {
   if (!f.empty() && std::find(r.features.begin(), r.features.end(), f) == r.features.end())
     r.features.push_back(f);
 }
@@ -87,8 +87,8 @@ std::string node_refusal(const RdmaDevice& d) {
 
 }  // namespace
 
-ProbeResult rdma_probe(const std::string& root) {
-  ProbeResult r;
+RdmaProbe rdma_probe(const std::string& root) {
+  RdmaProbe r;
   RdmaDevices rd = read_rdma_devices(root);
   if (!rd.kernel_support) {
     r.why =

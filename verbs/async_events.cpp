@@ -1,4 +1,4 @@
-#include "transports/rdma/async_events.hpp"
+#include "verbs/async_events.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
