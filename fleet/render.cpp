@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -180,17 +182,72 @@ std::optional<double> max_start_spread_ns(const FleetDoc& d) {
   return m;
 }
 
-std::string fleet_text(const FleetDoc& d, const std::vector<PairVerdict>& verdicts) {
+namespace {
+
+// A list of ranks as runs: 0-31,40,42-44.
+std::string rank_runs(const std::vector<uint32_t>& ranks) {
   std::string out;
-  const size_t n = d.roster.size();
-  out += fmt::format("fleet: {} ranks, launched by {} ({})\n", n, d.launcher, d.launcher_why);
-  out += fmt::format(
-      "plan: {}, {} ordered pairs in {} rounds, {} at once; transports {}; "
-      "workload {}\n",
-      d.plan.pattern, d.plan.ordered_pairs(), d.plan.rounds.size(),
-      d.concurrency == Concurrency::round ? "each round" : "one pair",
-      fmt::join(d.transports, ", "), d.workload);
-  out +=
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+      ++j;
+    out += (out.empty() ? "" : ",") +
+           (j == i ? std::to_string(ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]));
+    i = j + 1;
+  }
+  return out;
+}
+
+// How many of a roster's ranks are named on one line of the summary, before "and N more".
+constexpr size_t kNamedRanks = 20;
+
+// Above kTextMatrixMaxRanks: the roster by state, every lost and never-joined rank named up to
+// kNamedRanks, the groups by their ranks' runs.
+std::string roster_summary(const FleetDoc& d) {
+  std::vector<uint32_t> in, never;
+  std::vector<std::string> lost;
+  std::map<std::string, size_t> lines;
+  for (const Member& m : d.roster) {
+    if (!m.joined)
+      never.push_back(m.rank);
+    else if (!m.lost.empty())
+      lost.push_back(fmt::format("{} {} ({})", m.rank, m.host, m.lost));
+    else
+      in.push_back(m.rank);
+    if (m.joined) ++lines[line_of(m)];
+  }
+  auto named = [](const auto& v) {
+    const size_t k = std::min(v.size(), kNamedRanks);
+    std::string out = fmt::format("{}", fmt::join(v.begin(), v.begin() + std::ptrdiff_t(k), ", "));
+    return v.size() > k ? out + fmt::format(" and {} more", v.size() - k) : out;
+  };
+  std::string out = fmt::format(
+      "\n  roster: {} ranks joined and in the fleet at its end, {} lost, {} never joined\n",
+      in.size(), lost.size(), never.size());
+  std::vector<std::string> by_line;
+  for (const auto& l : lines)
+    by_line.push_back(fmt::format("{} x{}", l.first, l.second));
+  if (!by_line.empty()) out += fmt::format("  lines: {}\n", fmt::join(by_line, ", "));
+  if (!lost.empty()) out += "  LOST: " + named(lost) + "\n";
+  if (!never.empty()) out += "  never joined: ranks " + named(never) + "\n";
+  std::vector<std::string> of_rank;
+  for (const Member& m : d.roster)
+    of_rank.push_back(m.group);
+  const GroupIndex index = index_groups(of_rank);
+  if (index.names.empty()) return out;
+  std::vector<std::vector<uint32_t>> ranks(index.names.size());
+  for (uint32_t r = 0; r < index.of.size(); ++r)
+    if (index.of[r] < ranks.size()) ranks[index.of[r]].push_back(r);
+  out += fmt::format("  groups ({}, {}):", d.groups_from, ranks.size());
+  for (size_t g = 0; g < ranks.size(); ++g)
+    out += fmt::format("{} {} {} ranks {}", g ? ";" : "", index.names[g], ranks[g].size(),
+                       rank_runs(ranks[g]));
+  return out + "\n";
+}
+
+// Up to kTextMatrixMaxRanks: a line per rank.
+std::string roster_table(const FleetDoc& d) {
+  std::string out =
       "\n  rank  host                  address                  port  cpus  adapter        "
       "line        transports\n";
   for (const auto& m : d.roster) {
@@ -199,91 +256,234 @@ std::string fleet_text(const FleetDoc& d, const std::vector<PairVerdict>& verdic
                        m.adapter.empty() ? "-" : m.adapter, line_of(m),
                        fmt::join(m.transports, ","), m.lost.empty() ? "" : "  LOST: " + m.lost);
   }
-  out += groups_text(d);
+  return out + groups_text(d);
+}
+
+// The worse of two lines' medians by the figure.
+bool worse(const std::string& figure, double a, double b) {
+  return higher_is_better(figure) ? a < b : a > b;
+}
+
+// The full matrix, then its worst row and column.
+std::string matrix_text(const FleetDoc& d, const Matrix& m, const std::string& figure) {
+  const size_t n = m.size();
+  const Unit u = unit_of(figure);
+  std::string out = "  from\\to";
+  for (size_t j = 0; j < n; ++j)
+    out += fmt::format(" {:>9}", j);
+  out += "\n";
+  for (size_t i = 0; i < n; ++i) {
+    out += fmt::format("  {:>7}", i);
+    for (size_t j = 0; j < n; ++j)
+      out += fmt::format(" {:>9}", i == j ? std::string(".") : cell(m[i][j], u.scale));
+    out += "\n";
+  }
+  const auto rows = row_stats(m), cols = column_stats(m);
+  if (rows.empty()) return out;
+  auto worst = [&](const std::vector<LineStats>& v) {
+    return *std::min_element(v.begin(), v.end(), [&](const auto& a, const auto& b) {
+      return worse(figure, a.median, b.median);
+    });
+  };
+  const LineStats wr = worst(rows), wc = worst(cols);
+  return out + fmt::format(
+                   "  worst row: rank {} ({}) median {} {}; worst column: rank {} ({}) "
+                   "median {} {}\n",
+                   wr.rank, host_of(d, wr.rank), cell(wr.median, u.scale), u.name, wc.rank,
+                   host_of(d, wc.rank), cell(wc.median, u.scale), u.name);
+}
+
+// The pairs' figures by their distribution: count, min, percentiles, max.
+std::string distribution_text(const FleetDoc& d, uint32_t t, const Matrix& m,
+                              const std::string& figure) {
+  std::vector<double> v;
+  for (const auto& row : m)
+    for (const auto& c : row)
+      if (c) v.push_back(*c);
+  size_t failed = 0;
+  for (const auto& r : d.results)
+    failed += r.transport == t && !r.ok;
+  std::string out = fmt::format("  pairs: {} measured, {} failed", v.size(), failed);
+  if (v.empty()) return out + "\n";
+  std::sort(v.begin(), v.end());
+  const Unit u = unit_of(figure);
+  // Nearest rank: the value of rank ceil(p * count), at least the first.
+  auto at = [&](double p) {
+    const size_t k = size_t(std::ceil(p * double(v.size())));
+    return v[std::clamp<size_t>(k, 1, v.size()) - 1];
+  };
+  out += fmt::format("; min {}", cell(v.front(), u.scale));
+  static constexpr std::pair<const char*, double> kPercentiles[] = {
+      {"p1", 0.01}, {"p10", 0.1}, {"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}};
+  for (const auto& [name, p] : kPercentiles)
+    out += fmt::format(" {} {}", name, cell(at(p), u.scale));
+  return out + fmt::format(" max {} {}\n", cell(v.back(), u.scale), u.name);
+}
+
+// How many hosts and pairs the summary of a big fleet's matrix names.
+constexpr size_t kWorstShown = 10;
+
+// The ranks whose pairs are worst: by the worse of their row (as client) and column (as server)
+// medians.
+std::string worst_hosts_text(const FleetDoc& d, const Matrix& m, const std::string& figure) {
+  struct Host {
+    uint32_t rank;
+    std::optional<double> row, column;
+    double key;
+  };
+  std::vector<Host> hosts(m.size());
+  for (uint32_t r = 0; r < m.size(); ++r)
+    hosts[r].rank = r;
+  for (const LineStats& s : row_stats(m))
+    hosts[s.rank].row = s.median;
+  for (const LineStats& s : column_stats(m))
+    hosts[s.rank].column = s.median;
+  std::erase_if(hosts, [](const Host& h) { return !h.row && !h.column; });
+  for (Host& h : hosts)
+    h.key = !h.row                             ? *h.column
+            : !h.column                        ? *h.row
+            : worse(figure, *h.row, *h.column) ? *h.row
+                                               : *h.column;
+  const size_t k = std::min(kWorstShown, hosts.size());
+  std::partial_sort(hosts.begin(), hosts.begin() + std::ptrdiff_t(k), hosts.end(),
+                    [&](const Host& a, const Host& b) { return worse(figure, a.key, b.key); });
+  const Unit u = unit_of(figure);
+  std::string out = fmt::format(
+      "  worst {} ranks by the median of their pairs, {}:\n    rank  host                  "
+      "as client  as server  group\n",
+      k, u.name);
+  for (size_t i = 0; i < k; ++i) {
+    const Host& h = hosts[i];
+    out += fmt::format(
+        "    {:>4}  {:<20}  {:>9}  {:>9}  {}\n", h.rank, host_of(d, h.rank), cell(h.row, u.scale),
+        cell(h.column, u.scale),
+        h.rank < d.roster.size() && !d.roster[h.rank].group.empty() ? d.roster[h.rank].group : "-");
+  }
+  return out;
+}
+
+// The measured pairs worst by the figure (the failed ones are listed apart).
+std::string worst_pairs_text(const FleetDoc& d, uint32_t t, const std::string& figure) {
+  std::vector<std::pair<double, const PairResult*>> v;
+  for (const auto& r : d.results)
+    if (r.transport == t && r.ok)
+      if (const auto f = pair_figure(r, figure)) v.emplace_back(*f, &r);
+  if (v.empty()) return "";
+  const size_t k = std::min(kWorstShown, v.size());
+  std::partial_sort(v.begin(), v.begin() + std::ptrdiff_t(k), v.end(),
+                    [&](const auto& a, const auto& b) { return worse(figure, a.first, b.first); });
+  const Unit u = unit_of(figure);
+  std::string out = fmt::format("  worst {} measured pairs, {}:\n", k, u.name);
+  for (size_t i = 0; i < k; ++i) {
+    const PairResult& r = *v[i].second;
+    out += fmt::format("    {:>4} -> {:<4}  {} -> {}  {}\n", r.pair.src, r.pair.dst,
+                       host_of(d, r.pair.src), host_of(d, r.pair.dst), cell(v[i].first, u.scale));
+  }
+  return out;
+}
+
+// One transport's figure: the full matrix up to kTextMatrixMaxRanks ranks, above that its
+// distribution, the worst ranks and pairs; then the group matrix.
+std::string figure_text(const FleetDoc& d, uint32_t t, const std::string& figure) {
+  const Matrix m = matrix(d, t, figure);
+  const Unit u = unit_of(figure);
+  std::string out = fmt::format("\n{}: {}, {} (row: the client rank, column: the server rank)\n",
+                                d.transports[t], figure, u.name);
+  if (d.roster.size() <= kTextMatrixMaxRanks)
+    out += matrix_text(d, m, figure);
+  else
+    out += distribution_text(d, t, m, figure) + worst_hosts_text(d, m, figure) +
+           worst_pairs_text(d, t, figure);
+  return out + group_matrix_text(group_matrix(d, t, figure), u.scale);
+}
+
+// Transport t's slowest pairs by the headline figure, on one line.
+std::string slowest_text(const FleetDoc& d, uint32_t t) {
+  const std::string head = matrix_figures(d.workload).front();
+  const auto worst = slowest(d, t, head, 5);
+  if (worst.empty()) return "";
+  std::string out = fmt::format("  slowest pairs ({}):", head);
+  for (const PairResult* r : worst)
+    out += fmt::format(
+        " {}->{} {}", r->pair.src, r->pair.dst,
+        r->ok ? cell(pair_figure(*r, head), unit_of(head).scale) : std::string("failed"));
+  return out + "\n";
+}
+
+std::string spread_text(const FleetDoc& d) {
+  const auto s = max_start_spread_ns(d);
+  if (!s) return "";
+  int64_t moved = 0;
+  for (const auto& st : d.steps)
+    moved = std::max(moved, st.clock_moved_ns.value_or(0));
+  return fmt::format(
+      "start spread: at most {:.3f} ms over {} steps, data starts on clocks measured after each "
+      "step (offsets up to {:.3f} ms, corrected; moved by at most {:.3f} ms across a step)\n",
+      *s / 1e6, d.steps.size(), d.clock_offset_max_ns / 1e6, moved / 1e6);
+}
+
+// The checks' count and each failing pair (above kTextMatrixMaxRanks ranks, the first
+// kNamedRanks of them), then the suspects.
+std::string checks_text(const FleetDoc& d, const std::vector<PairVerdict>& verdicts) {
+  if (verdicts.empty()) return "";
+  size_t failed = 0;
+  for (const auto& v : verdicts)
+    failed += !v.passed;
+  std::string out =
+      fmt::format("checks: {} of {} pairs passed\n", verdicts.size() - failed, verdicts.size());
+  const size_t shown = d.roster.size() <= kTextMatrixMaxRanks ? failed : kNamedRanks;
+  size_t listed = 0;
+  for (const auto& v : verdicts) {
+    if (v.passed || listed++ >= shown) continue;
+    const PairResult& r = d.results[v.result];
+    out += fmt::format("  FAIL {} {}->{} ({} -> {}): {}\n", d.transports[r.transport], r.pair.src,
+                       r.pair.dst, host_of(d, r.pair.src), host_of(d, r.pair.dst), v.detail);
+  }
+  if (failed > shown)
+    out += fmt::format("  and {} more failing pairs (the JSON and JUnit outputs list them all)\n",
+                       failed - shown);
+  return out + suspects_text(find_suspects(d, verdicts));
+}
+
+std::string failed_pairs_text(const FleetDoc& d) {
+  size_t not_ok = 0;
+  for (const auto& r : d.results)
+    not_ok += !r.ok;
+  if (!not_ok) return "";
+  std::string out = fmt::format("failed pairs: {}\n", not_ok);
+  size_t shown = 0;
+  for (const auto& r : d.results) {
+    if (r.ok || ++shown > 20) continue;
+    out += fmt::format("  {} {}->{}: {}\n", d.transports[r.transport], r.pair.src, r.pair.dst,
+                       r.error);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string fleet_text(const FleetDoc& d, const std::vector<PairVerdict>& verdicts) {
+  const bool small = d.roster.size() <= kTextMatrixMaxRanks;
+  std::string out = fmt::format("fleet: {} ranks, launched by {} ({})\n", d.roster.size(),
+                                d.launcher, d.launcher_why);
+  out += fmt::format(
+      "plan: {}, {} ordered pairs in {} rounds, {} at once; transports {}; "
+      "workload {}\n",
+      d.plan.pattern, d.plan.ordered_pairs(), d.plan.rounds.size(),
+      d.concurrency == Concurrency::round ? "each round" : "one pair",
+      fmt::join(d.transports, ", "), d.workload);
+  out += small ? roster_table(d) : roster_summary(d);
   if (d.line_rate_bps)
     out += fmt::format("  line: {} for every pair (--line-rate)\n", rate(*d.line_rate_bps));
   for (uint32_t t = 0; t < d.transports.size(); ++t) {
-    for (const std::string& figure : matrix_figures(d.workload)) {
-      const Matrix m = matrix(d, t, figure);
-      const Unit u = unit_of(figure);
-      out += fmt::format("\n{}: {}, {} (row: the client rank, column: the server rank)\n",
-                         d.transports[t], figure, u.name);
-      out += "  from\\to";
-      for (size_t j = 0; j < n; ++j)
-        out += fmt::format(" {:>9}", j);
-      out += "\n";
-      for (size_t i = 0; i < n; ++i) {
-        out += fmt::format("  {:>7}", i);
-        for (size_t j = 0; j < n; ++j)
-          out += fmt::format(" {:>9}", i == j ? std::string(".") : cell(m[i][j], u.scale));
-        out += "\n";
-      }
-      const auto rows = row_stats(m), cols = column_stats(m);
-      if (!rows.empty()) {
-        auto worst = [&](const std::vector<LineStats>& v) {
-          return *std::min_element(v.begin(), v.end(), [&](const auto& a, const auto& b) {
-            return higher_is_better(figure) ? a.median < b.median : a.median > b.median;
-          });
-        };
-        const LineStats wr = worst(rows), wc = worst(cols);
-        out += fmt::format(
-            "  worst row: rank {} ({}) median {} {}; worst column: rank {} ({}) "
-            "median {} {}\n",
-            wr.rank, host_of(d, wr.rank), cell(wr.median, u.scale), u.name, wc.rank,
-            host_of(d, wc.rank), cell(wc.median, u.scale), u.name);
-      }
-      out += group_matrix_text(group_matrix(d, t, figure), u.scale);
-    }
-    const std::string head = matrix_figures(d.workload).front();
-    const auto worst = slowest(d, t, head, 5);
-    if (!worst.empty()) {
-      out += fmt::format("  slowest pairs ({}):", head);
-      for (const PairResult* r : worst) {
-        out += fmt::format(
-            " {}->{} {}", r->pair.src, r->pair.dst,
-            r->ok ? cell(pair_figure(*r, head), unit_of(head).scale) : std::string("failed"));
-      }
-      out += "\n";
-    }
+    for (const std::string& figure : matrix_figures(d.workload))
+      out += figure_text(d, t, figure);
+    if (small) out += slowest_text(d, t);
   }
   const ByteAgreement a = byte_agreement(d);
   out += fmt::format("\nbytes: {} of {} measured pairs with sender and receiver counts equal\n",
                      a.equal, a.compared);
-  if (auto s = max_start_spread_ns(d)) {
-    int64_t moved = 0;
-    for (const auto& st : d.steps)
-      moved = std::max(moved, st.clock_moved_ns.value_or(0));
-    out += fmt::format(
-        "start spread: at most {:.3f} ms over {} steps, data starts on clocks measured after each "
-        "step (offsets up to {:.3f} ms, corrected; moved by at most {:.3f} ms across a step)\n",
-        *s / 1e6, d.steps.size(), d.clock_offset_max_ns / 1e6, moved / 1e6);
-  }
-  size_t failed = 0;
-  for (const auto& v : verdicts)
-    failed += !v.passed;
-  if (!verdicts.empty()) {
-    out +=
-        fmt::format("checks: {} of {} pairs passed\n", verdicts.size() - failed, verdicts.size());
-    for (const auto& v : verdicts) {
-      if (v.passed) continue;
-      const PairResult& r = d.results[v.result];
-      out += fmt::format("  FAIL {} {}->{} ({} -> {}): {}\n", d.transports[r.transport], r.pair.src,
-                         r.pair.dst, host_of(d, r.pair.src), host_of(d, r.pair.dst), v.detail);
-    }
-  }
-  if (!verdicts.empty()) out += suspects_text(find_suspects(d, verdicts));
-  size_t not_ok = 0;
-  for (const auto& r : d.results)
-    not_ok += !r.ok;
-  if (not_ok) {
-    out += fmt::format("failed pairs: {}\n", not_ok);
-    size_t shown = 0;
-    for (const auto& r : d.results) {
-      if (r.ok || ++shown > 20) continue;
-      out += fmt::format("  {} {}->{}: {}\n", d.transports[r.transport], r.pair.src, r.pair.dst,
-                         r.error);
-    }
-  }
+  out += spread_text(d) + checks_text(d, verdicts) + failed_pairs_text(d);
   for (const auto& e : d.errors)
     out += "error: " + e + "\n";
   if (!d.complete) out += "the fleet did not run to its end: the document is partial\n";

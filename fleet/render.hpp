@@ -42,6 +42,13 @@ ByteAgreement byte_agreement(const FleetDoc& d);
 // The largest and median start spread over the steps that had two or more starts, ns.
 std::optional<double> max_start_spread_ns(const FleetDoc& d);
 
+// Up to this many ranks the text shows each transport's figure as the full N x N matrix and the
+// roster a line per rank; above it (the matrix would be N lines of 10 N characters), the pairs'
+// distribution (min, p1, p10, p50, p90, p99, max), the 10 worst ranks by the median of their
+// pairs as client and as server, the 10 worst pairs, the group matrix; and the roster by state,
+// the lost and never-joined ranks named (up to 20 of each), the failing checks up to 20.
+inline constexpr size_t kTextMatrixMaxRanks = 32;
+
 std::string fleet_text(const FleetDoc& d, const std::vector<PairVerdict>& verdicts);
 nlohmann::json fleet_json(const FleetDoc& d, const std::vector<PairVerdict>& verdicts);
 std::string fleet_csv(const FleetDoc& d);

@@ -9,12 +9,19 @@
 #include <fmt/format.h>
 
 #include "report/html_parts.hpp"
+#include "report/png.hpp"
 #include "report/svg.hpp"
 
 namespace mtperf::html {
 namespace {
 
-constexpr size_t kMaxRanksDrawn = 512;  // a bigger fleet is shown by its tables only
+constexpr size_t kMaxRanksDrawn = 512;  // a compare's bigger fleet is shown by its tables only
+// Above this many ranks a fleet's heatmap is a raster, a pixel per pair (an SVG cell per pair
+// would be a quarter of a million elements at 512 ranks, a million at 1,024), framed by group,
+// with the group matrix beside it; up to it, a cell per pair with its figure where it fits.
+constexpr size_t kRasterRanks = 256;
+// The raster's limit: 4,096 ranks are 16 M pixels, 22 MB of page a figure.
+constexpr size_t kMaxRanksRastered = 4096;
 
 bool higher_is_better(const std::string& figure) {
   return figure.rfind("p", 0) != 0;
@@ -30,19 +37,20 @@ double unit_scale(const std::string& figure) {
 }
 
 // Red (half the best or worse) through yellow to green (the best).
-std::string colour(double share) {
+png::Rgb colour_rgb(double share) {
   share = std::clamp(share, 0.5, 1.0);
   const double t = (share - 0.5) / 0.5;  // 0 red .. 1 green
-  auto mix = [](double a, double b, double u) { return int(std::lround(a + (b - a) * u)); };
-  int r, g, b;
+  auto mix = [](double a, double b, double u) { return uint8_t(std::lround(a + (b - a) * u)); };
   if (t < 0.5) {
     const double u = t / 0.5;
-    r = mix(215, 254, u), g = mix(48, 224, u), b = mix(39, 139, u);
-  } else {
-    const double u = (t - 0.5) / 0.5;
-    r = mix(254, 26, u), g = mix(224, 152, u), b = mix(139, 80, u);
+    return {mix(215, 254, u), mix(48, 224, u), mix(39, 139, u)};
   }
-  return fmt::format("#{:02x}{:02x}{:02x}", r, g, b);
+  const double u = (t - 0.5) / 0.5;
+  return {mix(254, 26, u), mix(224, 152, u), mix(139, 80, u)};
+}
+std::string colour(double share) {
+  const png::Rgb c = colour_rgb(share);
+  return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b);
 }
 
 struct Grid {
@@ -58,7 +66,7 @@ Grid grid_of(const Json& doc, size_t transport, const std::string& figure) {
                                ? names[transport].get<std::string>()
                                : "";
   const Json& cells = array(at(at(at(doc, "matrices"), name), figure), "cells");
-  g.n = std::min(cells.size(), kMaxRanksDrawn);
+  g.n = std::min(cells.size(), kMaxRanksRastered);
   g.cells.assign(g.n, std::vector<std::optional<double>>(g.n));
   for (size_t i = 0; i < g.n; ++i) {
     const Json& row = cells[i];
@@ -82,6 +90,8 @@ Grid grid_of(const Json& doc, size_t transport, const std::string& figure) {
 struct Order {
   std::vector<size_t> rank;
   std::vector<size_t> group_start;
+  std::vector<std::string> names;  // of the groups, in the order drawn
+  size_t grouped = 0;              // the positions of ranks with a group: [0, grouped)
 };
 Order order_of(const Json& doc, size_t n) {
   const auto& roster = array(doc, "roster");
@@ -107,8 +117,42 @@ Order order_of(const Json& doc, size_t n) {
     o.group_start.push_back(o.rank.size());
     o.rank.insert(o.rank.end(), m.begin(), m.end());
   }
+  o.names = names;
+  o.grouped = o.rank.size();
   o.rank.insert(o.rank.end(), none.begin(), none.end());
   return o;
+}
+
+// The key at (kx, top), downward: shares of the best pair, the failed and unmeasured colours, the
+// best pair's figure.
+void heat_key(svg::Canvas& c, double kx, double top, std::optional<double> best,
+              const std::string& figure) {
+  const double shares[] = {1.0, 0.9, 0.8, 0.7, 0.6, 0.5};
+  for (size_t k = 0; k < std::size(shares); ++k) {
+    c.rect(kx, top + 16 * double(k), 14, 14, colour(shares[k]));
+    c.text(kx + 20, top + 16 * double(k) + 11,
+           fmt::format("{}{:.0f}% of the best", k + 1 == std::size(shares) ? "\u2264 " : "",
+                       shares[k] * 100),
+           {svg::Anchor::start, 10});
+  }
+  c.rect(kx, top + 16 * 6, 14, 14, "#4d4d4d");
+  c.text(kx + 20, top + 16 * 6 + 11, "failed", {svg::Anchor::start, 10});
+  c.rect(kx, top + 16 * 7, 14, 14, "#f0f0f0");
+  c.text(kx + 20, top + 16 * 7 + 11, "not measured", {svg::Anchor::start, 10});
+  if (best)
+    c.text(kx, top + 16 * 9,
+           fmt::format("best {} {}", svg::compact(*best * unit_scale(figure)), unit_name(figure)),
+           {svg::Anchor::start, 10, "#333", true});
+}
+
+// The best pair's figure: the highest, or the lowest of a latency; nullopt when none is above 0.
+std::optional<double> best_of(const Grid& g, const std::string& figure) {
+  std::optional<double> best;
+  for (const auto& row : g.cells)
+    for (const auto& v : row)
+      if (v && *v > 0)
+        best = best ? (higher_is_better(figure) ? std::max(*best, *v) : std::min(*best, *v)) : *v;
+  return best;
 }
 
 // Cells at least this wide (px) carry their figure as a number: up to 28 ranks drawn.
@@ -119,11 +163,7 @@ std::string heatmap(const Json& doc, const Grid& g, const std::string& title,
   const double cell = std::clamp(560.0 / double(std::max<size_t>(g.n, 1)), 6.0, 32.0);
   const double left = 110, top = 40;
   svg::Canvas c(left + cell * double(g.n) + 150, top + cell * double(g.n) + 20, title);
-  std::optional<double> best;
-  for (const auto& row : g.cells)
-    for (const auto& v : row)
-      if (v && *v > 0)
-        best = best ? (higher_is_better(figure) ? std::max(*best, *v) : std::min(*best, *v)) : *v;
+  const std::optional<double> best = best_of(g, figure);
   const auto& roster = array(doc, "roster");
   const bool labels = cell >= 10;
   const Order order = order_of(doc, g.n);
@@ -170,25 +210,154 @@ std::string heatmap(const Json& doc, const Grid& g, const std::string& title,
     c.line(left + at, top, left + at, top + cell * double(g.n), "#000000", 1.5);
   }
   c.text(left - 4, top - 4, "client \\ server", {svg::Anchor::end, 10, "#666"});
-  // The key: shares of the best pair, and the failed colour.
-  const double kx = left + cell * double(g.n) + 20;
-  const double shares[] = {1.0, 0.9, 0.8, 0.7, 0.6, 0.5};
-  for (size_t k = 0; k < std::size(shares); ++k) {
-    c.rect(kx, top + 16 * double(k), 14, 14, colour(shares[k]));
-    c.text(kx + 20, top + 16 * double(k) + 11,
-           fmt::format("{}{:.0f}% of the best", k + 1 == std::size(shares) ? "\u2264 " : "",
-                       shares[k] * 100),
-           {svg::Anchor::start, 10});
-  }
-  c.rect(kx, top + 16 * 6, 14, 14, "#4d4d4d");
-  c.text(kx + 20, top + 16 * 6 + 11, "failed", {svg::Anchor::start, 10});
-  c.rect(kx, top + 16 * 7, 14, 14, "#f0f0f0");
-  c.text(kx + 20, top + 16 * 7 + 11, "not measured", {svg::Anchor::start, 10});
-  if (best)
-    c.text(kx, top + 16 * 9,
-           fmt::format("best {} {}", svg::compact(*best * unit_scale(figure)), unit_name(figure)),
-           {svg::Anchor::start, 10, "#333", true});
+  heat_key(c, left + cell * double(g.n) + 20, top, best, figure);
   return c.str();
+}
+
+// The raster's palette indices: the diagonal, a pair not measured, a failed pair, then the shares
+// of the best pair from half or less (kShare0) to the best (255).
+constexpr uint8_t kDiagonal = 0, kUnmeasured = 1, kFailed = 2, kShare0 = 3;
+
+std::vector<png::Rgb> raster_palette() {
+  std::vector<png::Rgb> p = {{255, 255, 255}, {0xf0, 0xf0, 0xf0}, {0x4d, 0x4d, 0x4d}};
+  for (int k = kShare0; k < 256; ++k)
+    p.push_back(colour_rgb(0.5 + 0.5 * double(k - kShare0) / (255.0 - kShare0)));
+  return p;
+}
+
+uint8_t pixel(const Grid& g, size_t i, size_t j, std::optional<double> best,
+              const std::string& figure) {
+  if (i == j) return kDiagonal;
+  if (g.failed.count({i, j})) return kFailed;
+  const auto& v = g.cells[i][j];
+  if (!v || !best) return kUnmeasured;
+  const double share = higher_is_better(figure) ? *v / *best : (*v > 0 ? *best / *v : 0);
+  const double u = (std::clamp(share, 0.5, 1.0) - 0.5) / 0.5;
+  return uint8_t(kShare0 + std::lround(u * (255 - kShare0)));
+}
+
+// The raster's geometry: the image's square, and the column beside it (group matrix, key).
+constexpr double kRasterLeft = 110, kRasterTop = 40, kRasterSide = 600;
+constexpr double kBesideX = kRasterLeft + kRasterSide + 30, kBesideWidth = 220;
+
+// Each group's name beside its band of rows and a line before each group but the first;
+// without groups, rank numbers every few hundred.
+void raster_frames(svg::Canvas& c, const Order& order, size_t n) {
+  const double px = kRasterSide / double(n), left = kRasterLeft, top = kRasterTop;
+  if (order.group_start.empty()) {
+    for (double t : svg::nice_ticks(0, double(n), 4)) {
+      if (t >= double(n)) continue;
+      c.text(left - 4, top + px * (t + 0.5) + 4, fmt::format("{:.0f}", t), {svg::Anchor::end, 10});
+      c.text(left + px * (t + 0.5), top - 4, fmt::format("{:.0f}", t), {svg::Anchor::middle, 10});
+    }
+    return;
+  }
+  for (size_t k = 0; k < order.group_start.size(); ++k) {
+    const size_t from = order.group_start[k];
+    const size_t to = k + 1 < order.group_start.size() ? order.group_start[k + 1] : order.grouped;
+    const double band = px * double(to - from);
+    if (band >= 8)
+      c.text(left - 4, top + px * double(from) + band / 2 + 4, order.names[k],
+             {svg::Anchor::end, std::min(11.0, band * 0.8)});
+    if (k == 0) continue;
+    c.line(left, top + px * double(from), left + kRasterSide, top + px * double(from), "#333333",
+           0.6);
+    c.line(left + px * double(from), top, left + px * double(from), top + kRasterSide, "#333333",
+           0.6);
+  }
+}
+
+// The group matrix beside the raster: a square per pair of groups, coloured by its median's share
+// of the best group pair's, its figure where it fits, the groups named on the right. Returns the
+// height it took (0 without groups).
+double group_squares(svg::Canvas& c, const Json& groups, const std::string& figure) {
+  const Json& names = array(groups, "names");
+  const Json& cells = array(groups, "cells");
+  const size_t k = names.size();
+  if (k == 0 || cells.size() != k) return 0;
+  const double side = std::clamp(std::floor(200.0 / double(k)), 2.0, 32.0);
+  std::optional<double> best;
+  for (const Json& row : cells)
+    for (const Json& v : row)
+      if (v.is_number() && v.get<double>() > 0)
+        best = best ? (higher_is_better(figure) ? std::max(*best, v.get<double>())
+                                                : std::min(*best, v.get<double>()))
+                    : v.get<double>();
+  const double top = kRasterTop + 14;
+  c.text(kBesideX, kRasterTop + 4, "by group: the median", {svg::Anchor::start, 10, "#333", true});
+  for (size_t a = 0; a < k; ++a) {
+    for (size_t b = 0; b < k; ++b) {
+      const Json& v = cells[a].is_array() && b < cells[a].size() ? cells[a][b] : Json();
+      const double x = kBesideX + side * double(b), y = top + side * double(a);
+      if (!v.is_number() || !best || !std::isfinite(v.get<double>())) {
+        c.rect(x, y, side, side, "#f0f0f0", side >= 8 ? "#ffffff" : "none");
+        continue;
+      }
+      const double m = v.get<double>();
+      c.rect(x, y, side, side,
+             colour(higher_is_better(figure) ? m / *best : (m > 0 ? *best / m : 0)),
+             side >= 8 ? "#ffffff" : "none");
+      if (side >= 26)
+        c.text(x + side / 2, y + side * 0.62, svg::compact(m * unit_scale(figure)),
+               {svg::Anchor::middle, 9, "#000"});
+    }
+    if (side >= 8 && names[a].is_string())
+      c.text(kBesideX + side * double(k) + 4, top + side * (double(a) + 0.5) + 4,
+             names[a].get<std::string>(), {svg::Anchor::start, std::min(10.0, side * 0.8)});
+  }
+  return 14 + side * double(k);
+}
+
+// Above kRasterRanks: the heatmap as an image of a pixel per pair, in the order and frames of the
+// groups, the group matrix and the key beside it.
+std::string raster_heatmap(const Json& doc, const Grid& g, const Json& groups,
+                           const std::string& title, const std::string& figure) {
+  const std::optional<double> best = best_of(g, figure);
+  const Order order = order_of(doc, g.n);
+  std::vector<uint8_t> pixels(g.n * g.n);
+  for (size_t pi = 0; pi < g.n; ++pi)
+    for (size_t pj = 0; pj < g.n; ++pj)
+      pixels[pi * g.n + pj] = pixel(g, order.rank[pi], order.rank[pj], best, figure);
+  svg::Canvas c(kBesideX + kBesideWidth, kRasterTop + kRasterSide + 20, title);
+  c.image(kRasterLeft, kRasterTop, kRasterSide, kRasterSide,
+          png::data_uri(png::indexed(g.n, g.n, pixels, raster_palette())),
+          double(g.n) <= kRasterSide);
+  raster_frames(c, order, g.n);
+  c.text(kRasterLeft - 4, kRasterTop - 16, "client \\ server", {svg::Anchor::end, 10, "#666"});
+  const double used = group_squares(c, groups, figure);
+  heat_key(c, kBesideX, kRasterTop + used + (used > 0 ? 24 : 0), best, figure);
+  return c.str();
+}
+
+// The group matrix as a table: each pair of groups' median and how many pairs it is the median
+// of; "" without groups or with more than 16 (the squares beside the raster show them).
+std::string group_table(const Json& groups, const std::string& figure) {
+  const Json& names = array(groups, "names");
+  const Json& cells = array(groups, "cells");
+  const Json& pairs = array(groups, "pairs");
+  if (names.empty() || names.size() > 16 || cells.size() != names.size()) return "";
+  std::vector<std::string> head = {"client group \\ server group"};
+  for (const Json& n : names)
+    head.push_back(n.is_string() ? n.get<std::string>() : "");
+  Table t(head, 1);
+  for (size_t a = 0; a < names.size(); ++a) {
+    std::vector<std::string> row = {head[a + 1]};
+    for (size_t b = 0; b < names.size(); ++b) {
+      const Json& v = cells[a].is_array() && b < cells[a].size() ? cells[a][b] : Json();
+      const Json& p =
+          a < pairs.size() && pairs[a].is_array() && b < pairs[a].size() ? pairs[a][b] : Json();
+      const std::optional<double> m =
+          v.is_number() ? std::optional<double>(v.get<double>() * unit_scale(figure))
+                        : std::nullopt;
+      row.push_back(
+          m ? sig3(m) + " (" +
+                  fixed(p.is_number() ? std::optional<double>(p.get<double>()) : std::nullopt, 0) +
+                  ")"
+            : dash());
+    }
+    t.row(row);
+  }
+  return t.str();
 }
 
 std::string histogram(const Grid& g, const std::string& title, const std::string& figure) {
@@ -344,6 +513,29 @@ std::string suspects(const Json& doc) {
   return out + t.str();
 }
 
+// A fleet above kRasterRanks: the raster heatmap with the group matrix beside it, the matrix's
+// figures in a table under it.
+std::string raster(const Json& doc, const Grid& g, size_t transport, const std::string& title,
+                   const std::string& figure) {
+  const auto& names = array(at(doc, "fleet"), "transports");
+  const std::string name = transport < names.size() && names[transport].is_string()
+                               ? names[transport].get<std::string>()
+                               : "";
+  const Json& groups = at(at(at(at(doc, "matrices"), name), figure), "groups");
+  const Order order = order_of(doc, g.n);
+  std::string caption = fmt::format(
+      "a pixel per pair of the {} ranks: row the client rank (a stream's sender), column the "
+      "server rank",
+      g.n);
+  if (!order.group_start.empty())
+    caption += fmt::format(
+        "; ordered by group ({} groups), a line between groups; beside it, the median of the "
+        "pairs between each two groups",
+        order.names.size());
+  return html::figure(raster_heatmap(doc, g, groups, title, figure), caption) +
+         group_table(groups, figure);
+}
+
 }  // namespace
 
 std::string fleet_section(const Json& doc) {
@@ -366,10 +558,14 @@ std::string fleet_section(const Json& doc) {
       const Grid g = grid_of(doc, t, figure);
       const std::string title = name + " " + figure + " per pair";
       const bool grouped = !order_of(doc, g.n).group_start.empty();
-      out += html::figure(heatmap(doc, g, title, figure),
-                          std::string("row: the client rank (a stream's sender), column: the "
-                                      "server rank") +
-                              (grouped ? "; ordered by group, a line between groups" : ""));
+      if (g.n > kRasterRanks) {
+        out += raster(doc, g, t, title, figure);
+      } else {
+        out += html::figure(heatmap(doc, g, title, figure),
+                            std::string("row: the client rank (a stream's sender), column: the "
+                                        "server rank") +
+                                (grouped ? "; ordered by group, a line between groups" : ""));
+      }
       out += heading(4, "worst rows and columns (by median)");
       out += worst_lines(doc, t, figure);
       const std::string h = histogram(g, title + ", histogram", figure);

@@ -193,6 +193,14 @@ void Canvas::rect(double x, double y, double w, double h, std::string_view fill,
   body_ += "/>\n";
 }
 
+void Canvas::image(double x, double y, double w, double h, std::string_view href, bool pixelated) {
+  body_ += fmt::format(
+      "<image x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" preserveAspectRatio=\"none\"{} "
+      "href=\"{}\"/>\n",
+      coord(x), coord(y), coord(w), coord(h),
+      pixelated ? " style=\"image-rendering:pixelated\"" : "", href);
+}
+
 void Canvas::line(double x1, double y1, double x2, double y2, std::string_view stroke, double width,
                   bool dashed) {
   body_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\"", coord(x1),

@@ -76,6 +76,9 @@ class Canvas {
                 bool dashed = false);
   void circle(double cx, double cy, double r, std::string_view fill,
               std::string_view stroke = "none");
+  // A raster image over (x, y, w, h): `href` a data URI made by the code (not escaped), drawn
+  // with its pixels as squares when `pixelated` (scaled up), smoothed otherwise.
+  void image(double x, double y, double w, double h, std::string_view href, bool pixelated);
   // The text is escaped here.
   void text(double x, double y, std::string_view text, const TextStyle& style = {});
 

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "report/html.hpp"
+#include "report/png.hpp"
 #include "report/svg.hpp"
 
 using namespace mtperf;
@@ -513,4 +514,103 @@ TEST_CASE("a fleet compare page: the ratio heatmap and the pairs that moved") {
   CHECK(page.find(">0.50</text>") != std::string::npos);
   CHECK(page.find("pairs that moved beyond 10%: 1") != std::string::npos);
   CHECK(page.find("<td class=\"n\">0.500</td>") != std::string::npos);
+}
+
+namespace {
+// An all-pairs fleet document of `n` ranks (groups of `group`, none when 0): every pair at 9 to
+// 9.9 Gbit/s, rank `slow`'s both ways at 2 Gbit/s, pair 1->3 failed; the group matrix as
+// fleet_json writes it.
+json big_fleet_doc(size_t n, size_t group, size_t slow) {
+  json doc = fleet_doc();
+  doc["fleet"]["size"] = n;
+  json roster = json::array(), cells = json::array();
+  for (size_t r = 0; r < n; ++r) {
+    roster.push_back({{"rank", r}, {"host", "node" + std::to_string(r)}});
+    if (group) roster.back()["group"] = "leaf" + std::to_string(r / group);
+    json row = json::array();
+    for (size_t c = 0; c < n; ++c)
+      row.push_back(r == c || (r == 1 && c == 3) ? json(nullptr)
+                    : r == slow || c == slow
+                        ? json(2e9)
+                        : json((9 + 0.1 * double((r * 7 + c * 3) % 10)) * 1e9));
+    cells.push_back(std::move(row));
+  }
+  doc["roster"] = roster;
+  doc["results"] = json::array(
+      {{{"transport", 0}, {"src", 1}, {"dst", 3}, {"ok", false}, {"error", "refused"}}});
+  json& m = doc["matrices"]["socket"]["throughput"];
+  m["cells"] = cells;
+  m["rows"] = json::array(
+      {{{"rank", slow}, {"cells", n - 1}, {"min", 2e9}, {"median", 2e9}, {"max", 2e9}}});
+  if (group) {
+    const size_t k = (n + group - 1) / group;
+    json names = json::array(), gc = json::array(), pairs = json::array();
+    for (size_t a = 0; a < k; ++a) {
+      names.push_back("leaf" + std::to_string(a));
+      gc.push_back(json::array());
+      pairs.push_back(json::array());
+      for (size_t b = 0; b < k; ++b) {
+        gc.back().push_back(a == 2 && b == 0 ? 5e9 : 9.4e9);
+        pairs.back().push_back(group * group);
+      }
+    }
+    m["groups"] = {{"names", names}, {"cells", gc}, {"pairs", pairs}};
+  }
+  return doc;
+}
+
+// The page with its data URIs' payloads cut out (the checks for "nan" read text, not base64).
+std::string without_payloads(std::string page) {
+  const std::string mark = "data:image/png;base64,";
+  for (size_t at = page.find(mark); at != std::string::npos; at = page.find(mark, at + 1))
+    page.erase(at + mark.size(), page.find('"', at) - at - mark.size());
+  return page;
+}
+}  // namespace
+
+TEST_CASE("a fleet page above the raster threshold: one image, framed by group, the group matrix") {
+  // 300 ranks, no groups: one <image>, a pixel per pair, rank numbers on the axes.
+  const std::string page = page_of(big_fleet_doc(300, 0, 17));
+  check_page(without_payloads(page));
+  CHECK(count(page, "<image ") == 1);
+  CHECK(count(page, "data:image/png;base64,iVBORw0KGgo") == 1);  // a PNG's signature
+  CHECK(count(page, "<rect") < 100);                             // the key and the histogram
+  CHECK(page.find("a pixel per pair of the 300 ranks") != std::string::npos);
+  CHECK(page.find("image-rendering:pixelated") != std::string::npos);  // scaled up: 300 < 600
+  CHECK(page.find("ordered by group") == std::string::npos);
+  // 1,024 ranks in 32 groups: the page stays small, the groups named and framed, the group
+  // matrix beside the raster.
+  const std::string big = page_of(big_fleet_doc(1024, 32, 700));
+  check_page(without_payloads(big));
+  CHECK(big.size() < 10'000'000);
+  CHECK(count(big, "<image ") == 1);
+  CHECK(big.find("image-rendering:pixelated") == std::string::npos);  // scaled down: smoothed
+  CHECK(big.find(">leaf31</text>") != std::string::npos);
+  CHECK(big.find("by group: the median") != std::string::npos);
+  CHECK(big.find("ordered by group (32 groups)") != std::string::npos);
+  CHECK(count(big, "<line ") >= 2 * 31);  // a line before each group but the first, both ways
+  // 4 groups: the group matrix as a table too, its medians and pair counts.
+  const std::string four = page_of(big_fleet_doc(400, 100, 50));
+  CHECK(four.find("client group \\ server group") != std::string::npos);
+  CHECK(four.find(">5.00 (10000)<") != std::string::npos);
+  // At the threshold the heatmap is still a cell per pair.
+  const std::string at = page_of(big_fleet_doc(256, 0, 17));
+  CHECK(count(at, "<image ") == 0);
+  CHECK(count(at, "<rect") > 256 * 256);
+}
+
+TEST_CASE("png: base64, and an indexed PNG's chunks with their CRCs") {
+  CHECK(png::base64("") == "");
+  CHECK(png::base64("Man") == "TWFu");
+  CHECK(png::base64("Ma") == "TWE=");
+  CHECK(png::base64("M") == "TQ==");
+  const std::string p = png::indexed(2, 1, {0, 1}, {{255, 0, 0}, {0, 0, 255}});
+  CHECK(p.rfind("\x89PNG\r\n\x1a\n", 0) == 0);
+  CHECK(p.find("IHDR") == 12);
+  CHECK(p.find("PLTE") != std::string::npos);
+  CHECK(p.find("IDAT") != std::string::npos);
+  // IEND's CRC is the same in every PNG: AE 42 60 82.
+  CHECK(p.substr(p.size() - 12) == std::string("\0\0\0\0IEND\xae\x42\x60\x82", 12));
+  CHECK(png::data_uri(p).rfind("data:image/png;base64,iVBORw0KGgo", 0) == 0);
+  CHECK_THROWS(png::indexed(2, 2, {0, 1}, {{0, 0, 0}}));
 }
