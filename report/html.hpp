@@ -11,7 +11,8 @@
 //   compare  per workload, a bar per configuration (median) with its confidence interval, the
 //            samples and the verdict beside it
 //   fleet    per transport and figure, the N x N heatmap (cells scaled to the best pair, failed
-//            cells apart), the worst rows and columns, a histogram of the pairs' figures
+//            cells apart; above 256 ranks a raster image, a pixel per pair, with the group matrix
+//            beside it), the worst rows and columns, a histogram of the pairs' figures
 //
 // The documents are read as data, never trusted: every string from them is escaped, a field
 // that is missing, of another type or not finite is shown as "–", and nothing throws once

@@ -1,7 +1,8 @@
 // The fleet section of the HTML report: per transport and figure, the N x N heatmap of the
 // pairs (row: the client rank, column: the server rank), cells coloured by their share of the
-// best pair, failed pairs in their own colour; the worst rows and columns; a histogram of the
-// pairs' figures.
+// best pair, failed pairs in their own colour (above kRasterRanks ranks a raster image, a pixel per
+// pair, with the group matrix beside it); the worst rows and columns; a histogram of the pairs'
+// figures.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -158,10 +159,21 @@ std::optional<double> best_of(const Grid& g, const std::string& figure) {
 // Cells at least this wide (px) carry their figure as a number: up to 28 ranks drawn.
 constexpr double kNumberedCell = 20;
 
+// Where the heatmap's cells begin: room for the host names on the left, the ranks above.
+constexpr double kCellsLeft = 110, kCellsTop = 40;
+
+// Position p's labels: the host and rank left of its row, the rank above its column.
+void rank_labels(svg::Canvas& c, size_t p, const std::string& host, size_t rank, double cell) {
+  c.text(kCellsLeft - 4, kCellsTop + cell * (double(p) + 0.7), fmt::format("{} {}", host, rank),
+         {svg::Anchor::end, std::min(11.0, cell * 0.8)});
+  c.text(kCellsLeft + cell * (double(p) + 0.5), kCellsTop - 4, std::to_string(rank),
+         {svg::Anchor::middle, std::min(11.0, cell * 0.8)});
+}
+
 std::string heatmap(const Json& doc, const Grid& g, const std::string& title,
                     const std::string& figure) {
   const double cell = std::clamp(560.0 / double(std::max<size_t>(g.n, 1)), 6.0, 32.0);
-  const double left = 110, top = 40;
+  const double left = kCellsLeft, top = kCellsTop;
   svg::Canvas c(left + cell * double(g.n) + 150, top + cell * double(g.n) + 20, title);
   const std::optional<double> best = best_of(g, figure);
   const auto& roster = array(doc, "roster");
@@ -169,13 +181,7 @@ std::string heatmap(const Json& doc, const Grid& g, const std::string& title,
   const Order order = order_of(doc, g.n);
   for (size_t pi = 0; pi < g.n; ++pi) {
     const size_t i = order.rank[pi];
-    if (labels) {
-      const std::string host = i < roster.size() ? text(roster[i], "host") : "";
-      c.text(left - 4, top + cell * (double(pi) + 0.7), fmt::format("{} {}", host, i),
-             {svg::Anchor::end, std::min(11.0, cell * 0.8)});
-      c.text(left + cell * (double(pi) + 0.5), top - 4, std::to_string(i),
-             {svg::Anchor::middle, std::min(11.0, cell * 0.8)});
-    }
+    if (labels) rank_labels(c, pi, i < roster.size() ? text(roster[i], "host") : "", i, cell);
     for (size_t pj = 0; pj < g.n; ++pj) {
       const size_t j = order.rank[pj];
       const double x = left + cell * double(pj), y = top + cell * double(pi);
@@ -238,6 +244,22 @@ uint8_t pixel(const Grid& g, size_t i, size_t j, std::optional<double> best,
 
 // The raster's geometry: the image's square, and the column beside it (group matrix, key).
 constexpr double kRasterLeft = 110, kRasterTop = 40, kRasterSide = 600;
+
+// How many ranks a pixel's side covers: 1 up to kRasterSide ranks, then as many as bring the
+// image to kRasterSide pixels or fewer, so that the browser only ever scales it up (scaled down,
+// it would drop rows: a slow host's line would vanish).
+size_t pairs_per_pixel(size_t n) {
+  return std::max<size_t>(1, (n + size_t(kRasterSide) - 1) / size_t(kRasterSide));
+}
+
+// The pixel that shows a block of pairs shows its worst: a failed pair, else the smallest share
+// of the best, else one not measured; the diagonal only when that is all there is.
+uint8_t worse_pixel(uint8_t a, uint8_t b) {
+  auto badness = [](uint8_t p) {
+    return p == kFailed ? 1000 : p >= kShare0 ? 500 - p : p == kUnmeasured ? 1 : 0;
+  };
+  return badness(b) > badness(a) ? b : a;
+}
 constexpr double kBesideX = kRasterLeft + kRasterSide + 30, kBesideWidth = 220;
 
 // Each group's name beside its band of rows and a line before each group but the first;
@@ -314,14 +336,16 @@ std::string raster_heatmap(const Json& doc, const Grid& g, const Json& groups,
                            const std::string& title, const std::string& figure) {
   const std::optional<double> best = best_of(g, figure);
   const Order order = order_of(doc, g.n);
-  std::vector<uint8_t> pixels(g.n * g.n);
+  const size_t f = pairs_per_pixel(g.n), side = (g.n + f - 1) / f;
+  std::vector<uint8_t> pixels(side * side, kDiagonal);
   for (size_t pi = 0; pi < g.n; ++pi)
-    for (size_t pj = 0; pj < g.n; ++pj)
-      pixels[pi * g.n + pj] = pixel(g, order.rank[pi], order.rank[pj], best, figure);
+    for (size_t pj = 0; pj < g.n; ++pj) {
+      uint8_t& p = pixels[pi / f * side + pj / f];
+      p = worse_pixel(p, pixel(g, order.rank[pi], order.rank[pj], best, figure));
+    }
   svg::Canvas c(kBesideX + kBesideWidth, kRasterTop + kRasterSide + 20, title);
   c.image(kRasterLeft, kRasterTop, kRasterSide, kRasterSide,
-          png::data_uri(png::indexed(g.n, g.n, pixels, raster_palette())),
-          double(g.n) <= kRasterSide);
+          png::data_uri(png::indexed(side, side, pixels, raster_palette())), true);
   raster_frames(c, order, g.n);
   c.text(kRasterLeft - 4, kRasterTop - 16, "client \\ server", {svg::Anchor::end, 10, "#666"});
   const double used = group_squares(c, groups, figure);
@@ -523,10 +547,12 @@ std::string raster(const Json& doc, const Grid& g, size_t transport, const std::
                                : "";
   const Json& groups = at(at(at(at(doc, "matrices"), name), figure), "groups");
   const Order order = order_of(doc, g.n);
-  std::string caption = fmt::format(
-      "a pixel per pair of the {} ranks: row the client rank (a stream's sender), column the "
-      "server rank",
-      g.n);
+  const size_t f = pairs_per_pixel(g.n);
+  std::string caption =
+      f == 1 ? fmt::format("a pixel per pair of the {} ranks", g.n)
+             : fmt::format("the {} ranks' pairs, a pixel per {} x {} of them showing the worst",
+                           g.n, f, f);
+  caption += ": row the client rank (a stream's sender), column the server rank";
   if (!order.group_start.empty())
     caption += fmt::format(
         "; ordered by group ({} groups), a line between groups; beside it, the median of the "
