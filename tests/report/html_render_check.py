@@ -2,18 +2,20 @@
 """`mtperf report` looked at: each kind of document rendered by headless Chromium.
 
 For a run (rr and a 2-flow stream), a compare, a flows sweep (the real binary's output on
-loopback) and a suite (tests/fixtures/report/suite_trimmed.json: a real suite's document, its
-reports trimmed to the fields the report reads), this renders `mtperf report` to a PNG and checks:
+loopback), a suite (tests/fixtures/report/suite_trimmed.json: a real suite's document, its
+reports trimmed to the fields the report reads) and a fleet of 1,024 ranks (big_fleet_doc.py:
+its heatmap a raster image), this renders `mtperf report` to a PNG and checks:
 
-- Chromium parsed the SVG: the DOM it dumps holds as many <svg>, <rect>, <polyline> and <circle>
-  elements as the page mtperf wrote (and at least the ones each kind needs);
+- Chromium parsed the SVG: the DOM it dumps holds as many <svg>, <rect>, <polyline>, <circle>
+  and <image> elements as the page mtperf wrote (and at least the ones each kind needs);
 - the screenshot is not blank: enough non-white pixels, many colours, and the charts' own
-  colours (the palette's fills and strokes) drawn.
+  colours (the palette's fills and strokes; the fleet's slow rank in the heatmap's red) drawn.
 
 The pages and screenshots stay in OUT_DIR (default: ./html_render) to be looked at.
 Without chromium it says why and exits 77, which ctest reports as skipped.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -23,11 +25,16 @@ import sys
 import tempfile
 import zlib
 
+from big_fleet_doc import big_fleet_doc
+
 SKIP = 77
 # The palette of report/charts.cpp: light fills and their strokes.
 PALETTE = [(0xA6, 0xCE, 0xE3), (0x1F, 0x78, 0xB4), (0xFD, 0xBF, 0x6F), (0xE6, 0x61, 0x01),
            (0xB2, 0xDF, 0x8A), (0x33, 0xA0, 0x2C), (0xCA, 0xB2, 0xD6), (0x6A, 0x3D, 0x9A),
            (0xD9, 0xD9, 0xD9), (0x73, 0x73, 0x73), (0xFB, 0x9A, 0x99)]
+# Pages whose charts are drawn in other colours: the fleet heatmap's red (half the best pair or
+# worse: the slow rank's pairs).
+COLOURS = {"fleet_1024": [(0xD7, 0x30, 0x27)]}
 
 
 def png_pixels(path):
@@ -71,8 +78,8 @@ def png_pixels(path):
     return width, height, rows
 
 
-def look_at(png):
-    """Problems with the screenshot; empty when it shows charts."""
+def look_at(png, colours=PALETTE):
+    """Problems with the screenshot; empty when it shows charts (some of `colours` drawn)."""
     width, height, rows = png_pixels(png)
     counts = {}
     for row in rows[::2]:  # every other row is plenty
@@ -85,7 +92,7 @@ def look_at(png):
         problems.append(f"{png}: blank ({total - white} of {total} pixels not white)")
     if len(counts) < 16:
         problems.append(f"{png}: only {len(counts)} colours")
-    drawn = [c for c in PALETTE if counts.get(c, 0) >= 20]
+    drawn = [c for c in colours if counts.get(c, 0) >= 20]
     if not drawn:
         problems.append(f"{png}: none of the charts' colours drawn")
     print(f"  {png}: {width}x{height}, {100 * (total - white) / total:.1f}% not white, "
@@ -95,7 +102,7 @@ def look_at(png):
 
 def elements(markup):
     return {tag: len(re.findall(rf"<{tag}[\s>/]", markup))
-            for tag in ("svg", "rect", "polyline", "circle")}
+            for tag in ("svg", "rect", "polyline", "circle", "image")}
 
 
 def chromium(browser, profile, *args):
@@ -136,6 +143,12 @@ def documents(mtperf, fixtures, work):
             print(f"html_render_check: {failure}; once more", file=sys.stderr)
         out[name] = (path, needs[name])
     out["suite"] = (os.path.join(fixtures, "suite_trimmed.json"), needs["suite"])
+    # A fleet of 1,024 ranks in 32 groups: the heatmap one raster <image> (report/html_fleet.cpp),
+    # its slow rank's row and column in the heatmap's red, which must survive the page's scaling.
+    fleet = os.path.join(work, "fleet_1024.json")
+    with open(fleet, "w") as f:
+        json.dump(big_fleet_doc(1024, 32), f)
+    out["fleet_1024"] = (fleet, {"svg": 2, "image": 1})
     return out
 
 
@@ -178,7 +191,7 @@ def main():
                 problems.append(f"{name}: no screenshot (chromium exit {shot.returncode}): "
                                 f"{shot.stderr[-500:]}")
                 continue
-            problems += look_at(png)
+            problems += look_at(png, COLOURS.get(name, PALETTE))
     for p in problems:
         print("FAILED:", p)
     return 1 if problems else 0
