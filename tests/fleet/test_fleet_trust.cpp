@@ -60,6 +60,14 @@ struct HandRank {
     if (!key.empty()) link.seal(key, true, nonce, challenge);
   }
   Message recv(int ms = 20000) { return control::recv_message(link, kMaxFleetBody, ms); }
+  // The coordinator's next message other than CLOCK, each CLOCK on the way answered.
+  Message next() {
+    for (;;) {
+      Message m = recv();
+      if (m.type != MsgType::clock) return m;
+      control::send_message(link, {MsgType::clock, {{"now_ns", realtime_ns()}}}, kIoMs);
+    }
+  }
 };
 
 Member hand_member(uint32_t rank, const std::string& address = "127.0.0.1") {
@@ -316,10 +324,8 @@ TEST_CASE("50 idle connections in the join window and a rank stalled mid-RESULTS
     HandRank rank2(c.port());
     rank2.join(hand_member(2), test_of(r), kKey, "");
     for (;;) {
-      Message m = rank2.recv();
-      if (m.type == MsgType::clock) {
-        control::send_message(rank2.link, {MsgType::clock, {{"now_ns", realtime_ns()}}}, kIoMs);
-      } else if (m.type == MsgType::round) {
+      Message m = rank2.next();
+      if (m.type == MsgType::round) {
         const std::string half =
             control::encode({MsgType::results, {{"step", 0}, {"results", json::array()}}});
         control::write_all_until(rank2.fd, half.data(), half.size() / 2,
@@ -366,15 +372,9 @@ TEST_CASE("a rank is sent the servers of its own peers, no other rank's address"
   std::thread hand([&] {
     HandRank rank2(c.port());
     rank2.join(hand_member(2), test_of(r), kKey, "");
-    for (;;) {
-      Message m = rank2.recv();
-      if (m.type == MsgType::clock) {
-        control::send_message(rank2.link, {MsgType::clock, {{"now_ns", realtime_ns()}}}, kIoMs);
-      } else {
-        if (m.type == MsgType::roster) roster = m.body;
-        return;  // and hang up: the fleet goes on without rank 2
-      }
-    }
+    Message m = rank2.next();
+    if (m.type == MsgType::roster) roster = m.body;
+    // and hang up: the fleet goes on without rank 2
   });
   Members members(3);
   for (uint32_t i : {0u, 1u, 3u})
