@@ -83,9 +83,17 @@ struct Serve {
     FAIL("only " << logs.size() << " of " << n << " tests ended");
     return logs;
   }
+  // The server's last log line. serve records a test (wait_logs) before it writes its line, so
+  // the line is waited for as the test is.
   std::string last_line() {
-    std::lock_guard lock(mu);
-    return lines.empty() ? "" : lines.back();
+    for (int i = 0; i < 500; ++i) {
+      {
+        std::lock_guard lock(mu);
+        if (!lines.empty()) return lines.back();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return "";
   }
   std::string client_cmd(const std::string& args) const {
     return std::string(test::kIperf3) + " -c 127.0.0.1 -p " + std::to_string(iperf3->port()) +
