@@ -3,7 +3,7 @@
 # mtperf/perftest.
 #
 #   bench/rdma_vs_perftest.sh [-l SECONDS] [-n RUNS] [-N ITERS] [-s SIZES] [-b MTPERF] [-d DEV]
-#                             [-a ADDR] [-c SERVER_CPU,CLIENT_CPU | -c none] [-v] [CASE...]
+#                             [-a ADDR] [-c SERVER_CPU,CLIENT_CPU | -c none] [-p] [-v] [CASE...]
 #
 # CASE is one of send_bw write_bw read_bw send_lat write_lat (default: all).
 #   *_bw:  ib_{send,write,read}_bw -R -D SECONDS -s SIZE  vs  mtperf -w stream -O verb=V -m SIZE
@@ -16,6 +16,11 @@
 #          round trip (perftest reports half round trips); t_avg against half the mean is
 #          printed beside it. Lower is better here, higher for bandwidth.
 #   mtperf runs with --wait spin: perftest busy-polls its completion queue (it has no -e here).
+# -p: the two clients against the same kind of server, an unmodified perftest server started
+#   for each run without -R (its exchange on TCP 18515): perftest's own client against
+#   `mtperf run -T rdma --peer perftest`, both -n ITERS, read_bw as mtperf's -w maerts. Bandwidth
+#   is then perftest's BW average against mtperf's throughput, both over the ITERS messages; -l
+#   is not used.
 # Each case runs perftest and mtperf RUNS times (default 3), in turn, the first of each pair
 # alternating, both ends on this host over DEV (default rxe0) at ADDR (default 10.10.0.1):
 # perftest server and client via rdma_cm, `mtperf serve --bind ADDR` and `mtperf run -H ADDR`
@@ -37,9 +42,10 @@ bin=${MTPERF:-build/cli/mtperf}
 dev=${MTPERF_GUEST_DEV:-rxe0}
 addr=${MTPERF_GUEST_ADDR:-10.10.0.1}
 verbose=0
+peer=0
 cpus=0,1
 sizes=65536
-while getopts "l:n:N:s:b:d:a:c:vh" opt; do
+while getopts "l:n:N:s:b:d:a:c:pvh" opt; do
   case $opt in
     l) len=$OPTARG ;;
     s) sizes=$OPTARG ;;
@@ -49,8 +55,9 @@ while getopts "l:n:N:s:b:d:a:c:vh" opt; do
     d) dev=$OPTARG ;;
     a) addr=$OPTARG ;;
     c) cpus=$OPTARG ;;
+    p) peer=1 ;;
     v) verbose=1 ;;
-    *) sed -n '2,30p' "$0"; exit 2 ;;
+    *) sed -n '2,35p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -79,6 +86,7 @@ if [ -z "${MTPERF_GUEST:-}" ] && [ -z "$(ls /sys/class/infiniband 2>/dev/null)" 
   echo "# no RDMA device here: running in the soft-RoCE guest (ci/rdma-guest/guest.sh, up to $limit s)" >&2
   args=(-l "$len" -n "$runs" -N "$iters" -s "$sizes" -b "$bin" -d "$dev" -a "$addr" -c "$cpus")
   [ $verbose = 1 ] && args+=(-v)
+  [ $peer = 1 ] && args+=(-p)
   exec bash ci/rdma-guest/guest.sh --timeout "$limit" -- bash bench/rdma_vs_perftest.sh "${args[@]}" "${cases[@]}"
 fi
 . ci/rdma-guest/lib.sh
@@ -101,7 +109,7 @@ mtperf_missing() {
     END { if (!found) print b " lists no rdma transport" }'
 }
 mtperf_why=$(mtperf_missing)
-if [ -z "$mtperf_why" ]; then
+if [ -z "$mtperf_why" ] && [ $peer = 0 ]; then
   ${pin_server[@]+"${pin_server[@]}"} "$bin" serve --bind "$addr" --port "$cport" > "$scratch/serve.log" 2>&1 &
   spid=$!
   for _ in $(seq 100); do
@@ -119,10 +127,14 @@ verb_of() { echo "${1%_*}"; }
 # perftest: prints "FIGURE SECOND": Mbit/s and 0 for bandwidth, t_typical and t_avg (us) for
 # latency; nothing when the run failed (its output on stderr).
 perftest() {
-  local c=$1 size=$2 tool="ib_$1" args out fig
-  if [[ $c == *_bw ]]; then args="-d $dev -R -F -p $pport -D $len -s $size"
+  local c=$1 size=$2 tool="ib_$1" args out fig pair=rdma_cm_pair
+  if [ $peer = 1 ]; then
+    pair=tcp_pair
+    args="-d $dev -F -n $iters -s $size"
+    [[ $c == *_bw ]] || args="-d $dev -F -n $iters -s 2"
+  elif [[ $c == *_bw ]]; then args="-d $dev -R -F -p $pport -D $len -s $size"
   else args="-d $dev -R -F -p $pport -n $iters -s 2"; fi
-  if ! out=$(rdma_cm_pair "$pport" "${pin_server[*]} $tool $args" "${pin_client[*]} $tool $args $addr" $((3 * len + iters / 10 + 60)) 2>"$scratch/err"); then
+  if ! out=$("$pair" "$pport" "${pin_server[*]} $tool $args" "${pin_client[*]} $tool $args $addr" $((3 * len + iters / 10 + 60)) 2>"$scratch/err"); then
     { cat "$scratch/err"; tail -n 5 <<<"$out"; } | sed 's/^/#   perftest: /' | tail -n 20 >&2
     return 0
   fi
@@ -138,17 +150,42 @@ perftest() {
   echo "$fig"
 }
 
+# mtperf --peer perftest against a perftest server of the case, started as mtperf prints it.
+mtperf_peer_run() {
+  local c=$1 a=("${@:2}") want spid rc=0
+  want=$("$bin" run -T rdma --peer perftest "${a[@]}" -H 127.0.0.1:1 2>&1 >/dev/null |
+    sed -n 's/.*must run as: //p')
+  ${pin_server[@]+"${pin_server[@]}"} $want -d "$dev" > "$scratch/server" 2>&1 &
+  spid=$!
+  tcp_wait_listen "$pport" || { kill "$spid"; wait "$spid"; return 1; }
+  timeout $((iters / 10 + 120)) ${pin_client[@]+"${pin_client[@]}"} "$bin" run -H "$addr" -T rdma \
+    --peer perftest "${a[@]}" --format json -q > "$scratch/json" 2> "$scratch/err" || rc=$?
+  [ $rc -eq 0 ] || kill "$spid" 2>/dev/null
+  wait "$spid" || rc=1
+  return $rc
+}
+
 # mtperf: the same figures from its JSON (throughput_bps; latency_us p50 and mean are round trips).
 mtperf() {
   local c=$1 size=$2 verb a
   verb=$(verb_of "$c")
-  # perftest busy-polls its completion queue (no -e): so does mtperf here.
-  if [[ $c == *_bw ]]; then a=(-w stream -m "$size"); else a=(-w rr -r "2,2"); fi
-  a+=(--wait spin)
-  if ! timeout $((4 * len + 120)) ${pin_client[@]+"${pin_client[@]}"} "$bin" run -H "$addr:$cport" -T rdma -O "verb=$verb" "${a[@]}" \
-      -l "$len" --format json -q > "$scratch/json" 2> "$scratch/err"; then
-    sed 's/^/#   mtperf: /' "$scratch/err" | tail -n 5 >&2
-    return 0
+  if [ $peer = 1 ]; then
+    if [[ $c == *_bw ]]; then a=(-w stream -m "$size"); else a=(-w rr -r 2); fi
+    [ "$c" = read_bw ] && a=(-w maerts -m "$size")
+    a+=(-O "verb=$verb" --count "$iters")
+    if ! mtperf_peer_run "$c" "${a[@]}"; then
+      sed 's/^/#   mtperf: /' "$scratch/err" | tail -n 5 >&2
+      return 0
+    fi
+  else
+    # perftest busy-polls its completion queue (no -e): so does mtperf here.
+    if [[ $c == *_bw ]]; then a=(-w stream -m "$size"); else a=(-w rr -r "2,2"); fi
+    a+=(--wait spin)
+    if ! timeout $((4 * len + 120)) ${pin_client[@]+"${pin_client[@]}"} "$bin" run -H "$addr:$cport" -T rdma -O "verb=$verb" "${a[@]}" \
+        -l "$len" --format json -q > "$scratch/json" 2> "$scratch/err"; then
+      sed 's/^/#   mtperf: /' "$scratch/err" | tail -n 5 >&2
+      return 0
+    fi
   fi
   python3 - "$scratch/json" "$c" <<'PY' || true
 import json, sys
@@ -167,7 +204,9 @@ median() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b == 0) print "-"; else printf "%.2f\n", a / b }'; }
 
-echo "# $(date -u +%FT%TZ) $(uname -r) $dev at $addr, $runs runs per case, $len s each, latency -n $iters${MTPERF_GUEST:+, inside the soft-RoCE guest (TCG)}"
+mode="$len s each, latency -n $iters"
+[ $peer = 1 ] && mode="both clients against perftest's servers, -n $iters"
+echo "# $(date -u +%FT%TZ) $(uname -r) $dev at $addr, $runs runs per case, $mode${MTPERF_GUEST:+, inside the soft-RoCE guest (TCG)}"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -n "$mtperf_why" ] && echo "# mtperf: $mtperf_why"
 printf '%-16s %-18s %10s %10s %6s %10s %10s %6s\n' case unit perftest mtperf ratio p_avg m_avg ratio

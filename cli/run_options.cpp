@@ -134,8 +134,11 @@ void add_peer_options(po::options_description_easy_init& add) {
       "the pre-shared key of an authenticating server, from a file (mode 600; default: the "
       "environment's MTPERF_KEY)");
   add("peer", text()->value_name("NAME"),
-      "-H runs another tool's server: iperf3 (port 5201 by default) or sockperf (11111; "
-      "docs/interop.md)");
+      "-H runs another tool's server: iperf3 (port 5201 by default), sockperf (11111) or, with "
+      "-T rdma, perftest (18515; docs/interop.md)");
+  add("count", po::value<uint64_t>()->value_name("N"),
+      "with --peer perftest: messages (stream, maerts) or round trips (rr) to run, as its "
+      "server's -n (default 1000)");
   add("max-memory", text()->value_name("SIZE"),
       "memory this side of a test may take, K/M/G = 1024-based (default 1G, or a quarter of this "
       "host's memory)");
@@ -638,7 +641,12 @@ RunOptions parse_run_options(const std::vector<std::string>& args, UnusedOptions
   // line's hook checks them.
   for (const LineHook* hook : line_hooks())
     o.line_options.merge(given_flags(vm, hook->run_options()));
-  if (vm.count("peer")) set_peer(o, vm["warmup"].defaulted(), get<std::string>(vm, "peer"));
+  if (vm.count("count")) {
+    o.count = get<uint64_t>(vm, "count");
+    if (o.count == 0) throw RequestError("option --count: expected 1 or more, got 0");
+  }
+  if (vm.count("peer") || o.count > 0)
+    set_peer(o, vm["warmup"].defaulted(), vm.count("peer") ? get<std::string>(vm, "peer") : "");
   o.quiet = get<bool>(vm, "quiet");
   o.interim_lines = o.format == Format::text;  // the other formats keep stderr for errors
   return o;

@@ -13,7 +13,7 @@
 #include <exception>
 
 #include "fuzz/fuzz_support.hpp"
-#include "peers/perftest/protocol.hpp"
+#include "verbs/perftest_wire.hpp"
 
 namespace mtperf::fuzz {
 namespace {

@@ -5,6 +5,7 @@
 #include "platform/interrupt.hpp"
 #include "platform/request_error.hpp"
 #include "report/render.hpp"
+#include "transports/api/registry.hpp"
 #include "workloads/kind.hpp"
 
 namespace mtperf {
@@ -213,12 +214,123 @@ Report run_iperf3(const RunRequest& o) {
   });
 }
 
+// ", perftest": the peers a transport of this build speaks itself, for the errors.
+std::string foreign_names() {
+  std::string s;
+  for (const TransportEntry& e : transports())
+    if (e.foreign && s.find(std::string(e.foreign->peer)) == std::string::npos)
+      s += ", " + std::string(e.foreign->peer);
+  return s;
+}
+
+// A peer whose data phase a transport runs itself (transports/api/foreign_peer.hpp): the hook of
+// the transport asked for (-T) when it speaks `peer`, else nullptr; `speakers` lists the
+// transports that do.
+const ForeignPeerHook* foreign_hook(const std::string& peer, const std::string& transport,
+                                    std::string& speakers) {
+  const ForeignPeerHook* hook = nullptr;
+  for (const TransportEntry& e : transports()) {
+    if (!e.foreign || e.foreign->peer != peer) continue;
+    speakers += (speakers.empty() ? "-T " : ", -T ") + std::string(e.name);
+    if (e.name == transport) hook = e.foreign;
+  }
+  return hook;
+}
+
+ForeignTest foreign_test(const RunRequest& o, const ForeignPeerHook& hook) {
+  const WorkloadKind& k = kind_of(o.spec.workload);
+  ForeignTest t;
+  t.server = o.client.server;
+  t.request_response = k.request_response;
+  t.server_sends = k.server_sends();
+  t.size = k.request_response ? o.spec.req_size : o.spec.stream_msg_size();
+  t.count = o.count > 0 ? o.count : hook.default_count;
+  t.params = o.spec.transport_params;
+  return t;
+}
+
+void check_foreign(const RunRequest& o, const ForeignPeerHook& hook) {
+  const WorkloadKind& k = kind_of(o.spec.workload);
+  auto refuse = [&](const std::string& why) {
+    throw RequestError("option --peer " + o.peer + ": " + why);
+  };
+  if (k.per_transaction || !(k.request_response || k.one_way()))
+    refuse("workload " + std::string(k.name) +
+           " has no program there (stream and maerts run its bandwidth programs, rr its latency "
+           "ones)");
+  if (o.spec.flows != 1) refuse("one flow (-P 1): its servers serve one queue pair");
+  if (k.request_response && o.spec.req_size != o.spec.resp_size)
+    refuse("a round trip is one size both ways (-r SIZE)");
+  if (o.spec.burst != 1) refuse("one round trip in flight (no --burst)");
+  if (o.rule.max_iterations > 1) refuse("its servers serve one test and exit (-i 1)");
+  if (o.spec.verify_seed != 0) refuse("its servers do not check payloads (--verify)");
+  if (std::string why = hook.refusal(foreign_test(o, hook)); !why.empty()) refuse(why);
+}
+
+// What the transport measured, and perftest's own count where it reports one to the client.
+Summary foreign_summary(const ForeignTest& t, ForeignOutcome& out, PeerFigures& p) {
+  Summary s;
+  s.window_s = out.seconds;
+  s.interrupted = out.interrupted;
+  s.flows_asked = 1;
+  p.peer = "perftest";
+  p.unit = "messages";
+  p.has_cpu = false;
+  const double bits = out.seconds > 0 ? double(out.completed) * t.size * 8 / out.seconds : 0;
+  if (t.request_response) {
+    s.transactions = out.completed;
+    s.transaction_rate = out.seconds > 0 ? double(out.completed) / out.seconds : 0;
+    s.throughput_c2s_bps = s.throughput_s2c_bps = bits;
+    s.throughput_bps = 2 * bits;
+    if (out.rtt.count() > 0) s.latency = latency_of(out.rtt);
+    s.latency_histogram = std::move(out.rtt);
+  } else {
+    (t.server_sends ? s.throughput_s2c_bps : s.throughput_c2s_bps) = bits;
+    s.throughput_bps = bits;
+  }
+  p.margin_why = out.program + " " + out.peer_version + " over " + out.settings + "; " +
+                 std::to_string(out.completed) + " of " + std::to_string(t.count) +
+                 (t.request_response ? " round trips" : " messages") + " completed here; " +
+                 out.witness;
+  if (out.has_peer_count) {
+    PeerStream st;
+    st.direction = t.server_sends ? "s2c" : "c2s";
+    st.here = out.completed;
+    st.peer = out.peer_count;
+    st.agree = st.here == st.peer;
+    p.streams.push_back(st);
+  }
+  return s;
+}
+
+Report run_foreign(const RunRequest& o) {
+  std::string speakers;
+  const ForeignPeerHook& hook = *foreign_hook(o.peer, o.spec.transport, speakers);
+  const ForeignTest t = foreign_test(o, hook);
+  if (!o.quiet)
+    std::fprintf(stderr, "mtperf: %s's server must run as: %s\n", o.peer.c_str(),
+                 hook.server_command(t).c_str());
+  return iterate(o, [&](PeerFigures& p) {
+    ForeignOutcome out = hook.run(t);
+    Summary s = foreign_summary(t, out, p);
+    if (out.completed != t.count && !out.interrupted)
+      s.errors.push_back(std::to_string(out.completed) + " of " + std::to_string(t.count) +
+                         " completed");
+    return s;
+  });
+}
+
 }  // namespace
 
 void check_peer_request(const RunRequest& o) {
-  if (o.peer != "iperf3" && o.peer != "sockperf")
+  if (o.peer.empty())
+    throw RequestError("option --count: only with a peer whose servers count iterations (--peer" +
+                       foreign_names().substr(1) + "); mtperf's own runs are timed (-l)");
+  std::string speakers;
+  const ForeignPeerHook* foreign = foreign_hook(o.peer, o.spec.transport, speakers);
+  if (o.peer != "iperf3" && o.peer != "sockperf" && speakers.empty())
     throw RequestError("option --peer: '" + o.peer +
-                       "' is not a peer mtperf speaks (iperf3, sockperf)");
+                       "' is not a peer mtperf speaks (iperf3, sockperf" + foreign_names() + ")");
   if (o.embedded)
     throw RequestError("option --peer: give the " + o.peer + " server's address with -H");
   if (o.testbed || o.placement)
@@ -226,7 +338,14 @@ void check_peer_request(const RunRequest& o) {
                        " runs against -H alone (no --testbed, --adapters)");
   if (!o.client.key.empty())
     throw RequestError("option --peer: " + o.peer + " takes no key (--key-file, MTPERF_KEY)");
-  if (o.peer == "sockperf")
+  if (!speakers.empty() && !foreign)
+    throw RequestError("option --peer: " + o.peer + "'s servers are spoken to by " + speakers);
+  if (o.count > 0 && !foreign)
+    throw RequestError("option --count: only with a peer whose servers count iterations (--peer" +
+                       foreign_names() + "); mtperf's own runs are timed (-l)");
+  if (foreign)
+    check_foreign(o, *foreign);
+  else if (o.peer == "sockperf")
     sockperf::check_request(o.spec);
   else
     iperf3::check_request(o.spec);
@@ -234,7 +353,8 @@ void check_peer_request(const RunRequest& o) {
 
 Report run_with_peer(const RunRequest& o) {
   check_peer_request(o);
-  return o.peer == "sockperf" ? run_sockperf(o) : run_iperf3(o);
+  if (o.peer == "sockperf") return run_sockperf(o);
+  return o.peer == "iperf3" ? run_iperf3(o) : run_foreign(o);
 }
 
 }  // namespace mtperf

@@ -24,6 +24,9 @@ struct RunRequest {
   bool embedded = true;  // no -H: an in-process server on 127.0.0.1
   // --peer NAME: -H runs another tool's server, spoken to in its own protocol (peers/: "iperf3").
   std::string peer;
+  // --count N: with a peer whose servers run a fixed number of iterations (perftest's -n), the
+  // messages (stream) or round trips (rr) to run; 0: not given.
+  uint64_t count = 0;
   IterationRule rule;
   // --adapters/--per-controller/--pin: which adapters carry the flows (-P flows each) and where
   // their workers run. Absent: no placement, the flows go to -H's address.

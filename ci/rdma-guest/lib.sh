@@ -2,7 +2,9 @@
 # Helpers for scripts that run inside the RDMA guest (ci/rdma-guest/guest.sh); sourced by bash.
 #
 #   rdma_cm_wait_listen PORT [SECONDS [PID]]
+#   tcp_wait_listen PORT [SECONDS]
 #   rdma_cm_pair PORT 'SERVER COMMAND' 'CLIENT COMMAND' [SECONDS]
+#   tcp_pair PORT 'SERVER COMMAND' 'CLIENT COMMAND' [SECONDS]
 
 # Waits until an rdma_cm id listens on PORT (default 30 s), of process PID if given (a listener
 # that has just exited can still be listed); 1 if none did.
@@ -13,6 +15,21 @@ rdma_cm_wait_listen() {
     [ $SECONDS -lt $deadline ] || return 1
     sleep 0.2
   done
+}
+
+# Waits until something listens on TCP port PORT (default 30 s): perftest's servers without -R,
+# before their exchange; 1 if nothing did.
+tcp_wait_listen() {
+  local port=$1 deadline=$((SECONDS + ${2:-30}))
+  until ss -Htln "sport = :$port" | grep -q .; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 0.2
+  done
+}
+
+# As rdma_cm_pair, for a server that listens on TCP (perftest without -R).
+tcp_pair() {
+  PAIR_WAIT=tcp_wait_listen rdma_cm_pair "$@"
 }
 
 # The process timeout $1 runs (its child), once it is there.
@@ -28,15 +45,16 @@ server_pid() {
 
 # Runs a server in the background and, once it listens on PORT, its client; prints the client's
 # output. Fails, with the server's output on stderr, when either side fails or outlives SECONDS
-# (default 120). perftest and rping servers exit after one client.
+# (default 120). perftest and rping servers exit after one client. PAIR_WAIT names the function
+# that waits for the listener (default rdma_cm_wait_listen).
 rdma_cm_pair() {
   local port=$1 server=$2 client=$3 limit=${4:-120} slog spid rc=0 src=0
   slog=$(mktemp)
   # exec: the listener is this very process (timeout runs it as its child).
   timeout "$limit" bash -c "exec $server" > "$slog" 2>&1 &
   spid=$!
-  if ! rdma_cm_wait_listen "$port" 30 "$(server_pid "$spid")"; then
-    echo "no rdma_cm listener on port $port after 30 s: $server" >&2
+  if ! "${PAIR_WAIT:-rdma_cm_wait_listen}" "$port" 30 "$(server_pid "$spid")"; then
+    echo "no listener on port $port after 30 s: $server" >&2
     kill "$spid" 2>/dev/null
     wait "$spid"
     cat "$slog" >&2

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
+#include "transports/api/registry.hpp"
 
 using namespace mtperf;
 using namespace mtperf::cli;
@@ -265,4 +266,46 @@ TEST_CASE("a key on the command line is refused, saying how to give one", "[opti
   CHECK(serve_command({"--key", "secret"}) == 2);
   CHECK(fleet_command({"--key", "secret", "--insecure"}) == 2);
   CHECK(run_command({"--key", "secret"}) == 2);
+}
+
+// --peer perftest: the transport that speaks it runs the test itself; everything it cannot do is
+// refused before anything connects, naming what it can do.
+TEST_CASE("--peer perftest and --count are checked before anything connects", "[options][peer]") {
+  CHECK_THROWS_WITH(parse({"--count", "10", "-H", "h"}), Catch::Contains("option --count: only"));
+  CHECK_THROWS_WITH(parse({"--peer", "iperf3", "--count", "10", "-H", "h"}),
+                    Catch::Contains("option --count: only"));
+  CHECK_THROWS_WITH(parse({"--peer", "perftest", "--count", "0", "-H", "h"}),
+                    Catch::Contains("option --count: expected 1"));
+  bool rdma = false;  // compiled in wherever rdma-core's headers are (CI's builds)
+  for (const TransportEntry& e : transports())
+    rdma = rdma || e.foreign != nullptr;
+  if (!rdma) {
+    WARN("no transport here speaks perftest: the rest is not checked");
+    return;
+  }
+  CHECK_THROWS_WITH(parse({"--peer", "perftest", "-H", "h"}),
+                    Catch::Contains("perftest's servers are spoken to by -T rdma"));
+  const std::vector<std::string> base = {"--peer", "perftest", "-T", "rdma", "-H", "h"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  CHECK_NOTHROW(parse(with({"-w", "stream", "-O", "verb=write", "--count", "5"})));
+  CHECK_NOTHROW(parse(with({"-w", "maerts", "-O", "verb=read"})));
+  CHECK_NOTHROW(parse(with({"-w", "rr", "-r", "64"})));
+  CHECK_THROWS_WITH(parse(with({"-w", "crr"})), Catch::Contains("workload crr has no program"));
+  CHECK_THROWS_WITH(parse(with({"-w", "bidir"})), Catch::Contains("workload bidir"));
+  CHECK_THROWS_WITH(parse(with({"-O", "verb=read"})), Catch::Contains("-w maerts -O verb=read"));
+  CHECK_THROWS_WITH(parse(with({"-w", "maerts"})), Catch::Contains("-w stream"));
+  CHECK_THROWS_WITH(parse(with({"-O", "verb=write_imm"})), Catch::Contains("no program for it"));
+  CHECK_THROWS_WITH(parse(with({"-w", "rr", "-O", "verb=read"})),
+                    Catch::Contains("ib_send_lat (verb=send) or ib_write_lat"));
+  CHECK_THROWS_WITH(parse(with({"-O", "srq=on"})), Catch::Contains("option -O srq: not read"));
+  CHECK_THROWS_WITH(parse(with({"-O", "connect=cm"})), Catch::Contains("connect=oob"));
+  CHECK_THROWS_WITH(parse(with({"-P", "2"})), Catch::Contains("one flow (-P 1)"));
+  CHECK_THROWS_WITH(parse(with({"-w", "rr", "-r", "64,128"})), Catch::Contains("one size both"));
+  CHECK_THROWS_WITH(parse(with({"-i", "3"})), Catch::Contains("(-i 1)"));
+  CHECK_THROWS_WITH(parse(with({"--count", "2000000000"})),
+                    Catch::Contains("outside 1..1,000,000,000"));
 }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "peers/perftest/protocol.hpp"
+#include "verbs/perftest_wire.hpp"
 
 using namespace mtperf::perftest;
 

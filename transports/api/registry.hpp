@@ -14,6 +14,7 @@
 
 #include "platform/typed_options.hpp"
 #include "transports/api/endpoint.hpp"
+#include "transports/api/foreign_peer.hpp"
 #include "transports/api/line.hpp"
 #include "transports/api/transport.hpp"
 #include "transports/api/transport_list.hpp"  // generated: kDefaultTransport
@@ -72,6 +73,9 @@ struct TransportEntry {
   // builds or finds that line and carries the family's own commands; nullptr for the others.
   // Transports of one family (clip and lane over the emulated ATM line) share one hook.
   const LineHook* line = nullptr;
+  // A transport that runs tests against another tool's servers itself (foreign_peer.hpp:
+  // `run --peer perftest -T rdma`); nullptr for the others.
+  const ForeignPeerHook* foreign = nullptr;
   Caps caps;
   std::vector<OptionInfo> (*options)() = nullptr;
   ProbeResult (*probe)(const std::string& root) = nullptr;  // root: "/" or a fixture tree

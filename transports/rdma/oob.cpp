@@ -18,6 +18,7 @@
 #include "transports/rdma/setup.hpp"
 #include "verbs/cm.hpp"
 #include "verbs/oob_qp.hpp"
+#include "verbs/tcp_exact.hpp"
 
 namespace mtperf::rdma {
 
@@ -27,79 +28,12 @@ std::string flow_name(const FlowSetup& s) {
   return "flow " + std::to_string(s.flow);
 }
 
-// A descriptor closed when it goes out of scope, unless released.
-struct Fd {
-  int fd = -1;
-  Fd() = default;
-  explicit Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  int release() {
-    int f = fd;
-    fd = -1;
-    return f;
-  }
-};
-
 int tcp_socket(int family, const std::string& what) {
   int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) throw_errno(what + ": socket", errno);
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
-}
-
-// Waits for `events` on fd until the deadline; false when it did not come.
-bool wait_for(int fd, short events, int64_t deadline_ns) {
-  for (;;) {
-    int ms = ms_until(deadline_ns);
-    pollfd p{fd, events, 0};
-    int rc = ::poll(&p, 1, ms);
-    if (rc > 0) return true;
-    if (rc == 0 || (rc < 0 && errno != EINTR)) return false;
-  }
-}
-
-void send_exact(int fd, const uint8_t* data, size_t n, int64_t deadline_ns,
-                const std::string& what) {
-  size_t done = 0;
-  while (done < n) {
-    ssize_t w = ::send(fd, data + done, n - done, MSG_NOSIGNAL);
-    if (w > 0) {
-      done += size_t(w);
-      continue;
-    }
-    if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-      throw_errno(what, errno);
-    }
-    if (!wait_for(fd, POLLOUT, deadline_ns)) throw std::runtime_error(what + ": not sent in time");
-  }
-}
-
-// "" when n bytes came; otherwise what happened (the peer closed after k bytes, nothing by the
-// deadline, an error).
-std::string recv_exact(int fd, uint8_t* data, size_t n, int64_t deadline_ns) {
-  size_t done = 0;
-  while (done < n) {
-    ssize_t r = ::recv(fd, data + done, n - done, 0);
-    if (r > 0) {
-      done += size_t(r);
-      continue;
-    }
-    if (r == 0) {
-      return "the peer closed the connection after " + std::to_string(done) + " of " +
-             std::to_string(n) + " bytes";
-    }
-    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return std::strerror(errno);
-    if (!wait_for(fd, POLLIN, deadline_ns)) {
-      return "nothing more by the deadline (" + std::to_string(done) + " of " + std::to_string(n) +
-             " bytes)";
-    }
-  }
-  return "";
 }
 
 SockAddr local_address(int fd) {

@@ -11,6 +11,7 @@
 #include "transports/api/engine_host.hpp"
 #include "transports/rdma/engine.hpp"
 #include "transports/rdma/oob.hpp"
+#include "transports/rdma/perftest_peer.hpp"
 #include "transports/rdma/register.hpp"
 #include "transports/rdma/settings.hpp"
 #include "transports/rdma/setup.hpp"
@@ -281,6 +282,7 @@ ProbeResult rdma_probe_entry(const std::string& root) {
 
 const TransportEntry& rdma_transport_entry() {
   static const TransportEntry entry{
+      .foreign = &rdma::perftest_hook(),
       .caps = rdma::rdma_caps(rdma::RdmaSettings{}),
       .options = rdma::rdma_options,
       .probe = rdma::rdma_probe_entry,

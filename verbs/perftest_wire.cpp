@@ -1,4 +1,4 @@
-#include "peers/perftest/protocol.hpp"
+#include "verbs/perftest_wire.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -369,6 +369,11 @@ void ClientExchange::proceed() {
                         " step");
   }
   ++at_;
+  prepare();
+}
+
+void ClientExchange::set_report(const BwReport& r) {
+  cfg_.report = r;
   prepare();
 }
 

@@ -23,7 +23,8 @@
 //   close (ctx_close_connection): the keys again, then "done\0" (5 bytes) each way, unread
 //
 // Nothing here touches a socket or a device: bytes in, bytes out, every field bounded, errors
-// thrown as ProtocolError naming the field and quoting what the peer sent.
+// thrown as ProtocolError naming the field and quoting what the peer sent. perftest_run.hpp
+// drives it over a TCP socket and one queue pair.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -155,6 +156,8 @@ class ClientExchange {
   void take(std::span<const uint8_t> answer);
   // Past rts or data (the caller did its part).
   void proceed();
+  // Ours for the report steps (write_bw, read_bw): what the data phase measured.
+  void set_report(const BwReport& r);
 
   // What was agreed (valid once past the step that sets it).
   uint32_t peer_version() const { return peer_version_; }
