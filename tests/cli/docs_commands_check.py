@@ -114,6 +114,12 @@ def table():
             (cmd("run", "-T", "uring", "-w", "rr", "-P", "100", "--threads", "2", *SHORT), 0,
              rr_text, [])],
         "mtperf run -T rdma -H host -w stream -O verb=write": RDMA,
+        # docs/interop.md, perftest: run in the soft-RoCE guest by rdma_guest/perftest instead.
+        "mtperf run -T rdma --peer perftest -H SERVER -w stream -O verb=send -m 64K --count 1000":
+            RDMA,
+        "mtperf run -T rdma --peer perftest -H SERVER -w maerts -O verb=read -m 64K --count 1000":
+            RDMA,
+        "mtperf run -T rdma --peer perftest -H SERVER -w rr -O verb=write -r 64 --count 1000": RDMA,
         "mtperf run -T clip -w stream --atm-rate oc3": [
             (cmd("run", "-T", "clip", "-w", "stream", "--atm-rate", "oc3", *SHORT), 0, stream_text,
              [])],
