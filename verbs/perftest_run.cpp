@@ -26,7 +26,7 @@ using Step = ClientExchange::Step;
 constexpr uint32_t kCycleBuffer = 4096;  // our page, as perftest sends its own
 constexpr uint32_t kLatRecvs = 16;       // send_lat: receives kept posted
 constexpr uint32_t kLatSends = 64;       // latency programs: send-queue entries
-constexpr uint8_t kMaxOutReads = 16;     // READs in flight at most (perftest's Hermon figure)
+constexpr int kMaxOutReads = 255;        // READs in flight at most: a QP attribute's byte
 // perftest's inline defaults for RC (DEF_INLINE_SEND_RC_UC, DEF_INLINE_WRITE).
 constexpr uint32_t kInlineSend = 236, kInlineWrite = 220;
 
@@ -122,6 +122,7 @@ void make_objects(Objects& o, int fd, const std::string& name, const PerftestAsk
 perftest::Keys our_keys(const Objects& o) {
   perftest::Keys k;
   k.lid = o.port.lid;
+  // What the device answers at once, as perftest advertises it (128 on soft-RoCE).
   k.out_reads = uint16_t(std::clamp<int>(o.attr.max_qp_rd_atom, 1, kMaxOutReads));
   k.qpn = o.qp->qp_num;
   k.psn = std::random_device{}() & 0xffffff;
@@ -135,19 +136,21 @@ perftest::Keys our_keys(const Objects& o) {
 void bring_up(Objects& o, const ClientExchange& ex, const perftest::Keys& mine,
               const PerftestAsk& a) {
   const perftest::Keys& peer = ex.peer_keys();
-  auto qp_of = [&](const perftest::Keys& k) {
+  auto qp_of = [&](const perftest::Keys& k, int initiator) {
     OobQp q;
     q.qpn = k.qpn;
     q.psn = k.psn;
     q.lid = k.lid;
     q.link = o.port.link;
     q.mtu = ex.mtu();
-    uint8_t d = uint8_t(std::clamp<int>(k.out_reads, 1, kMaxOutReads));
-    q.depths = {d, d};
+    q.depths = {uint8_t(std::clamp<int>(k.out_reads, 1, kMaxOutReads)),
+                uint8_t(std::clamp<int>(initiator, 1, kMaxOutReads))};
     q.gid = k.gid;
     return q;
   };
-  oob_rtr_rts(o.v, o.qp, o.port, qp_of(mine), qp_of(peer), a.settings);
+  // READs in flight: as many as perftest answers at once, within what our device issues.
+  oob_rtr_rts(o.v, o.qp, o.port, qp_of(mine, o.attr.max_qp_init_rd_atom),
+              qp_of(peer, peer.out_reads), a.settings);
 }
 
 // One step of the exchange that moves bytes: ours out, perftest's answer in and checked.
