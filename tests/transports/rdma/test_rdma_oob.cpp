@@ -11,13 +11,13 @@
 
 #include <array>
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <thread>
 
 #include "tests/transports/rdma/fake_flows.hpp"
 #include "tests/transports/rdma/fake_verbs.hpp"
+#include "tests/transports/rdma/tcp_peer.hpp"
 #include "transports/rdma/engine.hpp"
 #include "transports/rdma/oob.hpp"
 #include "transports/rdma/setup.hpp"
@@ -28,15 +28,6 @@ using namespace mtperf::rdma;
 using namespace mtperf::rdma::test;
 
 namespace {
-
-int open_fds() {
-  int n = 0;
-  for (auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
-    (void)e;
-    ++n;
-  }
-  return n;
-}
 
 // The hello a well-behaved peer of flow `s` sends.
 OobHello peer_hello(const FlowSetup& s, Verb v) {
@@ -60,48 +51,6 @@ std::vector<uint8_t> encoded(const OobHello& h) {
   encode_oob(h, b.data());
   return b;
 }
-
-bool read_n(int fd, uint8_t* p, size_t n) {
-  size_t done = 0;
-  while (done < n) {
-    pollfd q{fd, POLLIN, 0};
-    if (::poll(&q, 1, 2000) <= 0) return false;
-    ssize_t r = ::recv(fd, p + done, n - done, 0);
-    if (r <= 0) return false;
-    done += size_t(r);
-  }
-  return true;
-}
-
-// A TCP server on 127.0.0.1 whose one connection a thread serves with `script`.
-struct ScriptedServer {
-  int lfd = -1;
-  uint16_t port = 0;
-  std::thread t;
-  explicit ScriptedServer(std::function<void(int)> script) {
-    lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(lfd, 1) == 0);
-    socklen_t len = sizeof a;
-    getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
-    t = std::thread([this, script] {
-      pollfd q{lfd, POLLIN, 0};
-      if (::poll(&q, 1, 3000) <= 0) return;
-      int fd = ::accept(lfd, nullptr, nullptr);
-      if (fd < 0) return;
-      script(fd);
-      ::close(fd);
-    });
-  }
-  ~ScriptedServer() {
-    t.join();
-    ::close(lfd);
-  }
-};
 
 // A client thread that connects to 127.0.0.1:port and runs `script`.
 struct ScriptedClient {

@@ -5,19 +5,17 @@
 // nothing left alive: no QP, MR, CQ, PD or descriptor.
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tests/transports/rdma/fake_verbs.hpp"
+#include "tests/transports/rdma/tcp_peer.hpp"
 #include "verbs/perftest_run.hpp"
 #include "verbs/perftest_wire.hpp"
 #include "verbs/tcp_exact.hpp"
@@ -28,27 +26,6 @@ using namespace mtperf::rdma::test;
 namespace pt = mtperf::perftest;
 
 namespace {
-
-int open_fds() {
-  int n = 0;
-  for (auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
-    (void)e;
-    ++n;
-  }
-  return n;
-}
-
-bool read_n(int fd, uint8_t* p, size_t n) {
-  size_t done = 0;
-  while (done < n) {
-    pollfd q{fd, POLLIN, 0};
-    if (::poll(&q, 1, 3000) <= 0) return false;
-    ssize_t r = ::recv(fd, p + done, n - done, 0);
-    if (r <= 0) return false;
-    done += size_t(r);
-  }
-  return true;
-}
 
 // What the server sends at each of its answers, in order: perftest 4.5's own messages.
 std::vector<std::vector<uint8_t>> server_answers(size_t barriers) {
@@ -72,44 +49,23 @@ std::vector<std::vector<uint8_t>> server_answers(size_t barriers) {
   return a;
 }
 
-// perftest's server on 127.0.0.1: for each answer, reads the client's message of the same size
-// and writes the answer; `cut` bytes of answer `at` and then it closes (SIZE_MAX: all of them,
-// then it waits for the client to go).
-struct PerftestServer {
-  int lfd = -1;
-  uint16_t port = 0;
-  std::thread t;
-  PerftestServer(std::vector<std::vector<uint8_t>> answers, size_t at, size_t cut) {
-    lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(lfd, 1) == 0);
-    socklen_t len = sizeof a;
-    getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
-    t = std::thread([this, answers, at, cut] {
-      pollfd q{lfd, POLLIN, 0};
-      if (::poll(&q, 1, 3000) <= 0) return;
-      int fd = ::accept(lfd, nullptr, nullptr);
-      for (size_t i = 0; fd >= 0 && i < answers.size(); ++i) {
-        std::vector<uint8_t> in(answers[i].size());
-        if (!read_n(fd, in.data(), in.size())) break;
-        size_t n = i == at ? std::min(cut, answers[i].size()) : answers[i].size();
-        ::send(fd, answers[i].data(), n, MSG_NOSIGNAL);
-        if (i == at) break;
-      }
-      uint8_t x;
-      if (fd >= 0 && at == SIZE_MAX) read_n(fd, &x, 1);  // until the client closes
-      if (fd >= 0) ::close(fd);
-    });
-  }
-  ~PerftestServer() {
-    t.join();
-    ::close(lfd);
-  }
-};
+// perftest's server's side of the exchange: for each answer, reads the client's message of the
+// same size and writes the answer; `cut` bytes of answer `at` and then it closes (SIZE_MAX: all
+// of them, then it waits for the client to go).
+std::function<void(int)> perftest_server(std::vector<std::vector<uint8_t>> answers, size_t at,
+                                         size_t cut) {
+  return [answers, at, cut](int fd) {
+    for (size_t i = 0; i < answers.size(); ++i) {
+      std::vector<uint8_t> in(answers[i].size());
+      if (!read_n(fd, in.data(), in.size())) return;
+      size_t n = i == at ? std::min(cut, answers[i].size()) : answers[i].size();
+      ::send(fd, answers[i].data(), n, MSG_NOSIGNAL);
+      if (i == at) return;
+    }
+    uint8_t x;
+    read_n(fd, &x, 1);  // until the client closes
+  };
+}
 
 int connect_to(uint16_t port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -182,7 +138,7 @@ TEST_CASE("perftest client: every failure names its cause and leaves nothing beh
     expect = "stopped answering: 0 of 10";  // FakeVerbs completes nothing
   }
   {
-    PerftestServer server(answers, at, cut);
+    ScriptedServer server(perftest_server(answers, at, cut));
     Fd fd(connect_to(server.port));
     try {
       run_perftest(f, fd.fd, "perftest at 127.0.0.1", a);
@@ -205,7 +161,7 @@ TEST_CASE("perftest client: the queue pair is brought up from perftest's keys", 
   a.iters = 3;
   a.timeout_ns = 300'000'000;
   {
-    PerftestServer server(server_answers(2), SIZE_MAX, 0);
+    ScriptedServer server(perftest_server(server_answers(2), SIZE_MAX, 0));
     Fd fd(connect_to(server.port));
     CHECK_THROWS_WITH(run_perftest(f, fd.fd, "perftest at 127.0.0.1", a),
                       Catch::Contains("stopped answering"));
