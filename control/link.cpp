@@ -1,8 +1,10 @@
 #include "control/link.hpp"
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/params.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -32,14 +34,36 @@ void hmac_raw(const void* key, size_t key_len, const std::string& data, unsigned
     throw std::runtime_error("HMAC-SHA256 failed in OpenSSL");
 }
 
-// The trailer of frame (header | body) number seq under key.
-void trailer(const std::array<unsigned char, 32>& key, uint64_t seq, const std::string& frame,
-             unsigned char* out) {
-  std::string data(8, '\0');
+[[noreturn]] void mac_failed() {
+  throw std::runtime_error("HMAC-SHA256 failed in OpenSSL");
+}
+
+// An HMAC-SHA256 context keyed with `key`.
+EVP_MAC_CTX* keyed_mac(const std::array<unsigned char, 32>& key) {
+  static EVP_MAC* const hmac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  if (hmac == nullptr) mac_failed();
+  EVP_MAC_CTX* c = EVP_MAC_CTX_new(hmac);
+  char digest[] = "SHA256";
+  const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+                               OSSL_PARAM_construct_end()};
+  if (c == nullptr || EVP_MAC_init(c, key.data(), key.size(), params) != 1) {
+    EVP_MAC_CTX_free(c);
+    mac_failed();
+  }
+  return c;
+}
+
+// The trailer of frame (header | body) number seq under the direction's keyed context.
+void trailer(EVP_MAC_CTX* mac, uint64_t seq, std::string_view frame, unsigned char* out) {
+  unsigned char count[8];
   for (int i = 0; i < 8; ++i)
-    data[size_t(i)] = char((seq >> (56 - 8 * i)) & 0xff);
-  data += frame;
-  hmac_raw(key.data(), key.size(), data, out);
+    count[i] = (unsigned char)((seq >> (56 - 8 * i)) & 0xff);
+  size_t len = 0;
+  if (EVP_MAC_init(mac, nullptr, 0, nullptr) != 1 || EVP_MAC_update(mac, count, 8) != 1 ||
+      EVP_MAC_update(mac, reinterpret_cast<const unsigned char*>(frame.data()), frame.size()) !=
+          1 ||
+      EVP_MAC_final(mac, out, &len, kTrailerBytes) != 1 || len != kTrailerBytes)
+    mac_failed();
 }
 
 }  // namespace
@@ -62,6 +86,12 @@ std::string nonce_field(const nlohmann::json& body, const char* field, const std
   return it->get<std::string>();
 }
 
+void Link::MacFree::operator()(EVP_MAC_CTX* c) const {
+  EVP_MAC_CTX_free(c);
+}
+
+Link::~Link() = default;
+
 void Link::seal(std::string_view key, bool initiator, std::string_view nonce_init,
                 std::string_view nonce_resp) {
   std::array<unsigned char, 32> init_key{}, resp_key{};
@@ -69,8 +99,10 @@ void Link::seal(std::string_view key, bool initiator, std::string_view nonce_ini
            init_key.data());
   hmac_raw(key.data(), key.size(), labelled("mtperf seal", "responder", nonce_init, nonce_resp),
            resp_key.data());
-  send_key_ = initiator ? init_key : resp_key;
-  recv_key_ = initiator ? resp_key : init_key;
+  send_mac_.reset(keyed_mac(initiator ? init_key : resp_key));
+  recv_mac_.reset(keyed_mac(initiator ? resp_key : init_key));
+  OPENSSL_cleanse(init_key.data(), init_key.size());
+  OPENSSL_cleanse(resp_key.data(), resp_key.size());
   send_seq_ = recv_seq_ = 0;
   sealed_ = true;
 }
@@ -83,7 +115,7 @@ void Link::send_frame(std::string frame, int64_t deadline_ns) {
   std::lock_guard lock(send_mu_);
   if (sealed_) {
     unsigned char t[kTrailerBytes];
-    trailer(send_key_, send_seq_++, frame, t);
+    trailer(send_mac_.get(), send_seq_++, frame, t);
     frame.append(reinterpret_cast<const char*>(t), sizeof t);
   }
   write_all_until(fd_, frame.data(), frame.size(), deadline_ns);
@@ -140,7 +172,7 @@ Message Link::finish(std::string& frame, const unsigned char* got) {
   const std::string_view body(frame.data() + kHeaderBytes, frame.size() - kHeaderBytes);
   if (!sealed_) return decode(type, body);
   unsigned char want[kTrailerBytes];
-  trailer(recv_key_, recv_seq_, frame, want);
+  trailer(recv_mac_.get(), recv_seq_, frame, want);
   if (CRYPTO_memcmp(got, want, kTrailerBytes) != 0) {
     std::string what = "control: a " + std::string(to_string(type)) +
                        " frame failed its integrity check (modified, replayed, reordered or "

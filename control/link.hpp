@@ -21,9 +21,12 @@
 // ROLE "server" (control) or "coordinator" (fleet): the responder's proof, in WELCOME.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+
+#include <openssl/types.h>
 
 #include "control/protocol.hpp"
 
@@ -33,6 +36,7 @@ class Link {
  public:
   Link() = default;
   explicit Link(int fd) : fd_(fd) {}
+  ~Link();
   int fd() const { return fd_; }
   void set_fd(int fd) { fd_ = fd; }
   bool sealed() const { return sealed_; }
@@ -56,9 +60,16 @@ class Link {
  private:
   Message finish(std::string& frame, const unsigned char* got);
 
+  // Each direction's HMAC-SHA256, keyed once at seal(): a frame's trailer re-initialises it
+  // (the key kept) instead of setting up a MAC per frame.
+  struct MacFree {
+    void operator()(EVP_MAC_CTX* c) const;
+  };
+  using Mac = std::unique_ptr<EVP_MAC_CTX, MacFree>;
+
   int fd_ = -1;
   bool sealed_ = false;
-  std::array<unsigned char, 32> send_key_{}, recv_key_{};
+  Mac send_mac_, recv_mac_;
   uint64_t send_seq_ = 0, recv_seq_ = 0;
   std::mutex send_mu_;
   std::string partial_;  // try_recv(): the frame so far

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -60,6 +61,48 @@ TEST_CASE("sealed frames go both ways, in order", "[link]") {
     CHECK(recv_message(b, 1024, kMs).body.at("n") == i);
     send_message(b, clock(10 + i), kMs);
     CHECK(recv_message(a, 1024, kMs).body.at("n") == 10 + i);
+  }
+}
+
+namespace {
+
+std::string unhex(const std::string& hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    out += char(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return out;
+}
+
+std::string labelled(const char* tag, const char* label) {
+  std::string out = tag;
+  for (const std::string& part : {std::string(label), kA, kB})
+    out += '\0' + part;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a sealed frame's trailer is HMAC-SHA256(K_dir, seq | frame), as link.hpp draws it",
+          "[link]") {
+  Pair p;
+  Link a(p.fd[0]), b(p.fd[1]);
+  a.seal(kKey, true, kA, kB);
+  b.seal(kKey, false, kA, kB);
+  const std::string init = unhex(hmac_sha256_hex(kKey, labelled("mtperf seal", "initiator")));
+  const std::string resp = unhex(hmac_sha256_hex(kKey, labelled("mtperf seal", "responder")));
+  for (uint64_t seq = 0; seq < 3; ++seq) {
+    std::string count(8, '\0');
+    count[7] = char(seq);
+    const Message m = clock(int(seq));
+    const std::string frame = encode(m);
+    const std::string from_a = sealed_bytes(a, p, 1, m);
+    CHECK(from_a == frame + unhex(hmac_sha256_hex(init, count + frame)));
+    p.put(0, from_a);
+    CHECK(recv_message(b, 1024, kMs).body.at("n") == int(seq));
+    const std::string from_b = sealed_bytes(b, p, 0, m);
+    CHECK(from_b == frame + unhex(hmac_sha256_hex(resp, count + frame)));
+    p.put(1, from_b);
+    CHECK(recv_message(a, 1024, kMs).body.at("n") == int(seq));
   }
 }
 
