@@ -60,15 +60,20 @@ std::string_view to_string(MsgType t) {
 }
 
 std::string encode(const Message& m) {
-  std::string body = m.body.dump();
+  return encode(m.type, m.body.dump());
+}
+
+std::string encode(MsgType type, std::string_view body) {
   std::string out(kHeaderBytes, '\0');
+  out.reserve(kHeaderBytes + body.size() + 32);  // and a sealed frame's trailer
   std::memcpy(out.data(), "MTPF", 4);
   out[4] = char(kVersion);
-  out[5] = char(m.type);
+  out[5] = char(type);
   uint32_t len = uint32_t(body.size());
   for (int i = 0; i < 4; ++i)
     out[8 + i] = char((len >> (24 - 8 * i)) & 0xff);
-  return out + body;
+  out += body;
+  return out;
 }
 
 void decode_header(const uint8_t* h, MsgType& type, uint32_t& length, uint32_t max_body) {

@@ -88,6 +88,8 @@ struct ProtocolError : std::runtime_error {
 };
 
 std::string encode(const Message& m);
+// The same frame from a body already dumped (JSON text, as Message::body.dump() makes it).
+std::string encode(MsgType type, std::string_view body);
 // Parses a frame header; throws ProtocolError naming the bad magic, version, type or length.
 void decode_header(const uint8_t* h, MsgType& type, uint32_t& length, uint32_t max_body);
 Message decode(MsgType type, std::string_view body);

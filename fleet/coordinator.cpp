@@ -426,11 +426,23 @@ struct Coordinator::Impl {
     return opts.pattern == "within-group" ? within_groups(index.of) : across_groups(index.of);
   }
 
-  // One encoding, sent to every live rank (sealed per connection).
+  // Each member's entry of a ROSTER's peers, dumped once: [rank,"host:port"]; "" for a rank
+  // that never joined.
+  std::vector<std::string> peer_entries() const {
+    std::vector<std::string> entry(opts.size);
+    for (uint32_t r = 0; r < opts.size; ++r) {
+      const Member& m = doc.roster[r];
+      if (m.joined) entry[r] = json::array({r, join_host_port(m.address, m.port)}).dump();
+    }
+    return entry;
+  }
+
   // What each rank needs of the roster: the servers of the ranks the plan has it test against
   // (its peers, both directions where the plan runs them), the only servers a ROUND may send it
   // to; no other rank's address, so a sparse plan (shift, rail, within-group) sends each rank a
-  // few entries, not the fleet's. The members' other facts stay in the document.
+  // few entries, not the fleet's. The members' other facts stay in the document. Each body is
+  // assembled from the entries' text as dump() writes {size, peers, pattern, steps, wait_ms}
+  // (keys in order): all-pairs at 4,096 ranks is 4,095 entries a rank.
   void send_rosters(size_t steps, int wait_ms) {
     std::vector<std::vector<uint32_t>> peers(opts.size);
     for (const Round& round : doc.plan.rounds) {
@@ -440,22 +452,51 @@ struct Coordinator::Impl {
         if (doc.plan.both_directions) peers[p.dst].push_back(p.src);
       }
     }
+    const std::vector<std::string> entry = peer_entries();
+    const std::string head = "{\"pattern\":" + json(doc.plan.pattern).dump() + ",\"peers\":[";
+    const std::string tail = "],\"size\":" + std::to_string(opts.size) +
+                             ",\"steps\":" + std::to_string(steps) +
+                             ",\"wait_ms\":" + std::to_string(wait_ms) + "}";
     for (uint32_t r = 0; r < opts.size; ++r) {
       if (!live(r)) continue;
       std::sort(peers[r].begin(), peers[r].end());
       peers[r].erase(std::unique(peers[r].begin(), peers[r].end()), peers[r].end());
-      json list = json::array();
+      std::string body = head;
       for (uint32_t dst : peers[r]) {
-        const Member& m = doc.roster[dst];
-        if (m.joined && m.lost.empty()) list.push_back({dst, join_host_port(m.address, m.port)});
+        if (entry[dst].empty() || !doc.roster[dst].lost.empty()) continue;
+        if (body.size() > head.size()) body += ',';
+        body += entry[dst];
       }
-      const json body = {{"size", opts.size},
-                         {"peers", std::move(list)},
-                         {"pattern", doc.plan.pattern},
-                         {"steps", steps},
-                         {"wait_ms", wait_ms}};
+      body += tail;
       try {
-        control::send_message(*conns[r].link, {MsgType::roster, body}, kHandshakeTimeoutMs);
+        conns[r].link->send_frame(control::encode(MsgType::roster, body),
+                                  control::deadline_in(kHandshakeTimeoutMs));
+      } catch (const std::exception& e) {
+        lose(r, e.what());
+      }
+      std::vector<uint32_t>().swap(peers[r]);
+    }
+  }
+
+  // ROUND to every live rank, as fast as one thread sends: each rank's runs dumped once, the
+  // body assembled as text (what dump() makes of {step, start_ns, runs}: keys in order), sealed
+  // per connection. The frames are a few hundred bytes into a send buffer the rank emptied
+  // (it answered the previous step): the sends do not wait.
+  void send_rounds(const std::vector<json>& runs, int64_t start, uint32_t step_no,
+                   std::vector<bool>& waiting) {
+    const std::string step_tail = ",\"step\":" + std::to_string(step_no) + "}";
+    std::string body;
+    for (uint32_t r = 0; r < opts.size; ++r) {
+      if (!live(r)) continue;
+      body = "{\"runs\":";
+      body += runs[r].is_null() ? "[]" : runs[r].dump();
+      body += ",\"start_ns\":";
+      body += std::to_string(start + conns[r].offset_ns);
+      body += step_tail;
+      try {
+        conns[r].link->send_frame(control::encode(MsgType::round, body),
+                                  control::deadline_in(kHandshakeTimeoutMs));
+        waiting[r] = true;
       } catch (const std::exception& e) {
         lose(r, e.what());
       }
@@ -465,7 +506,7 @@ struct Coordinator::Impl {
   // Sends ROUND, waits for every live rank's RESULTS; the step's results, in the step's order.
   std::vector<PairResult> run_step(const Step& s, uint32_t step_no) {
     std::vector<PairResult> out(s.pairs.size());
-    std::vector<json> runs(opts.size, json::array());
+    std::vector<json> runs(opts.size);  // null: no run
     for (size_t i = 0; i < s.pairs.size(); ++i) {
       PairResult& r = out[i];
       r.step = step_no;
@@ -489,16 +530,7 @@ struct Coordinator::Impl {
       if (c.link) max_rtt = std::max(max_rtt, c.rtt_ns);
     const int64_t start = realtime_ns() + int64_t(opts.start_delay_ms) * 1000000 + 4 * max_rtt;
     std::vector<bool> waiting(opts.size, false);
-    for (uint32_t r = 0; r < opts.size; ++r) {
-      if (!live(r)) continue;
-      json body = {{"step", step_no}, {"start_ns", start + conns[r].offset_ns}, {"runs", runs[r]}};
-      try {
-        control::send_message(*conns[r].link, {MsgType::round, body}, kHandshakeTimeoutMs);
-        waiting[r] = true;
-      } catch (const std::exception& e) {
-        lose(r, e.what());
-      }
-    }
+    send_rounds(runs, start, step_no, waiting);
     const int64_t deadline = control::deadline_in(opts.start_delay_ms + opts.pair_timeout_ms);
     // When each run's data began, on its rank's clock: put on ours after the step, with offsets
     // measured then, apart from those the start was planned with.
