@@ -681,6 +681,10 @@ struct Coordinator::Impl {
     for (const Step& s : steps) {
       if (stop || must_end()) break;
       for (PairResult& r : run_step(s, step_no++)) {
+        if (!opts.keep_results) {
+          if (opts.on_result) opts.on_result(doc, r);
+          continue;
+        }
         doc.results.push_back(std::move(r));
         if (opts.on_result) opts.on_result(doc, doc.results.back());
       }

@@ -50,6 +50,10 @@ struct CoordinatorOptions {
   // Each pair's result as soon as its step's RESULTS are in (a retest's too, with its tries),
   // from the coordinator's thread: --results-log writes it out (fleet/results_log.hpp).
   std::function<void(const FleetDoc&, const PairResult&)> on_result;
+  // false: the results go to on_result alone, none into the document (a fleet whose results
+  // would not fit in memory: all-pairs at 4,096 ranks is 16.8 million; they stream to a results
+  // log and a figure to a FigureMatrix, fleet/figure_matrix.hpp). --retest has none to run then.
+  bool keep_results = true;
 };
 
 class Coordinator {
