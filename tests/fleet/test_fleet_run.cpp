@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "control/protocol.hpp"
 #include "fleet/checks.hpp"
 #include "fleet/coordinator.hpp"
+#include "fleet/figure_matrix.hpp"
 #include "fleet/line.hpp"
 #include "fleet/member.hpp"
 #include "fleet/net.hpp"
@@ -347,6 +349,64 @@ TEST_CASE("--results-log: a line per pair as its step ends, a retest's try too",
   CHECK(lines[2]["tries"] == 2);  // the retest's try, the document's last word on that pair
   for (const auto& j : lines)
     CHECK(pair_result_from_json(j, "line").ok);
+}
+
+TEST_CASE("keep_results off: every result to on_result, none in the document; a figure matrix",
+          "[fleet][run]") {
+  RunRequest r = short_stream();
+  CoordinatorOptions co = coordinator_options(3, r);
+  co.keep_results = false;
+  FigureMatrix m(3, "throughput");
+  std::vector<Pair> seen;
+  co.on_result = [&](const FleetDoc& d, const PairResult& p) {
+    CHECK(d.results.empty());
+    seen.push_back(p.pair);
+    m.take(p);
+  };
+  Coordinator c(co);
+  Members members(3);
+  for (uint32_t i = 0; i < 3; ++i)
+    members.start(i, member_options(i, 3, c.port(), r));
+  FleetDoc d = c.run();
+  members.join();
+  CHECK(d.complete);
+  CHECK(d.results.empty());
+  CHECK(seen.size() == 6);  // every ordered pair of 3 ranks
+  CHECK(m.filled() == 6);
+  for (uint32_t a = 0; a < 3; ++a) {
+    CHECK(std::isnan(m.at(a, a)));
+    for (uint32_t b = 0; b < 3; ++b)
+      if (a != b) CHECK(m.at(a, b) > 0);
+  }
+}
+
+TEST_CASE("a figure matrix: NaN until a figure comes; a failed retry empties the cell again",
+          "[fleet][run]") {
+  FigureMatrix m(4, "throughput");
+  CHECK(m.bytes() == 64);
+  CHECK(m.filled() == 0);
+  PairResult p;
+  p.pair = {1, 2};
+  p.ok = true;
+  p.throughput_bps = 9e9;
+  m.take(p);
+  CHECK(m.at(1, 2) == 9e9f);
+  CHECK(std::isnan(m.at(2, 1)));
+  CHECK(m.filled() == 1);
+  p.transport = 1;  // another transport's: not this matrix's
+  p.throughput_bps = 1e9;
+  m.take(p);
+  CHECK(m.at(1, 2) == 9e9f);
+  p.transport = 0;
+  p.ok = false;
+  m.take(p);
+  CHECK(std::isnan(m.at(1, 2)));
+  CHECK(m.filled() == 0);
+  p.pair = {4, 0};  // outside the fleet
+  p.ok = true;
+  m.take(p);
+  CHECK(m.filled() == 0);
+  CHECK_THROWS_AS(FigureMatrix(0, "throughput"), std::invalid_argument);
 }
 
 TEST_CASE("--results-log: a file that cannot be made is named before anything starts",
