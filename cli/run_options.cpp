@@ -136,6 +136,9 @@ void add_peer_options(po::options_description_easy_init& add) {
   add("peer", text()->value_name("NAME"),
       "-H runs another tool's server: iperf3 (port 5201 by default), sockperf (11111) or, with "
       "-T rdma, perftest (18515; docs/interop.md)");
+  add("get-server-output", po::bool_switch(),
+      "with --peer iperf3: the server's own report of the test, shown after this side's "
+      "(iperf3's --get-server-output)");
   add("count", po::value<uint64_t>()->value_name("N"),
       "with --peer perftest: messages (stream, maerts) or round trips (rr) to run, as its "
       "server's -n (default 1000)");
@@ -645,7 +648,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args, UnusedOptions
     o.count = get<uint64_t>(vm, "count");
     if (o.count == 0) throw RequestError("option --count: expected 1 or more, got 0");
   }
-  if (vm.count("peer") || o.count > 0)
+  o.peer_server_output = get<bool>(vm, "get-server-output");
+  if (vm.count("peer") || o.count > 0 || o.peer_server_output)
     set_peer(o, vm["warmup"].defaulted(), vm.count("peer") ? get<std::string>(vm, "peer") : "");
   o.quiet = get<bool>(vm, "quiet");
   o.interim_lines = o.format == Format::text;  // the other formats keep stderr for errors

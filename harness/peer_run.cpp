@@ -74,6 +74,7 @@ PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
   p.cpu_user = o.server.cpu_util_user;
   p.cpu_system = o.server.cpu_util_system;
   p.congestion = o.server.congestion_used;
+  p.server_output = o.server.server_output_text;
   const bool omit = spec.warmup_s > 0;
   const bool udp = spec.proto == Proto::udp;
   p.margin_why = omit  ? "not compared: iperf3 leaves out its own warm-up (omit, by its clock), "
@@ -202,6 +203,7 @@ Report run_iperf3(const RunRequest& o) {
   return iterate(o, [&](PeerFigures& p) {
     iperf3::ClientSettings settings;
     settings.client_version = std::string("mtperf ") + MTPERF_VERSION;
+    settings.get_server_output = o.peer_server_output;
     iperf3::Outcome out = iperf3::run_test(o.spec, o.client, settings);
     Summary s = summarize(o.spec, out.test);
     p = compare(o.spec, out);
@@ -340,6 +342,11 @@ void check_peer_request(const RunRequest& o) {
     throw RequestError("option --peer: " + o.peer + " takes no key (--key-file, MTPERF_KEY)");
   if (!speakers.empty() && !foreign)
     throw RequestError("option --peer: " + o.peer + "'s servers are spoken to by " + speakers);
+  if (o.peer_server_output && o.peer != "iperf3")
+    throw RequestError(
+        "option --get-server-output: only with --peer iperf3 (its server keeps "
+        "its own report of the test; " +
+        o.peer + "'s does not send one)");
   if (o.count > 0 && !foreign)
     throw RequestError("option --count: only with a peer whose servers count iterations (--peer" +
                        foreign_names() + "); mtperf's own runs are timed (-l)");

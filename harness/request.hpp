@@ -27,6 +27,9 @@ struct RunRequest {
   // --count N: with a peer whose servers run a fixed number of iterations (perftest's -n), the
   // messages (stream) or round trips (rr) to run; 0: not given.
   uint64_t count = 0;
+  // --get-server-output: with --peer iperf3, the server's own report of the test, shown after
+  // this side's.
+  bool peer_server_output = false;
   IterationRule rule;
   // --adapters/--per-controller/--pin: which adapters carry the flows (-P flows each) and where
   // their workers run. Absent: no placement, the flows go to -H's address.

@@ -32,15 +32,17 @@ nlohmann::json peer_json(const PeerFigures& p) {
                                                                : nlohmann::json()}});
     if (s.udp) streams.back()["udp"] = std::move(udp);
   }
-  return {{"peer", p.peer},
-          {"streams", streams},
-          {"agree", p.all_agree()},
-          {"margin", p.margin_why},
-          {"unit", p.unit},
-          {"cpu_util_total", p.cpu_total},
-          {"cpu_util_user", p.cpu_user},
-          {"cpu_util_system", p.cpu_system},
-          {"congestion", p.congestion}};
+  nlohmann::json j = {{"peer", p.peer},
+                      {"streams", streams},
+                      {"agree", p.all_agree()},
+                      {"margin", p.margin_why},
+                      {"unit", p.unit},
+                      {"cpu_util_total", p.cpu_total},
+                      {"cpu_util_user", p.cpu_user},
+                      {"cpu_util_system", p.cpu_system},
+                      {"congestion", p.congestion}};
+  if (!p.server_output.empty()) j["server_output"] = p.server_output;
+  return j;
 }
 
 std::string peer_text(const PeerFigures& p) {
@@ -72,6 +74,15 @@ std::string peer_text(const PeerFigures& p) {
           "sequence {}), {} after it (tail), {} out of order; jitter {:.3f} ms\n",
           p.peer, s.udp->sent, s.udp->received, s.udp->lost, s.udp->highest, s.udp->tail,
           s.udp->out_of_order, s.udp->jitter_ms);
+  }
+  if (!p.server_output.empty()) {
+    out += fmt::format("  {}'s own report (--get-server-output):\n", p.peer);
+    size_t at = 0;
+    while (at < p.server_output.size()) {
+      size_t end = std::min(p.server_output.find('\n', at), p.server_output.size());
+      out += "    " + p.server_output.substr(at, end - at) + "\n";
+      at = end + 1;
+    }
   }
   return out;
 }

@@ -127,6 +127,7 @@ Params params_of(const TestSpec& spec, const ClientSettings& settings) {
   p.congestion = spec.sock.congestion;
   p.mss = spec.sock.mss;
   p.client_version = settings.client_version;
+  p.get_server_output = settings.get_server_output;
   return p;
 }
 

@@ -33,6 +33,9 @@ struct ClientSettings {
   // UDP: the datagrams' sequence numbers 64 bits wide (iperf3's udp_counters_64bit) or 32;
   // unset: 32, iperf3's default, unless the test may send 2^31 datagrams a stream.
   std::optional<bool> udp_counters_64bit;
+  // Ask the server for its own report of the test (iperf3's --get-server-output): it comes back
+  // in the results (Results::server_output_text).
+  bool get_server_output = false;
 };
 
 struct Outcome {

@@ -76,6 +76,26 @@ TEST_CASE("the options iperf3 carries: -m, buffers, congestion control, nodelay"
   CHECK(doc["peer"]["congestion"] == "reno");
 }
 
+TEST_CASE("--get-server-output: iperf3's own report of the same test, in JSON and text") {
+  {
+    Iperf3Server s;
+    auto doc = run_json(s, "-w stream -l 0.3 --get-server-output");
+    check_equal(doc, 1);
+    const std::string out = doc["peer"].value("server_output", "");
+    INFO(out);
+    CHECK(out.find("receiver") != std::string::npos);  // its summary line of the stream
+  }
+  {
+    Iperf3Server s;  // one server a test: iperf3 -s takes the next only once it is done
+    auto text =
+        mtperf_cmd("run --peer iperf3 -H " + s.address() + " -w stream -l 0.3 --get-server-output");
+    REQUIRE(text.rc == 0);
+    CHECK(text.out.find("iperf3's own report (--get-server-output):") != std::string::npos);
+  }
+  Iperf3Server s;
+  CHECK_FALSE(run_json(s, "-w stream -l 0.3")["peer"].contains("server_output"));
+}
+
 TEST_CASE("a warm-up is iperf3's omit: both windows' counts shown, not compared") {
   // The two windows are timed by two clocks from two starts: what crossed between them is on one
   // side only, and grows with a slow host. The run must not fail on it, and say so.
