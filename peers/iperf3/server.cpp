@@ -212,17 +212,40 @@ void receive_datagrams(Transfer& t, Stream& s, Clock::time_point now) {
   }
 }
 
-// One send or receive on a stream that poll found ready.
-void move_once(Transfer& t, Stream& s, pollfd& poll, Clock::time_point now) {
+// A TCP receiver's read: what has come, up to one block (-l) a wake-up, as iperf3's server
+// reads (its Nread loop): what arrives while the thread copies is taken in the same wake-up,
+// so the thread polls and sleeps less per byte (each sleep costs the sending side a wake-up),
+// and one busy stream still leaves the others and the control connection their turn.
+void receive_block(Transfer& t, Stream& s, pollfd& poll, Clock::time_point now) {
+  uint32_t read = 0;
+  while (read < t.len) {
+    const ssize_t got = ::recv(s.fd, t.recv_buf.data(), t.len - read, MSG_DONTWAIT);
+    if (got > 0) {
+      read += uint32_t(got);
+    } else if (got < 0 && errno == EINTR) {
+      continue;
+    } else {
+      if (got == 0 || errno != EAGAIN) {
+        s.open = false;  // the client closed it (or reset it): the test goes on without it
+        poll.fd = -1;
+      }
+      break;
+    }
+  }
+  if (read == 0) return;
+  s.bytes += read;
+  t.last_moved = now;
+}
+
+// One send on a sender that poll found ready: a TCP stream's rest of its block, or a datagram.
+void send_once(Transfer& t, Stream& s, pollfd& poll, Clock::time_point now) {
   if (t.p.udp)
     write_iperf3_udp_header(reinterpret_cast<std::byte*>(t.send_buf.data()), s.packets + 1,
                             now_ns(), t.c64);
-  const ssize_t got = s.sender
-                          ? ::send(s.fd, t.send_buf.data() + s.off, t.len - s.off, MSG_NOSIGNAL)
-                          : ::recv(s.fd, t.recv_buf.data(), t.len, 0);
+  const ssize_t got = ::send(s.fd, t.send_buf.data() + s.off, t.len - s.off, MSG_NOSIGNAL);
   if (got > 0) {
     s.bytes += uint64_t(got);
-    if (s.sender) s.off = uint32_t((s.off + uint64_t(got)) % t.len);
+    s.off = uint32_t((s.off + uint64_t(got)) % t.len);
     if (t.p.udp) ++s.packets;
     t.last_moved = now;
   } else if (t.p.udp && got < 0 && errno != EAGAIN && errno != EINTR) {
@@ -237,10 +260,12 @@ void serve_streams(Transfer& t, Clock::time_point now) {
   for (uint32_t i = 0; i < t.n; ++i) {
     Stream& s = t.streams[i];
     if (!s.open || t.polls[i + 1].revents == 0) continue;
-    if (t.p.udp && !s.sender)
+    if (s.sender)
+      send_once(t, s, t.polls[i + 1], now);
+    else if (t.p.udp)
       receive_datagrams(t, s, now);
     else
-      move_once(t, s, t.polls[i + 1], now);
+      receive_block(t, s, t.polls[i + 1], now);
   }
 }
 
