@@ -147,6 +147,8 @@ struct Transfer {
   std::vector<pollfd> polls;  // [0]: the control connection; [i + 1]: streams[i]
   double rate_bytes_s = 0;    // each sender's; 0: unpaced
   Clock::time_point start, omit_end, end_by, last_moved, drain_by, stopped;
+  // The streams' measured end: TEST_END's arrival, or the last byte read after it.
+  Clock::time_point received_until;
   bool omitting = false;
   double u0 = 0, s0 = 0, cpu0 = 0;  // this thread's CPU seconds (user, system, both) at the start
   double u1 = 0, s1 = 0, cpu1 = 0;  // and once the streams are drained
@@ -269,9 +271,21 @@ void serve_streams(Transfer& t, Clock::time_point now) {
   }
 }
 
-// After TEST_END. What the client wrote before its TEST_END is still on its way: each receiving
-// stream is read until it has been quiet for 20 ms (at most 2 s), so that both sides count the
-// same bytes.
+// A receiver's bytes after TEST_END, as they come; false once it has nothing more to give.
+bool read_after_end(Transfer& t, Stream& s) {
+  const ssize_t got = ::recv(s.fd, t.recv_buf.data(), t.len, MSG_DONTWAIT);
+  if (got <= 0) return got < 0 && (errno == EAGAIN || errno == EINTR);
+  s.bytes += uint64_t(got);
+  if (t.p.udp) count_datagram(s, t.recv_buf.data(), size_t(got), t.c64);
+  t.received_until = Clock::now();
+  return true;
+}
+
+// After TEST_END. What the client wrote before its TEST_END is still on its way: the receiving
+// streams are read until all of them have been quiet for 20 ms (at most 2 s), so that both sides
+// count the same bytes. They are polled together, so that the quiet is waited for once, not
+// once a stream, and the measured time ends at the last byte read (or TEST_END), not after the
+// quiet: the rates the client is told are not lowered by this side's wait.
 void drain(Transfer& t) {
   t.drain_by = Clock::now() + std::chrono::seconds(2);
   // A sender stops here and says so (FIN), as iperf3's server closes its streams at TEST_END:
@@ -279,18 +293,15 @@ void drain(Transfer& t) {
   // a block until then.
   for (Stream& s : t.streams)
     if (s.sender && s.open) ::shutdown(s.fd, SHUT_WR);
-  for (Stream& s : t.streams) {
-    if (s.sender || !s.open) continue;
-    while (Clock::now() < t.drain_by) {
-      pollfd q{s.fd, POLLIN, 0};
-      if (::poll(&q, 1, 20) <= 0) break;
-      const ssize_t got = ::recv(s.fd, t.recv_buf.data(), t.len, MSG_DONTWAIT);
-      if (got <= 0 && !(got < 0 && (errno == EAGAIN || errno == EINTR))) break;
-      if (got > 0) {
-        s.bytes += uint64_t(got);
-        if (t.p.udp) count_datagram(s, t.recv_buf.data(), size_t(got), t.c64);
-      }
-    }
+  t.polls[0].fd = -1;  // the control connection waits for the results
+  for (uint32_t i = 0; i < t.n; ++i) {
+    const Stream& s = t.streams[i];
+    t.polls[i + 1] = {s.sender || !s.open ? -1 : s.fd, POLLIN, 0};
+  }
+  while (Clock::now() < t.drain_by && ::poll(t.polls.data(), t.polls.size(), 20) > 0) {
+    for (uint32_t i = 0; i < t.n; ++i)
+      if (t.polls[i + 1].fd >= 0 && t.polls[i + 1].revents != 0 && !read_after_end(t, t.streams[i]))
+        t.polls[i + 1].fd = -1;  // closed, or an error: nothing more comes on it
   }
   t.stopped = Clock::now();
   t.cpu1 = thread_cpu_s(&t.u1, &t.s1);
@@ -349,7 +360,8 @@ Results results_of(const Transfer& t, const std::string& peer) {
     r.congestion_used = std::string(cc, strnlen(cc, cc_len));
   const double measured = std::max(
       1e-6,
-      std::chrono::duration<double>(t.stopped - (t.p.omit_s > 0 ? t.omit_end : t.start)).count());
+      std::chrono::duration<double>(t.received_until - (t.p.omit_s > 0 ? t.omit_end : t.start))
+          .count());
   std::string text = "Accepted connection from " + peer + " (mtperf serve --iperf3)\n";
   for (uint32_t i = 0; i < t.n; ++i) {
     r.streams.push_back(stream_result(t, i, measured));
@@ -670,6 +682,7 @@ bool Server::Test::read_control(ServerMachine& m, Transfer& t, Clock::time_point
   if (got < 0) return false;
   const bool ended = m.feed({b, size_t(got)}) == ServerMachine::Event::test_end;
   t.last_moved = now;
+  if (ended) t.received_until = Clock::now();  // `now` is from before the poll that woke for it
   return ended;
 }
 
