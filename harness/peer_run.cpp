@@ -269,7 +269,9 @@ void check_foreign(const RunRequest& o, const ForeignPeerHook& hook) {
   if (std::string why = hook.refusal(foreign_test(o, hook)); !why.empty()) refuse(why);
 }
 
-// What the transport measured, and perftest's own count where it reports one to the client.
+// What the transport measured. perftest's servers tell the client nothing of their counts (the
+// report a passive write_bw or read_bw server sends back is one it never filled): those are in
+// what they print when they exit, which `witness` names.
 Summary foreign_summary(const ForeignTest& t, ForeignOutcome& out, PeerFigures& p) {
   Summary s;
   s.window_s = out.seconds;
@@ -294,14 +296,6 @@ Summary foreign_summary(const ForeignTest& t, ForeignOutcome& out, PeerFigures& 
                  std::to_string(out.completed) + " of " + std::to_string(t.count) +
                  (t.request_response ? " round trips" : " messages") + " completed here; " +
                  out.witness;
-  if (out.has_peer_count) {
-    PeerStream st;
-    st.direction = t.server_sends ? "s2c" : "c2s";
-    st.here = out.completed;
-    st.peer = out.peer_count;
-    st.agree = st.here == st.peer;
-    p.streams.push_back(st);
-  }
   return s;
 }
 

@@ -421,10 +421,6 @@ PerftestRun run_perftest(VerbsApi& v, int fd, const std::string& name, const Per
       exchange_step(fd, ex, a);
     }
   }
-  if (a.program == Program::write_bw || a.program == Program::read_bw) {
-    r.has_peer_report = true;
-    r.peer_report = ex.peer_report();
-  }
   return r;
 }
 

@@ -41,13 +41,11 @@ struct PerftestRun {
   std::string peer_version;  // as perftest says it ("6.06")
   std::string device;        // "rxe0 port 1"
   int gid_index = -1;
-  uint32_t path_mtu = 0;         // bytes
-  uint64_t completed = 0;        // messages or round trips that completed
-  int64_t first_ns = 0;          // the first post (CLOCK_MONOTONIC)
-  int64_t last_ns = 0;           // the last completion
-  Histogram rtt;                 // latency programs: each round trip, ns
-  bool has_peer_report = false;  // write_bw, read_bw: the server's report came
-  perftest::BwReport peer_report;
+  uint32_t path_mtu = 0;     // bytes
+  uint64_t completed = 0;    // messages or round trips that completed
+  int64_t first_ns = 0;      // the first post (CLOCK_MONOTONIC)
+  int64_t last_ns = 0;       // the last completion
+  Histogram rtt;             // latency programs: each round trip, ns
   bool interrupted = false;  // SIGINT or SIGTERM during the data phase
 };
 

@@ -60,6 +60,8 @@ one() {
     echo "-- perftest said:"; tail -n 30 "$slog"
     fail "$prog: mtperf exited $rc, perftest $src"
   fi
+  # perftest's servers tell a client no count: nothing may be shown as one, nor disagree.
+  ! grep -q '"agree": *false' "$json" || fail "$prog: a count shown as perftest's disagrees"
   local iters
   iters=$(awk '/#bytes/ { getline; print $2; exit }' "$slog")
   echo "$prog: perftest's server counted ${iters:-nothing}"

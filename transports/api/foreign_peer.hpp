@@ -28,16 +28,13 @@ struct ForeignTest {
 };
 
 struct ForeignOutcome {
-  std::string program;           // the peer's program that serves this test ("ib_write_bw")
-  std::string peer_version;      // as the peer says it
-  std::string settings;          // what was agreed, for the report ("rxe0 port 1, GID 1, MTU 1024")
-  std::string witness;           // what the peer counts of this test, and where it says it
-  uint64_t completed = 0;        // messages or round trips that completed here
-  double seconds = 0;            // the first post to the last completion
-  Histogram rtt;                 // rr: each round trip, ns
-  bool has_peer_count = false;   // the peer reported its count to us
-  uint64_t peer_count = 0;       // messages it says were moved
-  double peer_mbytes_per_s = 0;  // its average, MB/s (2^20 bytes), as it says it
+  std::string program;       // the peer's program that serves this test ("ib_write_bw")
+  std::string peer_version;  // as the peer says it
+  std::string settings;      // what was agreed, for the report ("rxe0 port 1, GID 1, MTU 1024")
+  std::string witness;       // what the peer counts of this test, and where it says it
+  uint64_t completed = 0;    // messages or round trips that completed here
+  double seconds = 0;        // the first post to the last completion
+  Histogram rtt;             // rr: each round trip, ns
   bool interrupted = false;
 };
 

@@ -98,9 +98,6 @@ ForeignOutcome run(const ForeignTest& t) {
   o.completed = r.completed;
   o.seconds = double(std::max<int64_t>(r.last_ns - r.first_ns, 0)) / 1e9;
   o.rtt = r.rtt;
-  o.has_peer_count = r.has_peer_report;
-  o.peer_count = r.peer_report.iters;
-  o.peer_mbytes_per_s = r.peer_report.bw_avg;
   o.interrupted = r.interrupted;
   return o;
 }
