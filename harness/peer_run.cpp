@@ -113,6 +113,29 @@ PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
   return p;
 }
 
+// The summary a peer that counts messages starts from (sockperf, perftest): one flow, a window
+// of `seconds`, no CPU figures from the peer.
+Summary message_summary(double seconds, bool interrupted, const char* peer, PeerFigures& p) {
+  Summary s;
+  s.window_s = seconds;
+  s.interrupted = interrupted;
+  s.flows_asked = 1;
+  p.peer = peer;
+  p.unit = "messages";
+  p.has_cpu = false;
+  return s;
+}
+
+// Request/response: `n` round trips of `size` bytes each way in `seconds`, and their latencies.
+void round_trips(Summary& s, uint64_t n, uint32_t size, double seconds, Histogram& rtt) {
+  s.transactions = n;
+  s.transaction_rate = seconds > 0 ? double(n) / seconds : 0;
+  s.throughput_c2s_bps = s.throughput_s2c_bps = seconds > 0 ? double(n) * size * 8 / seconds : 0;
+  s.throughput_bps = s.throughput_c2s_bps + s.throughput_s2c_bps;
+  if (rtt.count() > 0) s.latency = latency_of(rtt);
+  s.latency_histogram = std::move(rtt);
+}
+
 // sockperf sr tells a client nothing, so the witness on this side is the pongs: each one is a
 // message the server counted and answered. Over TCP every message asking for a pong gets it:
 // equal. Over UDP a datagram lost either way costs its pong; those lost are counted and named.
@@ -120,25 +143,15 @@ PeerFigures compare(const TestSpec& spec, const iperf3::Outcome& o) {
 // prints when it exits ("Total N messages received and handled"), which equals the messages
 // sent here (TCP: this side waits for the server to close the connection, having read it all).
 Summary sockperf_summary(const TestSpec& spec, sockperf::Outcome& o, PeerFigures& p) {
-  Summary s;
-  s.window_s = o.window_s;
-  s.interrupted = o.interrupted;
-  s.flows_asked = 1;
-  p.peer = "sockperf";
-  p.unit = "messages";
-  p.has_cpu = false;
+  Summary s = message_summary(o.window_s, o.interrupted, "sockperf", p);
   if (kind_of(spec.workload).request_response) {
     const bool under_load = spec.rate_bps > 0;  // sockperf ul: most messages ask for nothing
-    s.transactions = o.window_pongs;
-    s.transaction_rate = o.window_s > 0 ? double(o.window_pongs) / o.window_s : 0;
-    s.throughput_c2s_bps = s.throughput_s2c_bps =
-        o.window_s > 0 ? double(o.window_pongs) * o.msg_size * 8 / o.window_s : 0;
-    if (under_load)
+    round_trips(s, o.window_pongs, o.msg_size, o.window_s, o.latency);
+    if (under_load) {
       s.throughput_c2s_bps =
           o.window_s > 0 ? double(o.window_sent) * o.msg_size * 8 / o.window_s : 0;
-    s.throughput_bps = s.throughput_c2s_bps + s.throughput_s2c_bps;
-    if (o.latency.count() > 0) s.latency = latency_of(o.latency);
-    s.latency_histogram = std::move(o.latency);
+      s.throughput_bps = s.throughput_c2s_bps + s.throughput_s2c_bps;
+    }
     PeerStream st;
     st.direction = "c2s";
     st.here = o.pong_requests;
@@ -273,22 +286,11 @@ void check_foreign(const RunRequest& o, const ForeignPeerHook& hook) {
 // report a passive write_bw or read_bw server sends back is one it never filled): those are in
 // what they print when they exit, which `witness` names.
 Summary foreign_summary(const ForeignTest& t, ForeignOutcome& out, PeerFigures& p) {
-  Summary s;
-  s.window_s = out.seconds;
-  s.interrupted = out.interrupted;
-  s.flows_asked = 1;
-  p.peer = "perftest";
-  p.unit = "messages";
-  p.has_cpu = false;
-  const double bits = out.seconds > 0 ? double(out.completed) * t.size * 8 / out.seconds : 0;
+  Summary s = message_summary(out.seconds, out.interrupted, "perftest", p);
   if (t.request_response) {
-    s.transactions = out.completed;
-    s.transaction_rate = out.seconds > 0 ? double(out.completed) / out.seconds : 0;
-    s.throughput_c2s_bps = s.throughput_s2c_bps = bits;
-    s.throughput_bps = 2 * bits;
-    if (out.rtt.count() > 0) s.latency = latency_of(out.rtt);
-    s.latency_histogram = std::move(out.rtt);
+    round_trips(s, out.completed, t.size, out.seconds, out.rtt);
   } else {
+    const double bits = out.seconds > 0 ? double(out.completed) * t.size * 8 / out.seconds : 0;
     (t.server_sends ? s.throughput_s2c_bps : s.throughput_c2s_bps) = bits;
     s.throughput_bps = bits;
   }
@@ -319,6 +321,8 @@ Report run_foreign(const RunRequest& o) {
 }  // namespace
 
 void check_peer_request(const RunRequest& o) {
+  if (o.peer.empty() && o.count == 0)
+    throw RequestError("option --get-server-output: only with --peer iperf3");
   if (o.peer.empty())
     throw RequestError("option --count: only with a peer whose servers count iterations (--peer" +
                        foreign_names().substr(1) + "); mtperf's own runs are timed (-l)");

@@ -277,6 +277,8 @@ TEST_CASE("--peer perftest and --count are checked before anything connects", "[
   CHECK_THROWS_WITH(parse({"--peer", "sockperf", "--get-server-output", "-H", "h"}),
                     Catch::Contains("option --get-server-output: only with --peer iperf3"));
   CHECK_NOTHROW(parse({"--peer", "iperf3", "--get-server-output", "-H", "h"}));
+  CHECK_THROWS_WITH(parse({"--get-server-output", "-H", "h"}),
+                    Catch::Contains("option --get-server-output: only with --peer iperf3"));
   CHECK_THROWS_WITH(parse({"--peer", "perftest", "--count", "0", "-H", "h"}),
                     Catch::Contains("option --count: expected 1"));
   bool rdma = false;  // compiled in wherever rdma-core's headers are (CI's builds)

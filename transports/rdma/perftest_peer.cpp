@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include <stdexcept>
+#include <utility>
 
 #include "transports/api/control_socket.hpp"
 #include "transports/rdma/settings.hpp"
@@ -97,7 +98,7 @@ ForeignOutcome run(const ForeignTest& t) {
                   : "its server counts what it received and prints it (#iterations) when it exits";
   o.completed = r.completed;
   o.seconds = double(std::max<int64_t>(r.last_ns - r.first_ns, 0)) / 1e9;
-  o.rtt = r.rtt;
+  o.rtt = std::move(r.rtt);
   o.interrupted = r.interrupted;
   return o;
 }
