@@ -44,8 +44,8 @@ while IFS= read -r f; do
 done < <(git ls-files '*.cpp' '*.hpp' '*.h')
 # Only transports/ name a transport; the rest asks the registry entry's fields (its Caps, its line
 # hook) or the generated lists (kDefaultTransport). So no declared name appears as a string literal
-# outside transports/ and the link under two of them (atmlink/, whose modes are CLIP and LANE)
-# (tests, benchmarks and fuzzers aside), compared or not; comments may name
+# outside transports/ and the libraries under them (atmlink/, the link under clip and lane;
+# verbs/, the rdma transport's options and plumbing) (tests, benchmarks and fuzzers aside), compared or not; comments may name
 # them. A literal that only spells the same word (the request's "socket" options object) says so
 # on its line: `// not a transport name`. The names are every transport declared
 # (mtperf_transport() in transports/*/), as the build lists them; generated files are in the build
@@ -57,7 +57,7 @@ if [ ! -s "$list" ]; then
   exit 1
 fi
 names="\"($(paste -sd'|' "$list"))\""
-hits=$(git ls-files '*.cpp' '*.hpp' '*.h' | grep -vE '^(transports|atmlink|tests|bench|fuzz)/' |
+hits=$(git ls-files '*.cpp' '*.hpp' '*.h' | grep -vE '^(transports|atmlink|verbs|tests|bench|fuzz)/' |
        xargs grep -nE "$names" | grep -v '// not a transport name' |
        awk -v re="$names" '{ code = $0; sub(/^[^:]*:[0-9]*:/, "", code); sub(/\/\/.*$/, "", code)
                              if (code ~ re) print }' || true)

@@ -274,4 +274,30 @@ RdmaTraffic rdma_traffic(const RdmaPortCounters& port) {
   return t;
 }
 
+std::vector<InterfaceAddress> rdma_port_addresses(const RdmaDevices& devs,
+                                                  const std::vector<InterfaceAddress>& addrs) {
+  std::vector<InterfaceAddress> out;
+  for (const RdmaDevice& d : devs.devices) {
+    for (const RdmaPort& p : d.ports) {
+      if (!p.active()) continue;
+      for (const std::string& netdev : p.netdevs) {
+        for (const InterfaceAddress& ia : addrs) {
+          if (ia.interface == netdev && ia.address.rfind("fe80", 0) != 0) out.push_back(ia);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+uint64_t rnr_count(const std::vector<RdmaPortCounters>& ports) {
+  uint64_t n = 0;
+  for (const RdmaPortCounters& p : ports) {
+    for (const auto& [name, v] : p.counters) {
+      if (name.find("rnr") != std::string::npos) n += v;
+    }
+  }
+  return n;
+}
+
 }  // namespace mtperf

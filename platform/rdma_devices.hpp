@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "platform/topology.hpp"
+
 namespace mtperf {
 
 // The kernel's port states (enum ib_port_state).
@@ -125,5 +127,15 @@ RdmaTraffic rdma_traffic(const RdmaPortCounters& port);
 // duplicate packets, link downs (symbol_error, port_xmit_discards, out_of_sequence,
 // rnr_nak_retry_err, link_downed, ...).
 bool is_rdma_error_counter(std::string_view name);
+
+// The addresses of the network interfaces of the ACTIVE ports of `devs`, link-local ones left
+// out, in the devices' and ports' order (`addrs`: interface_addresses()): the addresses at which
+// this host is reached over RDMA.
+std::vector<InterfaceAddress> rdma_port_addresses(const RdmaDevices& devs,
+                                                  const std::vector<InterfaceAddress>& addrs);
+
+// The receive-not-ready counters of `ports` (those whose name says rnr), summed: a SEND that met
+// no receive shows there, whatever the sender believed of the receiver.
+uint64_t rnr_count(const std::vector<RdmaPortCounters>& ports);
 
 }  // namespace mtperf

@@ -54,6 +54,16 @@ rdma_cm_event* next_event(VerbsApi& v, rdma_event_channel* ch, int64_t deadline_
   }
 }
 
+std::string event_text(const rdma_cm_event* ev) {
+  std::string s = rdma_event_str(ev->event);
+  if (ev->status < 0) {
+    s += std::string(" (") + std::strerror(-ev->status) + ")";
+  } else if (ev->status > 0) {
+    s += " (status " + std::to_string(ev->status) + ")";
+  }
+  return s;
+}
+
 rdma_cm_event* expect_event(VerbsApi& v, rdma_event_channel* ch, rdma_cm_event_type want,
                             int64_t deadline_ns, const std::string& what) {
   rdma_cm_event* ev = next_event(v, ch, deadline_ns);
@@ -62,14 +72,8 @@ rdma_cm_event* expect_event(VerbsApi& v, rdma_event_channel* ch, rdma_cm_event_t
   }
   if (ev->event == want && ev->status == 0) return ev;
   std::string got = rdma_event_str(ev->event);
-  int status = ev->status;
+  std::string detail = event_text(ev).substr(got.size());
   v.ack_cm_event(ev);
-  std::string detail;
-  if (status < 0) {
-    detail = std::string(" (") + std::strerror(-status) + ")";
-  } else if (status > 0) {
-    detail = " (status " + std::to_string(status) + ")";
-  }
   std::string hint;
   if (got == "RDMA_CM_EVENT_ADDR_ERROR" || got == "RDMA_CM_EVENT_ROUTE_ERROR") {
     hint = "; is the address on an RDMA device (rdma link) and reachable?";
@@ -126,6 +130,20 @@ std::string apply_tos(VerbsApi& v, rdma_cm_id* id, const RdmaSettings& s) {
 
 std::string apply_ack_timeout(VerbsApi& v, rdma_cm_id* id, const RdmaSettings& s) {
   return set_u8(v, id, RDMA_OPTION_ID_ACK_TIMEOUT, s.ack_timeout, "ack_timeout");
+}
+
+void resolve(VerbsApi& v, rdma_event_channel* ch, rdma_cm_id* id, const sockaddr* server,
+             const sockaddr* source, int64_t deadline_ns, const std::string& what, bool route) {
+  int ms = std::clamp(ms_until(deadline_ns), 1, kResolveMs);
+  if (v.resolve_addr(id, const_cast<sockaddr*>(source), const_cast<sockaddr*>(server), ms) != 0) {
+    throw_errno(what + ": rdma_resolve_addr", errno);
+  }
+  v.ack_cm_event(expect_event(v, ch, RDMA_CM_EVENT_ADDR_RESOLVED, deadline_ns, what));
+  if (!route) return;
+  if (v.resolve_route(id, std::clamp(ms_until(deadline_ns), 1, kResolveMs)) != 0) {
+    throw_errno(what + ": rdma_resolve_route", errno);
+  }
+  v.ack_cm_event(expect_event(v, ch, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline_ns, what));
 }
 
 }  // namespace mtperf::rdma

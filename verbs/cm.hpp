@@ -29,6 +29,17 @@ rdma_cm_event* next_event(VerbsApi& v, rdma_event_channel* ch, int64_t deadline_
 rdma_cm_event* expect_event(VerbsApi& v, rdma_event_channel* ch, rdma_cm_event_type want,
                             int64_t deadline_ns, const std::string& what);
 
+// An event's name and its status ("RDMA_CM_EVENT_REJECTED (status 28)"), as errors show it.
+std::string event_text(const rdma_cm_event* ev);
+
+// How long one rdma_cm resolution step may take, whatever the set-up deadline.
+inline constexpr int kResolveMs = 2000;
+// Resolves the address (and, with `route`, the route) of `id` towards `server`, from `source`
+// when it is not null, waiting on ch by the deadline: rdma_cm picks the device, port and GID of
+// the local address it routes from (RoCE v2 over IPv4 or IPv6). Throws naming `what` and the step.
+void resolve(VerbsApi& v, rdma_event_channel* ch, rdma_cm_id* id, const sockaddr* server,
+             const sockaddr* source, int64_t deadline_ns, const std::string& what, bool route);
+
 // Connection parameters: our private data, the READ depths (device_rules.hpp: the connecting
 // side's own, local_depths; the accepting side's answer, accept_depths), finite RNR and
 // transport retries (a peer without a receive ends in an RNR retry error, a dead one in a retry

@@ -1,6 +1,6 @@
 #pragma once
-// One device's resources as a worker of the rdma transport holds them (transports/rdma/
-// resources.hpp's WorkerRes makes them, on first use of the device): a protection domain, a
+// One device's resources as a worker of the rdma transport holds them (worker_verbs.hpp's
+// WorkerVerbs makes them, on first use of the device): a protection domain, a
 // completion channel and one completion queue, the worker's pool and area registered, and the
 // shared receive queue when its layout has one. Destruction releases everything in the reverse
 // order, through the VerbsApi that made it (verbs_api.hpp).

@@ -1,11 +1,11 @@
 #pragma once
 // How one worker's RDMA resources are laid out: its connection table, receives, landing slots
-// and control words (the rdma transport sizes them from the workload's EngineConfig and the
-// options: transports/rdma/layout.hpp's make_layout). Pure (no verbs header), so the memory
+// and control words, sized by make_layout from the worker's shape (the transport fills it from
+// the workload's engine configuration) and the options. Pure (no verbs header), so the memory
 // budget can be computed before anything is allocated, and tested on any host.
 //
 // Registered memory of a worker, per device it uses:
-//   pool  the workload's buffers (EngineConfig::buffers x buffer_size): sends come from there
+//   pool  the workload's buffers (its engine configuration's count x size): sends come from there
 //   area  [ shared slots | connection 0's block | connection 1's block | ... ], in slots of
 //         slot_size bytes (a completion's buffer id is a slot's index):
 //         shared slots: receive buffers of a shared receive queue (verb=send with an SRQ);
@@ -57,6 +57,19 @@ struct Layout {
     return (index - shared_slots) % conn_stride - ctrl_slots;
   }
 };
+
+// What a worker's resources are sized from.
+struct WorkerShape {
+  uint32_t worker = 0;           // which worker of its side (its completion vector)
+  uint32_t max_conns = 1;        // connections and listeners alive at once
+  uint32_t queue_depth = 16;     // outstanding work per connection and direction
+  uint32_t buffer_size = 0;      // bytes of each of the workload's buffers
+  bool per_transaction = false;  // crr: connections opened and closed on the data path
+};
+
+// Throws std::invalid_argument when the worker would hold more slots than a completion's
+// 16-bit buffer id can name.
+Layout make_layout(const WorkerShape& shape, const RdmaSettings& s);
 
 // Completion-queue entries one device needs for a layout: every work request that can be
 // outstanding at once (a queue pair in error completes all of them, signalled or not).

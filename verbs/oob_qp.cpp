@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "verbs/device_res.hpp"
 #include "verbs/device_rules.hpp"
 #include "verbs/gid_rules.hpp"
+#include "verbs/tcp_exact.hpp"
 
 namespace mtperf::rdma {
 
@@ -160,6 +162,32 @@ void oob_rtr_rts(VerbsApi& v, ibv_qp* qp, const OobPort& p, const OobQp& mine, c
   mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
          IBV_QP_MAX_QP_RD_ATOMIC;
   if (int rc = v.modify_qp(qp, &r, mask); rc != 0) throw_errno("ibv_modify_qp to RTS", rc);
+}
+
+OobPort oob_port_of_socket(VerbsApi& v, int fd, const std::string& name, const RdmaSettings& s) {
+  sockaddr_storage local = local_address(fd);
+  if (local.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&local)->sin_port = 0;
+  if (local.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&local)->sin6_port = 0;
+  return oob_port(v, local, name, s);
+}
+
+uint32_t random_psn() {
+  std::random_device rd;
+  return rd() & 0xffffff;
+}
+
+std::string read_oob_hello(int fd, int64_t deadline_ns, uint64_t cookie, uint32_t flow, Verb verb,
+                           uint8_t link, OobHello& out) {
+  std::array<uint8_t, kOobBytes> buf{};
+  if (std::string why = recv_exact(fd, buf.data(), buf.size(), deadline_ns); !why.empty()) {
+    return why;
+  }
+  if (OobError e = decode_oob(buf.data(), buf.size(), out); e != OobError::ok) {
+    return std::string(to_string(e));
+  }
+  if (out.qp.link != link) return "the peer's port has another link layer";
+  ConnInfo info;
+  return check_conn_info(buf.data() + 40, kPdBytes, cookie, flow, uint8_t(verb), info);
 }
 
 }  // namespace mtperf::rdma

@@ -37,6 +37,14 @@ struct OobPort {
 // address as the errors show it.
 OobPort oob_port(VerbsApi& v, const sockaddr_storage& local, const std::string& name,
                  const RdmaSettings& s);
+// oob_port of a connected socket's local address (its port left out).
+OobPort oob_port_of_socket(VerbsApi& v, int fd, const std::string& name, const RdmaSettings& s);
+// The peer's hello read from fd by the deadline and checked against this flow (the test's
+// cookie, the flow's id, the verb, the port's link layer): "" or why it is not this flow's.
+std::string read_oob_hello(int fd, int64_t deadline_ns, uint64_t cookie, uint32_t flow, Verb verb,
+                           uint8_t link, OobHello& out);
+// A random 24-bit packet sequence number: a queue pair's first.
+uint32_t random_psn();
 // Moves qp to INIT (before its receives are posted); then, from both hellos, through RTR to RTS.
 // Each throws naming the step and the error.
 void oob_init(VerbsApi& v, ibv_qp* qp, const OobPort& p);

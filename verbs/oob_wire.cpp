@@ -103,4 +103,14 @@ OobError decode_oob(const uint8_t* data, size_t len, OobHello& out) {
   return OobError::ok;
 }
 
+std::array<uint8_t, 4> encode_ready() {
+  return {uint8_t(kOobReady >> 24), uint8_t(kOobReady >> 16), uint8_t(kOobReady >> 8),
+          uint8_t(kOobReady)};
+}
+
+bool is_ready(const uint8_t* four) {
+  return (uint32_t(four[0]) << 24 | uint32_t(four[1]) << 16 | uint32_t(four[2]) << 8 | four[3]) ==
+         kOobReady;
+}
+
 }  // namespace mtperf::rdma

@@ -87,4 +87,8 @@ constexpr ReadDepths oob_read_depths(ReadDepths mine, ReadDepths peers) {
   return accept_read_depths(mine, request_as_seen(peers));
 }
 
+// The connecting side's "ready" (kOobReady), as sent; whether 4 bytes are it.
+std::array<uint8_t, 4> encode_ready();
+bool is_ready(const uint8_t* four);
+
 }  // namespace mtperf::rdma

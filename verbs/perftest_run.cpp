@@ -1,16 +1,15 @@
 #include "verbs/perftest_run.hpp"
 
-#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <stdexcept>
 
 #include "platform/clock.hpp"
 #include "platform/interrupt.hpp"
+#include "verbs/completion.hpp"
 #include "verbs/device_res.hpp"
 #include "verbs/oob_qp.hpp"
 #include "verbs/tcp_exact.hpp"
@@ -93,13 +92,7 @@ void make_qp(Objects& o, const PerftestAsk& a) {
 }
 
 void make_objects(Objects& o, int fd, const std::string& name, const PerftestAsk& a) {
-  sockaddr_storage local{};
-  socklen_t len = sizeof local;
-  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0)
-    throw_errno("getsockname", errno);
-  if (local.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&local)->sin_port = 0;
-  if (local.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&local)->sin6_port = 0;
-  o.port = oob_port(o.v, local, "the address that reaches " + name, a.settings);
+  o.port = oob_port_of_socket(o.v, fd, "the address that reaches " + name, a.settings);
   if (int rc = o.v.query_device(o.port.ctx, &o.attr); rc != 0) throw_errno("ibv_query_device", rc);
   o.pd = o.v.alloc_pd(o.port.ctx);
   if (!o.pd) throw_errno("ibv_alloc_pd", errno);
@@ -125,7 +118,7 @@ perftest::Keys our_keys(const Objects& o) {
   // What the device answers at once, as perftest advertises it (128 on soft-RoCE).
   k.out_reads = uint16_t(std::clamp<int>(o.attr.max_qp_rd_atom, 1, kMaxOutReads));
   k.qpn = o.qp->qp_num;
-  k.psn = std::random_device{}() & 0xffffff;
+  k.psn = random_psn();
   k.rkey = o.mr->rkey;
   k.vaddr = reinterpret_cast<uintptr_t>(o.buf) + o.half;
   k.gid = o.port.gid;
@@ -196,9 +189,7 @@ struct Progress {
 
 void check(const ibv_wc& wc) {
   if (wc.status != IBV_WC_SUCCESS)
-    throw std::runtime_error(std::string("a work request to perftest's server failed: ") +
-                             ibv_wc_status_str(wc.status) + " (vendor error " +
-                             std::to_string(wc.vendor_err) + ")");
+    throw std::runtime_error(wc_text(wc, "a work request to perftest's server failed"));
 }
 
 void post(ibv_qp* qp, ibv_send_wr& wr) {

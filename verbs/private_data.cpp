@@ -72,4 +72,16 @@ PdError decode_conn_info(const void* data, size_t len, ConnInfo& out) {
   return PdError::ok;
 }
 
+std::string check_conn_info(const void* data, size_t len, uint64_t cookie, uint32_t flow,
+                            uint8_t verb, ConnInfo& out) {
+  PdError e = decode_conn_info(data, len, out);
+  if (e != PdError::ok) return std::string(to_string(e));
+  if (out.cookie != cookie) return "not this test's cookie";
+  if (out.flow != flow) {
+    return "flow " + std::to_string(out.flow) + " where " + std::to_string(flow) + " was expected";
+  }
+  if (out.verb != verb) return "the peer uses another verb";
+  return "";
+}
+
 }  // namespace mtperf::rdma

@@ -9,6 +9,7 @@
 // rdma_cm's own header takes 36 (RDMA_PS_TCP), leaving 56; a REP carries 196. 48 fits both.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace mtperf::rdma {
@@ -38,5 +39,10 @@ std::string_view to_string(PdError e);
 void encode_conn_info(const ConnInfo& info, uint8_t* out);
 // Reads len bytes from data (null with len 0 is fine): ok, or why the bytes are not ours.
 PdError decode_conn_info(const void* data, size_t len, ConnInfo& out);
+
+// A connection's private data, checked against what this flow expects (the test's cookie, the
+// flow's id, the verb): "" or why not.
+std::string check_conn_info(const void* data, size_t len, uint64_t cookie, uint32_t flow,
+                            uint8_t verb, ConnInfo& out);
 
 }  // namespace mtperf::rdma

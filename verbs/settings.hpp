@@ -1,11 +1,14 @@
 #pragma once
 // What the rdma transport's options (-O key=value) choose, as the device and connection code
-// below it reads them: the verb, the receive queue, the connection mode and the sizes. Parsing
-// them, and the capabilities they give, is the transport's (transports/rdma/settings.hpp). No verbs
-// header: pure, unit-tested on hosts without RDMA.
+// below it reads them: the verb, the receive queue, the connection mode and the sizes; their
+// table and parser. The capabilities they give are the transport's (transports/rdma/
+// settings.hpp). No verbs header: pure, unit-tested on hosts without RDMA.
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "platform/typed_options.hpp"
 
 namespace mtperf::rdma {
 
@@ -58,5 +61,16 @@ struct RdmaSettings {
   ConnectMode connect = ConnectMode::cm;
   int gid_index = kUnset;  // oob: the source GID's index (kUnset: chosen, gid_rules.hpp)
 };
+
+// The options' table, and the settings they give: every key validated (unknown keys and bad
+// values throw std::invalid_argument naming the key, the value and what it takes).
+std::vector<OptionInfo> rdma_options();
+RdmaSettings parse_rdma_settings(const OptionParams& params);
+
+// Why a verb cannot carry a workload, or "" when it can. `request_response`: rr or crr;
+// `per_transaction`: crr.
+std::string verb_refusal(Verb v, bool request_response, bool per_transaction);
+// Why the connection mode cannot carry a workload, or "" when it can.
+std::string connect_refusal(ConnectMode m, bool per_transaction);
 
 }  // namespace mtperf::rdma

@@ -1,5 +1,7 @@
 #include "verbs/tcp_exact.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -62,6 +64,61 @@ std::string recv_exact(int fd, uint8_t* data, size_t n, int64_t deadline_ns) {
     }
   }
   return "";
+}
+
+namespace {
+
+socklen_t length_of(const sockaddr_storage& a) {
+  return a.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+}
+
+int tcp_socket(int family, const std::string& what) {
+  int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) throw_errno(what + ": socket", errno);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+}  // namespace
+
+int tcp_connect(const sockaddr_storage& server, const sockaddr_storage& source, int64_t deadline_ns,
+                const std::string& what) {
+  Fd fd(tcp_socket(server.ss_family, what));
+  if (source.ss_family != AF_UNSPEC &&
+      ::bind(fd.fd, reinterpret_cast<const sockaddr*>(&source), length_of(source)) != 0) {
+    throw_errno(what + ": bind", errno);
+  }
+  if (::connect(fd.fd, reinterpret_cast<const sockaddr*>(&server), length_of(server)) != 0) {
+    if (errno != EINPROGRESS) throw_errno(what + ": connect", errno);
+    if (!wait_for(fd.fd, POLLOUT, deadline_ns)) {
+      throw std::runtime_error(what + ": no TCP connection by the deadline");
+    }
+    int err = 0;
+    socklen_t len = sizeof err;
+    getsockopt(fd.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    if (err != 0) throw_errno(what + ": connect", err);
+  }
+  return fd.release();
+}
+
+int tcp_listen(const sockaddr_storage& where, int backlog, const std::string& what) {
+  Fd fd(tcp_socket(where.ss_family, what));
+  int one = 1;
+  setsockopt(fd.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(fd.fd, reinterpret_cast<const sockaddr*>(&where), length_of(where)) != 0) {
+    throw_errno(what + ": bind", errno);
+  }
+  if (::listen(fd.fd, backlog) != 0) throw_errno(what + ": listen", errno);
+  return fd.release();
+}
+
+sockaddr_storage local_address(int fd) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    throw_errno("getsockname", errno);
+  return a;
 }
 
 }  // namespace mtperf::rdma

@@ -2,6 +2,7 @@
 // tests/fixtures/rdma (make_rdma.sh says what each one is).
 #include <catch2/catch.hpp>
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -199,4 +200,36 @@ TEST_CASE("the live host reads without error") {
   for (const auto& d : rd.devices)
     CHECK_FALSE(d.name.empty());
   CHECK(mtperf::read_rdma_counters().size() <= mtperf::kMaxRdmaPorts);
+}
+
+TEST_CASE("the addresses of the active ports, and the receive-not-ready counters summed") {
+  mtperf::RdmaDevices devs;
+  mtperf::RdmaDevice rxe{"rxe0", "", "", "eth0", {}};
+  mtperf::RdmaPort up;
+  up.number = 1;
+  up.state = RdmaPortState::active;
+  up.netdevs = {"eth0"};
+  rxe.ports.push_back(up);
+  mtperf::RdmaDevice down{"rxe1", "", "", "eth1", {}};
+  mtperf::RdmaPort off = up;
+  off.state = RdmaPortState::down;
+  off.netdevs = {"eth1"};
+  down.ports.push_back(off);
+  devs.devices = {rxe, down};
+  const std::vector<mtperf::InterfaceAddress> addrs = {{"lo", AF_INET, "127.0.0.1", 8},
+                                                       {"eth0", AF_INET6, "fe80::1", 64},
+                                                       {"eth0", AF_INET6, "fd00::1", 64},
+                                                       {"eth0", AF_INET, "10.10.0.1", 24},
+                                                       {"eth1", AF_INET, "10.20.0.1", 24}};
+  const std::vector<mtperf::InterfaceAddress> got = mtperf::rdma_port_addresses(devs, addrs);
+  // The active port's own, link-local left out; not the loopback's, not the down port's.
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].address == "fd00::1");
+  CHECK(got[1].address == "10.10.0.1");
+  CHECK(mtperf::rdma_port_addresses(mtperf::RdmaDevices{}, addrs).empty());
+
+  mtperf::RdmaPortCounters a{"rxe0", 1, {{"hw_counters/rnr_nak_retry_err", 3}, {"sent_pkts", 90}}};
+  mtperf::RdmaPortCounters b{"mlx5_0", 1, {{"hw_counters/rnr_nak_rcv_packets", 4}}};
+  CHECK(mtperf::rnr_count({a, b}) == 7);
+  CHECK(mtperf::rnr_count({}) == 0);
 }

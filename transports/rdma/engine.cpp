@@ -218,7 +218,7 @@ int RdmaEngine::open(const Endpoint& ep) {
     return -EINVAL;
   }
   sockaddr* src = e.source.family() == AF_UNSPEC ? nullptr : const_cast<sockaddr*>(e.source.get());
-  if (vx_.resolve_addr(c.id, src, const_cast<sockaddr*>(e.remote.get()), 2000) != 0) {
+  if (vx_.resolve_addr(c.id, src, const_cast<sockaddr*>(e.remote.get()), kResolveMs) != 0) {
     int err = errno;
     destroy_id(vx_, c.id);
     free_conn(id);

@@ -206,8 +206,6 @@ class RdmaEngine {
   bool wait_events(int64_t timeout_ns);
   int drain_ready(std::span<Completion> out);
   void push_ready(const Completion& c);
-  std::string wc_text(const ibv_wc& wc, const char* verb) const;
-  const char* verb_name() const;  // what the connections carry, for error texts
   // engine_cm.cpp
   void cm_events();
   // The connection an event is for, or -1 (the event acked, a request refused) when it is no

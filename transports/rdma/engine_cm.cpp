@@ -9,24 +9,14 @@
 #include "transports/rdma/engine.hpp"
 #include "verbs/async_events.hpp"
 #include "verbs/cm.hpp"
+#include "verbs/completion.hpp"
 
 namespace mtperf::rdma {
 
 namespace {
 
-constexpr int kResolveMs = 2000;
 constexpr int64_t kFinWaitNs = 1'000'000'000;  // how long teardown lets FINs complete
 constexpr int64_t kOobCheckNs = 20'000'000;    // how often out-of-band sockets are looked at
-
-std::string event_text(const rdma_cm_event* ev) {
-  std::string s = rdma_event_str(ev->event);
-  if (ev->status < 0) {
-    s += std::string(" (") + std::strerror(-ev->status) + ")";
-  } else if (ev->status > 0) {
-    s += " (status " + std::to_string(ev->status) + ")";
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -259,7 +249,7 @@ void RdmaEngine::on_disconnected(int id, const char* why, int err) {
   // completes with a flush error, so nothing waits on a connection that is gone.
   disconnect(c);
   if (c.fin_seen && err == ECONNRESET) return;  // the end of the stream came first: normal
-  fail_conn(id, err, std::string(verb_name()) + ": " + why);
+  fail_conn(id, err, std::string(verb_name(verb_)) + ": " + why);
 }
 
 void RdmaEngine::on_device_removed(int id) {
@@ -291,7 +281,7 @@ void RdmaEngine::check_faults() {
       uint32_t port = c.id ? c.id->port_num : c.port;
       if (fault_hits(f, uint64_t(uintptr_t(c.dev->ctx)), qpn, port, uint64_t(uintptr_t(c.dev->cq)),
                      uint64_t(uintptr_t(c.dev->srq)))) {
-        fail_conn(int(i), EIO, std::string(verb_name()) + ": " + fault_text(f));
+        fail_conn(int(i), EIO, std::string(verb_name(verb_)) + ": " + fault_text(f));
       }
     }
   });

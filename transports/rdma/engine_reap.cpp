@@ -11,6 +11,7 @@
 
 #include "transports/rdma/engine.hpp"
 #include "verbs/cm.hpp"
+#include "verbs/completion.hpp"
 #include "verbs/device_rules.hpp"
 #include "verbs/flow_math.hpp"
 
@@ -23,29 +24,6 @@ constexpr uint32_t kAckBatch = 64;         // completion events acknowledged tog
 constexpr uint32_t kSpinsPerClock = 256;
 constexpr uint32_t kSpinsPerClockLong = 4096;
 constexpr int64_t kLongTimeoutNs = 10'000'000;
-
-// What a failed completion means to the workload: the peer went away (a normal end once the
-// test is over), or a local fault.
-int errno_of(ibv_wc_status s) {
-  switch (s) {
-    case IBV_WC_WR_FLUSH_ERR:
-    case IBV_WC_RETRY_EXC_ERR:
-    case IBV_WC_REM_ABORT_ERR:
-      return ECONNRESET;
-    case IBV_WC_RNR_RETRY_EXC_ERR:
-      // Never a normal end: credits promise a receive for every message, so a peer without one
-      // is a fault of ours (ECONNRESET would pass for the peer's going away after the test).
-      return ENOBUFS;
-    case IBV_WC_LOC_LEN_ERR:
-    case IBV_WC_REM_INV_REQ_ERR:
-      return EMSGSIZE;
-    case IBV_WC_LOC_PROT_ERR:
-    case IBV_WC_REM_ACCESS_ERR:
-      return EACCES;
-    default:
-      return EIO;
-  }
-}
 
 template <class T>
 T load_acquire(const void* p) {
@@ -67,33 +45,6 @@ int RdmaEngine::drain_ready(std::span<Completion> out) {
     ready_head_ = 0;
   }
   return int(n);
-}
-
-std::string RdmaEngine::wc_text(const ibv_wc& wc, const char* what) const {
-  char tail[96];
-  std::snprintf(tail, sizeof tail, " (status %d, vendor error 0x%x)", int(wc.status),
-                wc.vendor_err);
-  std::string s = std::string(what) + ": " + ibv_wc_status_str(wc.status) + tail;
-  if (wc.status == IBV_WC_RNR_RETRY_EXC_ERR) {
-    s += "; RNR: the peer had no receive posted for " + std::to_string(kRnrRetry + 1) + " tries, " +
-         std::to_string(rnr_timer_us(kMinRnrTimer)) +
-         " us apart: its receives and our credits disagree";
-  }
-  return s;
-}
-
-const char* RdmaEngine::verb_name() const {
-  switch (verb_) {
-    case Verb::send:
-      return "SEND";
-    case Verb::write:
-      return "RDMA WRITE";
-    case Verb::write_imm:
-      return "RDMA WRITE with immediate";
-    case Verb::read:
-      return "RDMA READ";
-  }
-  return "?";
 }
 
 int RdmaEngine::reap(DeviceRes& d) {
@@ -141,8 +92,8 @@ void RdmaEngine::retire(int id, uint32_t upto, int status, const ibv_wc* wc) {
                                             "SEND (end of stream)",
                                             "RDMA WRITE (credits)",
                                             "RDMA WRITE (credits)"};
-    const char* what = e.kind > kSqQuiet ? kWhat[e.kind] : verb_name();
-    int err = errno_of(ibv_wc_status(status));
+    const char* what = e.kind > kSqQuiet ? kWhat[e.kind] : verb_name(verb_);
+    int err = wc_errno(ibv_wc_status(status));
     if (e.kind == kSqSend || e.kind == kSqQuiet) {
       push_ready({e.cookie, -err, kCompError, 0, nullptr});
     }
@@ -176,7 +127,7 @@ void RdmaEngine::on_recv_wc(const ibv_wc& wc) {
   if (c.st == St::free) return;
   if (wc.status != IBV_WC_SUCCESS) {
     if (c.err.empty()) c.err = wc_text(wc, "RECV");
-    fail_conn(id, errno_of(wc.status), c.err);
+    fail_conn(id, wc_errno(wc.status), c.err);
     return;
   }
   if (wc.wc_flags & IBV_WC_WITH_IMM) {

@@ -1,6 +1,4 @@
 // The rdma transport: registry entry, set-up, the worker's engine, what the report shows.
-#include <arpa/inet.h>
-
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -24,18 +22,6 @@ namespace mtperf {
 namespace rdma {
 namespace {
 
-// Receive-not-ready and retry counters of the devices (hw_counters), for the report: a SEND
-// that met no receive shows here, whatever the credits promised.
-uint64_t rnr_count(const std::vector<RdmaPortCounters>& ports) {
-  uint64_t n = 0;
-  for (auto& p : ports) {
-    for (auto& [name, v] : p.counters) {
-      if (name.find("rnr") != std::string::npos) n += v;
-    }
-  }
-  return n;
-}
-
 // rdma_cm cannot route a loopback address over a RoCE device (nor can soft-RoCE on an Ethernet
 // interface reach it). A loopback address means this host, and so does an address of one of its
 // RDMA ports: both ends of a run on one host (no -H, or -H 127.0.0.1) use the first ACTIVE port
@@ -43,31 +29,14 @@ uint64_t rnr_count(const std::vector<RdmaPortCounters>& ports) {
 // then says why.
 SockAddr over_rdma(const SockAddr& a) {
   if (!a.is_loopback()) return a;
-  RdmaDevices devs = read_rdma_devices("/");
-  std::vector<InterfaceAddress> addrs = interface_addresses();
-  SockAddr other;
-  for (const RdmaDevice& d : devs.devices) {
-    for (const RdmaPort& p : d.ports) {
-      if (!p.active()) continue;
-      for (const std::string& netdev : p.netdevs) {
-        for (const InterfaceAddress& ia : addrs) {
-          if (ia.interface != netdev || ia.address.rfind("fe80", 0) == 0) continue;
-          SockAddr r;
-          r.ss.ss_family = sa_family_t(ia.family);
-          void* dst =
-              ia.family == AF_INET
-                  ? static_cast<void*>(&reinterpret_cast<sockaddr_in*>(r.get())->sin_addr)
-                  : static_cast<void*>(&reinterpret_cast<sockaddr_in6*>(r.get())->sin6_addr);
-          if (inet_pton(ia.family, ia.address.c_str(), dst) != 1) continue;
-          r.len = ia.family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
-          r.set_port(a.port());
-          if (ia.family == a.family()) return r;
-          if (other.family() == AF_UNSPEC) other = r;
-        }
-      }
-    }
+  const InterfaceAddress* pick = nullptr;
+  const std::vector<InterfaceAddress> ports =
+      rdma_port_addresses(read_rdma_devices("/"), interface_addresses());
+  for (const InterfaceAddress& ia : ports) {
+    if (ia.family == a.family()) return numeric_address(ia.address, a.port());
+    if (pick == nullptr) pick = &ia;
   }
-  return other.family() == AF_UNSPEC ? a : other;
+  return pick ? numeric_address(pick->address, a.port()) : a;
 }
 
 class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
@@ -136,7 +105,7 @@ class RdmaTransport final : public Transport, public EngineHost<RdmaEngine> {
   std::map<std::string, std::string> effective_settings() const override;
 
   uint64_t engine_overhead_bytes(const EngineConfig& cfg) const override {
-    Layout l = make_layout(cfg, set_, false);
+    Layout l = make_layout(shape_of(cfg, false), set_);
     // What the provider allocates for the queues, per device used: a send-queue entry of up to
     // 256 bytes (inline data, two scatter/gather entries), 64 per receive and completion.
     uint64_t queues = uint64_t(l.conns) * (uint64_t(l.sq_depth) * 256 + l.recv_per_qp * 64) +
@@ -221,33 +190,16 @@ std::map<std::string, std::string> RdmaTransport::effective_settings() const {
 std::string RdmaTransport::comp_vectors() const {
   std::string vectors;
   for (auto& [worker, res] : workers_) {
-    for (auto& d : std::as_const(*res).devices()) {
-      vectors += (vectors.empty() ? "" : ", ") + ("worker " + std::to_string(worker) + ": ") +
-                 d->name() + " vector " + std::to_string(d->comp_vector) + " of " +
-                 std::to_string(d->ctx->num_comp_vectors);
-    }
+    for (const std::string& v : res->vectors_text())
+      vectors += (vectors.empty() ? "worker " : ", worker ") + std::to_string(worker) + ": " + v;
   }
   return vectors;
 }
 
 // What the devices granted the first worker (every worker's layout is the same).
 void RdmaTransport::add_granted(std::map<std::string, std::string>& m) const {
-  const Layout& l = workers_.begin()->second->layout();
-  m["srq"] = l.srq ? "on" : "off";
-  m["recv_depth"] = std::to_string(l.depth);
-  m["credits"] = std::to_string(l.granted);
-  // What a stream got: its window within the send queue granted, and the signalling interval.
-  const auto& res = *workers_.begin()->second;
-  if (!res.config().request_response && !res.devices().empty()) {
-    uint32_t cap = res.devices().front()->sq_cap;
-    uint32_t window = stream_window(set_.tx_depth, cap);
-    m["tx_depth"] = std::to_string(window) + " (send queue " + std::to_string(cap) + ")";
-    m["signal"] = std::to_string(signal_interval(set_.signal_every, window));
-  }
-  std::string devs;
-  for (auto& d : workers_.begin()->second->devices())
-    devs += (devs.empty() ? "" : ",") + d->name();
-  if (!devs.empty()) m["devices"] = devs;
+  const WorkerRes& res = *workers_.begin()->second;
+  res.add_granted(m, !res.config().request_response);
 }
 
 // The engines' counts: signalled requests, credit waits, queue pairs drained.

@@ -19,9 +19,6 @@ std::string flow_name(const FlowSetup& s) {
   return "flow " + std::to_string(s.flow);
 }
 
-// How long one rdma_cm resolution step may take, whatever the set-up deadline.
-constexpr int kResolveMs = 2000;
-
 void fail_errno(const std::string& what) {
   int err = errno;
   throw_errno(what, err);
@@ -31,28 +28,14 @@ sockaddr* sa(const SockAddr& a) {
   return const_cast<sockaddr*>(a.get());
 }
 
-// Resolves address and route of `id` towards `server` (rdma_cm picks the device, port and GID
-// of the local address it routes from: RoCE v2 over IPv4 or IPv6).
-void resolve(VerbsApi& v, rdma_event_channel* ch, rdma_cm_id* id, const SockAddr& server,
-             const SockAddr& source, int64_t deadline_ns, const std::string& what, bool route) {
-  int ms = std::clamp(ms_until(deadline_ns), 1, kResolveMs);
-  sockaddr* src = source.family() == AF_UNSPEC ? nullptr : sa(source);
-  if (v.resolve_addr(id, src, sa(server), ms) != 0) fail_errno(what + ": rdma_resolve_addr");
-  v.ack_cm_event(expect_event(v, ch, RDMA_CM_EVENT_ADDR_RESOLVED, deadline_ns, what));
-  if (!route) return;
-  if (v.resolve_route(id, std::clamp(ms_until(deadline_ns), 1, kResolveMs)) != 0) {
-    fail_errno(what + ": rdma_resolve_route");
-  }
-  v.ack_cm_event(expect_event(v, ch, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline_ns, what));
+// The source address to resolve from: none (rdma_cm's choice) when its family is AF_UNSPEC.
+const sockaddr* source_of(const SockAddr& a) {
+  return a.family() == AF_UNSPEC ? nullptr : a.get();
 }
 
 // The connection's QP and receives, on the worker's resources for id's device.
 void prepare(RdmaEndpoint& ep, const FlowSetup& s) {
-  ep.dev = &ep.res->device(ep.id->verbs);
-  ep.conn = ep.res->take_setup_conn();
-  ibv_qp* qp = ep.res->create_qp(ep.id, *ep.dev);
-  int rc = ep.res->post_receives(*ep.dev, qp, ep.conn, 0);
-  if (rc != 0) throw_errno(flow_name(s) + ": posting receives", rc);
+  ep.res->cm_half(ep.id, flow_name(s), ep.dev, ep.conn);
 }
 
 class RdmaListener final : public FlowListener {
@@ -231,7 +214,7 @@ std::unique_ptr<Endpoint> rdma_connect(const SockAddr& server, const SockAddr& s
     // Each transaction connects on the data path; the device's resources are made now, before
     // the timed phase, from where the address resolves.
     ep->kind = RdmaEndpoint::Kind::target;
-    resolve(v, ep->ch, ep->id, server, source, deadline_ns, what, false);
+    resolve(v, ep->ch, ep->id, server.get(), source_of(source), deadline_ns, what, false);
     ep->dev = &ep->res->device(ep->id->verbs);
     destroy_id(v, ep->id);
     ep->id = nullptr;
@@ -239,7 +222,7 @@ std::unique_ptr<Endpoint> rdma_connect(const SockAddr& server, const SockAddr& s
     ep->ch = nullptr;
     return ep;
   }
-  resolve(v, ep->ch, ep->id, server, source, deadline_ns, what, true);
+  resolve(v, ep->ch, ep->id, server.get(), source_of(source), deadline_ns, what, true);
   prepare(*ep, setup);
   std::array<uint8_t, kPdBytes> mine{};
   encode_conn_info(ep->res->local_info(ep->conn, *ep->dev, setup), mine.data());
@@ -257,18 +240,6 @@ std::unique_ptr<Endpoint> rdma_connect(const SockAddr& server, const SockAddr& s
     throw_errno(what + ": ibv_modify_qp (min_rnr_timer)", rc);
   }
   return ep;
-}
-
-std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb, ConnInfo& out) {
-  PdError e = decode_conn_info(data, len, out);
-  if (e != PdError::ok) return std::string(to_string(e));
-  if (out.cookie != s.cookie) return "not this test's cookie";
-  if (out.flow != s.flow) {
-    return "flow " + std::to_string(out.flow) + " where " + std::to_string(s.flow) +
-           " was expected";
-  }
-  if (out.verb != uint8_t(verb)) return "the peer uses another verb";
-  return "";
 }
 
 }  // namespace mtperf::rdma

@@ -65,6 +65,9 @@ std::unique_ptr<Endpoint> rdma_connect(const SockAddr& server, const SockAddr& s
                                        int64_t deadline_ns);
 
 // A connection's private data, checked against what this flow expects: "" or why not.
-std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb, ConnInfo& out);
+inline std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb,
+                              ConnInfo& out) {
+  return check_conn_info(data, len, s.cookie, s.flow, uint8_t(verb), out);
+}
 
 }  // namespace mtperf::rdma

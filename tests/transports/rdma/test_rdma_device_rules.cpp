@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "transports/rdma/layout.hpp"
-#include "transports/rdma/settings.hpp"
 #include "verbs/device_rules.hpp"
 #include "verbs/flow_math.hpp"
+#include "verbs/layout.hpp"
+#include "verbs/settings.hpp"
 
 using namespace mtperf;
 using namespace mtperf::rdma;
@@ -130,8 +130,8 @@ TEST_CASE("completion vectors: workers spread over the device's vectors") {
 
 namespace {
 
-EngineConfig stream_config(uint32_t flows, uint32_t depth) {
-  EngineConfig cfg;
+WorkerShape stream_config(uint32_t flows, uint32_t depth) {
+  WorkerShape cfg;
   cfg.max_conns = flows;
   cfg.queue_depth = depth;
   cfg.buffer_size = 65536;
@@ -145,13 +145,13 @@ DeviceLimits roomy() {
 }  // namespace
 
 TEST_CASE("device limits: a device that holds the queues is taken") {
-  Layout l = make_layout(stream_config(4, 16), RdmaSettings{}, false);
+  Layout l = make_layout(stream_config(4, 16), RdmaSettings{});
   CHECK(size_refusal(l, roomy(), "mlx5_0").empty());
 }
 
 TEST_CASE("device limits: a 128-deep stream's queues (-O tx_depth, the default)") {
   // engine_config gives a stream of tx_depth 128 a queue depth of 131.
-  Layout l = make_layout(stream_config(1, 131), RdmaSettings{}, false);
+  Layout l = make_layout(stream_config(1, 131), RdmaSettings{});
   CHECK(l.sq_depth == 131 + kSqSpare);
   CHECK(l.depth == 256);
   CHECK(l.recv_per_qp == 256);
@@ -159,19 +159,19 @@ TEST_CASE("device limits: a 128-deep stream's queues (-O tx_depth, the default)"
   CHECK(size_refusal(l, roomy(), "mlx5_0").empty());
   RdmaSettings read;
   read.verb = Verb::read;  // one read in flight per landing slot besides
-  CHECK(make_layout(stream_config(1, 131), read, false).sq_depth == 131 + 256 + kSqSpare);
+  CHECK(make_layout(stream_config(1, 131), read).sq_depth == 131 + 256 + kSqSpare);
 }
 
 TEST_CASE("device limits: a send queue beyond max_qp_wr shrinks the window; none is refused") {
   RdmaSettings write;
   write.verb = Verb::write;  // two receives per queue pair: the send queue is what is deep
-  Layout l = make_layout(stream_config(1, 515), write, false);
+  Layout l = make_layout(stream_config(1, 515), write);
   DeviceLimits small = roomy();
   small.max_qp_wr = 256;
   REQUIRE(l.sq_depth > 256);
   CHECK(size_refusal(l, small, "bnxt_re0").empty());
   CHECK(stream_window(512, send_queue_ask(l.sq_depth, 256)) == 248);
-  Layout shallow = make_layout(stream_config(1, 16), write, false);
+  Layout shallow = make_layout(stream_config(1, 16), write);
   small.max_qp_wr = int(kSqSpare);
   std::string why = size_refusal(shallow, small, "odd0");
   CHECK_THAT(why, Catch::StartsWith("rdma: odd0 takes at most 8 work requests per queue "
@@ -179,7 +179,7 @@ TEST_CASE("device limits: a send queue beyond max_qp_wr shrinks the window; none
 }
 
 TEST_CASE("device limits: a completion queue beyond max_cqe is refused, naming the limit") {
-  Layout l = make_layout(stream_config(64, 16), RdmaSettings{}, false);
+  Layout l = make_layout(stream_config(64, 16), RdmaSettings{});
   DeviceLimits small = roomy();
   small.max_cqe = 1024;
   REQUIRE(cq_entries(l) > 1024);
@@ -191,7 +191,7 @@ TEST_CASE("device limits: a completion queue beyond max_cqe is refused, naming t
 TEST_CASE("device limits: a shared receive queue the device cannot hold is refused") {
   RdmaSettings s;
   s.srq = SrqMode::on;
-  Layout l = make_layout(stream_config(8, 16), s, false);
+  Layout l = make_layout(stream_config(8, 16), s);
   REQUIRE(l.srq);
   DeviceLimits lim = roomy();
   lim.max_srq_wr = 16;
@@ -216,9 +216,9 @@ TEST_CASE("memory access: each connection's peer reaches its own part of the are
       s.verb = v;
       s.srq = srq;
       for (uint32_t size : {64u, 1024u, 65536u}) {
-        EngineConfig cfg = stream_config(4, 131);
+        WorkerShape cfg = stream_config(4, 131);
         cfg.buffer_size = size;
-        Layout l = make_layout(cfg, s, false);
+        Layout l = make_layout(cfg, s);
         INFO("verb " << to_string(v) << ", srq " << to_string(srq) << ", " << size << " B");
         RemoteSpan a = remote_span(l, 0), b = remote_span(l, 1);
         // Minimal access: write where the peer writes, read where it reads, never both.
