@@ -16,7 +16,6 @@
 namespace mtperf::html {
 namespace {
 
-constexpr size_t kMaxRanksDrawn = 512;  // a compare's bigger fleet is shown by its tables only
 // Above this many ranks a fleet's heatmap is a raster, a pixel per pair (an SVG cell per pair
 // would be a quarter of a million elements at 512 ranks, a million at 1,024), framed by group,
 // with the group matrix beside it; up to it, a cell per pair with its figure where it fits.
@@ -463,20 +462,84 @@ std::vector<std::string> figures_of(const Json& doc, const std::string& transpor
 
 // A ratio's colour: 1 (unchanged) white, slower toward red (half or less), faster toward blue
 // (one and a half or more).
-std::string ratio_colour(double r) {
-  auto mix = [](double a, double b, double u) { return int(std::lround(a + (b - a) * u)); };
+png::Rgb ratio_rgb(double r) {
+  auto mix = [](double a, double b, double u) { return uint8_t(std::lround(a + (b - a) * u)); };
   if (r < 1) {
     const double u = std::clamp((1 - r) / 0.5, 0.0, 1.0);
-    return fmt::format("#{:02x}{:02x}{:02x}", mix(247, 215, u), mix(247, 48, u), mix(247, 39, u));
+    return {mix(247, 215, u), mix(247, 48, u), mix(247, 39, u)};
   }
   const double u = std::clamp((r - 1) / 0.5, 0.0, 1.0);
-  return fmt::format("#{:02x}{:02x}{:02x}", mix(247, 69, u), mix(247, 117, u), mix(247, 180, u));
+  return {mix(247, 69, u), mix(247, 117, u), mix(247, 180, u)};
+}
+std::string ratio_colour(double r) {
+  const png::Rgb c = ratio_rgb(r);
+  return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b);
+}
+
+// A compare's raster: palette index kDiagonal, kUnmeasured (not in both runs), then ratios from
+// half or less (kRatio0) through unchanged (kRatioOne) to one and a half or more (255).
+constexpr uint8_t kRatio0 = 2, kRatioOne = 128;
+
+uint8_t ratio_pixel(double r) {
+  if (r < 1)
+    return uint8_t(kRatioOne - std::lround((1 - std::max(r, 0.5)) / 0.5 * (kRatioOne - kRatio0)));
+  return uint8_t(kRatioOne + std::lround((std::min(r, 1.5) - 1) / 0.5 * (255 - kRatioOne)));
+}
+double pixel_ratio(uint8_t p) {
+  return p <= kRatioOne ? 1 - 0.5 * double(kRatioOne - p) / (kRatioOne - kRatio0)
+                        : 1 + 0.5 * double(p - kRatioOne) / (255 - kRatioOne);
+}
+std::vector<png::Rgb> ratio_palette() {
+  std::vector<png::Rgb> p = {{255, 255, 255}, {0xf0, 0xf0, 0xf0}};
+  for (int k = kRatio0; k < 256; ++k)
+    p.push_back(ratio_rgb(pixel_ratio(uint8_t(k))));
+  return p;
+}
+
+// The ratios' colours, from the top left corner (x, y).
+void ratio_key(svg::Canvas& c, double x, double y) {
+  const double keys[] = {1.5, 1.25, 1.0, 0.9, 0.75, 0.5};
+  for (size_t k = 0; k < std::size(keys); ++k) {
+    c.rect(x, y + 16 * double(k), 14, 14, ratio_colour(keys[k]), "#999999");
+    c.text(x + 20, y + 16 * double(k) + 11, fmt::format("{:.2f} x the first run", keys[k]),
+           {svg::Anchor::start, 10});
+  }
+  c.rect(x, y + 16 * 6, 14, 14, "#f0f0f0");
+  c.text(x + 20, y + 16 * 6 + 11, "not in both", {svg::Anchor::start, 10});
+}
+
+// Above kRasterRanks: the ratio matrix as an image, a pixel per pair (above kRasterSide ranks a
+// pixel per block of pairs, showing the pair that moved most, so that one pair's move is never
+// averaged away), rows and columns the first run's ranks; the key beside it.
+std::string ratio_raster(const Json& rows, const std::string& title) {
+  const size_t n = std::min(rows.size(), kMaxRanksRastered);
+  const size_t f = pairs_per_pixel(n), side = (n + f - 1) / f;
+  std::vector<uint8_t> pixels(side * side, kDiagonal);
+  auto moved = [](uint8_t p) { return p >= kRatio0 ? std::abs(int(p) - int(kRatioOne)) + 1 : 0; };
+  for (size_t i = 0; i < n; ++i) {
+    const Json& row = rows[i];
+    for (size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const bool has = row.is_array() && j < row.size() && row[j].is_number() &&
+                       std::isfinite(row[j].get<double>());
+      const uint8_t p = has ? ratio_pixel(row[j].get<double>()) : kUnmeasured;
+      uint8_t& at = pixels[i / f * side + j / f];
+      if (at == kDiagonal || moved(p) > moved(at)) at = p;
+    }
+  }
+  svg::Canvas c(kBesideX + kBesideWidth, kRasterTop + kRasterSide + 20, title);
+  c.image(kRasterLeft, kRasterTop, kRasterSide, kRasterSide,
+          png::data_uri(png::indexed(side, side, pixels, ratio_palette())), true);
+  c.text(kRasterLeft - 4, kRasterTop - 4, "client \\ server", {svg::Anchor::end, 10, "#666"});
+  ratio_key(c, kBesideX, kRasterTop);
+  return c.str();
 }
 
 // One compare entry's ratio matrix: rows and columns are the first run's ranks.
 std::string ratio_heatmap(const Json& entry, const std::string& title) {
   const Json& rows = array(entry, "ratio");
-  const size_t n = std::min(rows.size(), kMaxRanksDrawn);
+  if (rows.size() > kRasterRanks) return ratio_raster(rows, title);
+  const size_t n = rows.size();
   const double cell = std::clamp(560.0 / double(std::max<size_t>(n, 1)), 6.0, 32.0);
   const double left = 50, top = 40;
   svg::Canvas c(left + cell * double(n) + 170, top + cell * double(n) + 20, title);
@@ -505,15 +568,7 @@ std::string ratio_heatmap(const Json& entry, const std::string& title) {
     }
   }
   c.text(left - 4, top - 4, "client \\ server", {svg::Anchor::end, 10, "#666"});
-  const double kx = left + cell * double(n) + 20;
-  const double keys[] = {1.5, 1.25, 1.0, 0.9, 0.75, 0.5};
-  for (size_t k = 0; k < std::size(keys); ++k) {
-    c.rect(kx, top + 16 * double(k), 14, 14, ratio_colour(keys[k]), "#999999");
-    c.text(kx + 20, top + 16 * double(k) + 11, fmt::format("{:.2f} x the first run", keys[k]),
-           {svg::Anchor::start, 10});
-  }
-  c.rect(kx, top + 16 * 6, 14, 14, "#f0f0f0");
-  c.text(kx + 20, top + 16 * 6 + 11, "not in both", {svg::Anchor::start, 10});
+  ratio_key(c, left + cell * double(n) + 20, top);
   return c.str();
 }
 
@@ -616,8 +671,12 @@ std::string fleet_compare_section(const Json& doc) {
   for (const Json& e : array(doc, "fleet_compare")) {
     const std::string title = text(e, "b") + " / " + text(e, "a") + ", " + text(e, "figure");
     out += heading(3, title);
-    out += html::figure(ratio_heatmap(e, title + " per pair"),
-                        "row: the client rank, column: the server rank; white: unchanged");
+    const size_t n = array(e, "ratio").size();
+    std::string caption = "row: the client rank, column: the server rank; white: unchanged";
+    if (n > kRasterRanks && pairs_per_pixel(n) > 1)
+      caption += fmt::format("; a pixel per {0} x {0} pairs, showing the one that moved most",
+                             pairs_per_pixel(n));
+    out += html::figure(ratio_heatmap(e, title + " per pair"), caption);
     const auto count = number(e, "moved_count");
     out += heading(4, fmt::format("pairs that moved beyond 10%: {}", fixed(count, 0)));
     const Json& moved = array(e, "moved");

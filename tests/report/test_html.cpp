@@ -617,3 +617,34 @@ TEST_CASE("png: base64, and an indexed PNG's chunks with their CRCs") {
   CHECK(png::data_uri(p).rfind("data:image/png;base64,iVBORw0KGgo", 0) == 0);
   CHECK_THROWS(png::indexed(2, 2, {0, 1}, {{0, 0, 0}}));
 }
+
+TEST_CASE("a fleet compare above the raster threshold: one image, the pair that moved listed") {
+  // 1,024 ranks, every pair unchanged but 700->3 at half: a raster of a pixel per 2 x 2 pairs
+  // (the one that moved most shown), not a million cells; the moved pair in the table.
+  const size_t n = 1024;
+  json ratio = json::array();
+  for (size_t i = 0; i < n; ++i) {
+    json row = json::array();
+    for (size_t j = 0; j < n; ++j)
+      row.push_back(i == j ? json(nullptr) : json(i == 700 && j == 3 ? 0.5 : 1.0));
+    ratio.push_back(std::move(row));
+  }
+  const json doc = {
+      {"schema", 1},
+      {"fleet_compare",
+       json::array({{{"a", "a.json socket"},
+                     {"b", "b.json socket"},
+                     {"figure", "throughput"},
+                     {"ratio", ratio},
+                     {"moved", json::array({{{"src", 700}, {"dst", 3}, {"ratio", 0.5}}})},
+                     {"moved_count", 1}}})}};
+  const std::string page = page_of(doc);
+  check_page(without_payloads(page));
+  CHECK(page.size() < 2'000'000);
+  CHECK(count(page, "<image ") == 1);
+  CHECK(count(page, "data:image/png;base64,iVBORw0KGgo") == 1);
+  CHECK(count(page, "<rect") < 20);  // the key alone
+  CHECK(page.find("a pixel per 2 x 2 pairs, showing the one that moved most") != std::string::npos);
+  CHECK(page.find("pairs that moved beyond 10%: 1") != std::string::npos);
+  CHECK(page.find("<td class=\"n\">700</td>") != std::string::npos);
+}
