@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include "atmlink/bytes.hpp"
 
 namespace mtperf::atm {
 namespace {
@@ -69,10 +70,6 @@ void write_headers(const SegmentParams& p, std::size_t cells, std::uint8_t* out)
   }
   h.pti |= kPtiEndOfPdu;
   pack_header(h, p.format, std::span<std::uint8_t, 5>(out + (cells - 1) * kCellBytes, 5));
-}
-
-std::uint16_t load_be16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
 }
 
 }  // namespace

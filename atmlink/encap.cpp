@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include "atmlink/bytes.hpp"
 
 namespace mtperf::atm {
 namespace {
@@ -11,10 +12,6 @@ constexpr std::uint8_t kLlcSnapRoutedPrefix[6] = {0xAA, 0xAA, 0x03, 0x00, 0x00, 
 
 bool known_ethertype(std::uint16_t t) {
   return t == kEtherTypeIpv4 || t == kEtherTypeIpv6 || t == kEtherTypeArp;
-}
-
-std::uint16_t load_be16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
 }
 
 EncapStatus encapsulate_lane(const EncapParams& p, std::span<const std::uint8_t> frame,

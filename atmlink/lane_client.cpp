@@ -15,7 +15,6 @@ constexpr std::uint64_t kAgingNs = 300 * kSecondNs;       // LANE v1 C17 Aging T
 constexpr std::uint64_t kUnknownFrameTimeNs = kSecondNs;  // C11 Maximum Unknown Frame Time
 constexpr unsigned kMaxUnknownFrames = 1;                 // C10 Maximum Unknown Frame Count
 constexpr std::size_t kTableSize = 16;
-constexpr Mac kBroadcast = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
 
 bool is_group(const std::uint8_t* mac) {
   return (mac[0] & 1) != 0;
@@ -189,8 +188,9 @@ class LaneClient final : public Station {
         return;
       case Phase::kBusConnect:
         counters_.arp_requests.add();
-        send_lane_control(port, self_, les_,
-                          make_le_arp_request(phase_tid_, lecid_, own_mac_, own_atm_, kBroadcast));
+        send_lane_control(
+            port, self_, les_,
+            make_le_arp_request(phase_tid_, lecid_, own_mac_, own_atm_, kBroadcastMac));
         return;
       case Phase::kOperational:
         return;
@@ -277,7 +277,7 @@ class LaneClient final : public Station {
     counters_.arp_replies.add();
     const int station = port.station_of(f.target_atm);
     if (phase_ == Phase::kBusConnect && f.transaction_id == phase_tid_ &&
-        f.target_lan.mac == kBroadcast) {
+        f.target_lan.mac == kBroadcastMac) {
       if (station < 0) return counters_.naks.add();
       bus_ = station;
       phase_ = Phase::kOperational;

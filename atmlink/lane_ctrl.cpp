@@ -5,29 +5,21 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include "atmlink/bytes.hpp"
 
 namespace mtperf::atm {
 namespace {
 
 constexpr std::array<std::size_t, 4> kFrameSizes = {1516, 4544, 9234, 18190};
 
-void put16(std::uint8_t* p, std::uint16_t v) {
-  p[0] = static_cast<std::uint8_t>(v >> 8);
-  p[1] = static_cast<std::uint8_t>(v & 0xFF);
-}
-
-std::uint16_t get16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
-}
-
 void put_lan(std::uint8_t* p, const LanDestination& d) {
-  put16(p, d.tag);
+  store_be16(p, d.tag);
   std::memcpy(p + 2, d.mac.data(), d.mac.size());
 }
 
 LanDestination get_lan(const std::uint8_t* p) {
   LanDestination d;
-  d.tag = get16(p);
+  d.tag = load_be16(p);
   std::memcpy(d.mac.data(), p + 2, d.mac.size());
   return d;
 }
@@ -83,15 +75,15 @@ std::array<std::uint8_t, kLaneControlFrameBytes> encode_lane_control(const LaneC
         fmt::format("ELAN name '{}' is {} bytes; LANE allows 32", f.elan_name, f.elan_name.size()));
   }
   std::array<std::uint8_t, kLaneControlFrameBytes> b{};
-  put16(&b[0], 0xFF00);
+  store_be16(&b[0], 0xFF00);
   b[2] = kLaneProtocol;
   b[3] = kLaneVersion;
-  put16(&b[4], static_cast<std::uint16_t>(f.op));
-  put16(&b[6], static_cast<std::uint16_t>(f.status));
+  store_be16(&b[4], static_cast<std::uint16_t>(f.op));
+  store_be16(&b[6], static_cast<std::uint16_t>(f.status));
   for (int i = 0; i < 4; ++i)
     b[8 + i] = static_cast<std::uint8_t>(f.transaction_id >> (24 - 8 * i));
-  put16(&b[12], f.requester_lecid);
-  put16(&b[14], f.flags);
+  store_be16(&b[12], f.requester_lecid);
+  store_be16(&b[14], f.flags);
   put_lan(&b[16], f.source_lan);
   put_lan(&b[24], f.target_lan);
   std::copy(f.source_atm.begin(), f.source_atm.end(), b.begin() + 32);
@@ -109,29 +101,29 @@ LaneControlFrame decode_lane_control(std::span<const std::uint8_t> b) {
     throw std::invalid_argument(fmt::format(
         "LANE control frame of {} bytes is shorter than the 108-byte control header", b.size()));
   }
-  if (get16(&b[0]) != 0xFF00) {
+  if (load_be16(&b[0]) != 0xFF00) {
     throw std::invalid_argument(
-        fmt::format("LANE control frame marker is 0x{:04x}, expected 0xff00", get16(&b[0])));
+        fmt::format("LANE control frame marker is 0x{:04x}, expected 0xff00", load_be16(&b[0])));
   }
   if (b[2] != kLaneProtocol || b[3] != kLaneVersion) {
     throw std::invalid_argument(fmt::format(
         "LANE control frame protocol/version {}/{}; only LANE v1 (1/1) is handled", b[2], b[3]));
   }
-  if (!known_op(get16(&b[4]))) {
+  if (!known_op(load_be16(&b[4]))) {
     throw std::invalid_argument(
-        fmt::format("LANE control op-code 0x{:04x} is not handled here", get16(&b[4])));
+        fmt::format("LANE control op-code 0x{:04x} is not handled here", load_be16(&b[4])));
   }
   if (b[55] > kElanNameMaxBytes) {
     throw std::invalid_argument(
         fmt::format("LANE ELAN-NAME-SIZE {} exceeds 32 bytes", static_cast<unsigned>(b[55])));
   }
   LaneControlFrame f;
-  f.op = static_cast<LaneOp>(get16(&b[4]));
-  f.status = static_cast<LaneStatus>(get16(&b[6]));
+  f.op = static_cast<LaneOp>(load_be16(&b[4]));
+  f.status = static_cast<LaneStatus>(load_be16(&b[6]));
   f.transaction_id = (std::uint32_t{b[8]} << 24) | (std::uint32_t{b[9]} << 16) |
                      (std::uint32_t{b[10]} << 8) | std::uint32_t{b[11]};
-  f.requester_lecid = get16(&b[12]);
-  f.flags = get16(&b[14]);
+  f.requester_lecid = load_be16(&b[12]);
+  f.flags = load_be16(&b[14]);
   f.source_lan = get_lan(&b[16]);
   f.target_lan = get_lan(&b[24]);
   std::copy(b.begin() + 32, b.begin() + 52, f.source_atm.begin());

@@ -68,6 +68,7 @@ enum class LaneStatus : std::uint16_t {
 };
 
 using Mac = std::array<std::uint8_t, 6>;
+inline constexpr Mac kBroadcastMac = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
 using AtmAddress = std::array<std::uint8_t, 20>;
 
 struct LanDestination {

@@ -8,8 +8,6 @@
 namespace mtperf::atm {
 namespace {
 
-constexpr Mac kBroadcast = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
-
 bool is_host(int station) {
   return station == kNearHost || station == kFarHost;
 }
@@ -90,7 +88,7 @@ class LesStation final : public Station {
 
   void le_arp(int from, const LaneControlFrame& request, std::uint64_t now_ns, LinkPort& port) {
     std::optional<LaneControlFrame> r;
-    if (request.target_lan.tag == 1 && request.target_lan.mac == kBroadcast) {
+    if (request.target_lan.tag == 1 && request.target_lan.mac == kBroadcastMac) {
       // The broadcast MAC resolves to the BUS: how a client finds its multicast send VC.
       r = request;
       r->op = LaneOp::kArpResponse;

@@ -2,6 +2,7 @@
 #include "atmlink/pcapng.hpp"
 
 #include <algorithm>
+#include "atmlink/bytes.hpp"
 
 namespace mtperf::atm::pcapng {
 namespace {
@@ -48,11 +49,6 @@ std::size_t end_block(std::vector<std::uint8_t>& out, std::size_t start) {
   put32(out, total);
   set32(out, start + 4, total);
   return total;
-}
-
-void put_be16(std::uint8_t* p, std::uint16_t v) {
-  p[0] = std::uint8_t(v >> 8);
-  p[1] = std::uint8_t(v);
 }
 
 }  // namespace
@@ -114,7 +110,7 @@ void sunatm_header(std::span<std::uint8_t, kSunAtmHeaderBytes> out, bool near_li
                    std::uint8_t traffic, std::uint8_t vpi, std::uint16_t vci) {
   out[0] = std::uint8_t((near_line ? kSunAtmDirection : 0) | (traffic & 0x0F));
   out[1] = vpi;
-  put_be16(&out[2], vci);
+  store_be16(&out[2], vci);
 }
 
 std::uint64_t erf_timestamp(std::uint64_t ts_ns) {
@@ -130,9 +126,9 @@ void erf_header(std::span<std::uint8_t, kErfHeaderBytes + kErfCellHeaderBytes> o
     out[std::size_t(i)] = std::uint8_t(ts >> (8 * i));
   out[8] = type;
   out[9] = std::uint8_t((interface & 0x03) | kErfFlagVarLen);
-  put_be16(&out[10], std::uint16_t(std::min<std::size_t>(rlen, 65535)));
-  put_be16(&out[12], 0);  // loss counter
-  put_be16(&out[14], std::uint16_t(std::min<std::size_t>(wlen, 65535)));
+  store_be16(&out[10], std::uint16_t(std::min<std::size_t>(rlen, 65535)));
+  store_be16(&out[12], 0);  // loss counter
+  store_be16(&out[14], std::uint16_t(std::min<std::size_t>(wlen, 65535)));
   std::copy(cell_header.begin(), cell_header.end(), out.begin() + kErfHeaderBytes);
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "atmlink/bytes.hpp"
 #include "platform/number.hpp"
 
 namespace mtperf::atm {
@@ -15,10 +16,6 @@ constexpr std::uint8_t kProtoTcp = 6, kProtoUdp = 17;
 constexpr std::size_t kMaxMinPayload = 65535;
 // Mixed into the seed so that the PDU faults do not repeat the cell faults' stream.
 constexpr std::uint64_t kSeedSalt = 0x5044'5546'4155'4c54ull;  // "PDUFAULT"
-
-std::uint16_t be16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>(p[0] << 8 | p[1]);
-}
 
 void check_trigger(const FaultTrigger& t, const char* name) {
   if (!(t.rate >= 0.0 && t.rate <= 1.0))
@@ -169,13 +166,13 @@ bool PduFaultInjector::fire(Trigger& t) {
 bool PduFaultInjector::classify(std::span<const std::uint8_t> packet, L4& l4) const {
   if (packet.size() > scratch_.size() || packet.size() < l3_offset_ + 20) return false;
   const std::uint8_t* p = packet.data();
-  if (l3_offset_ >= 14 && be16(p + 12) != 0x0800) return false;  // LANE: not IPv4
+  if (l3_offset_ >= 14 && load_be16(p + 12) != 0x0800) return false;  // LANE: not IPv4
   const std::uint8_t* ip = p + l3_offset_;
   const std::size_t ihl = std::size_t(ip[0] & 0x0F) * 4;
-  const std::size_t total = be16(ip + 2);
+  const std::size_t total = load_be16(ip + 2);
   if ((ip[0] >> 4) != 4 || ihl < 20 || total < ihl || l3_offset_ + total > packet.size())
     return false;
-  if ((be16(ip + 6) & 0x3FFF) != 0) return false;  // a fragment: its checksum spans others
+  if ((load_be16(ip + 6) & 0x3FFF) != 0) return false;  // a fragment: its checksum spans others
   const std::uint8_t proto = ip[9];
   if (proto == kProtoTcp && config_.proto == FaultProto::kUdp) return false;
   if (proto == kProtoUdp && config_.proto == FaultProto::kTcp) return false;
@@ -186,7 +183,7 @@ bool PduFaultInjector::classify(std::span<const std::uint8_t> packet, L4& l4) co
     l4.payload = std::size_t(seg[12] >> 4) * 4;
     l4.udp = false;
     if (l4.payload < 20 || l4.payload > l4.length) return false;
-  } else if (proto == kProtoUdp && l4.length >= 8 && be16(seg + 4) == l4.length) {
+  } else if (proto == kProtoUdp && l4.length >= 8 && load_be16(seg + 4) == l4.length) {
     l4.payload = 8;
     l4.udp = true;
   } else {
@@ -208,7 +205,7 @@ std::span<const std::uint8_t> PduFaultInjector::corrupt(std::span<const std::uin
   for (std::size_t i = 0; i < run; ++i)
     seg[at + i] ^= static_cast<std::uint8_t>(1 + rng_.below(255));  // never 0: the byte changes
   const std::size_t field = l4.udp ? 6 : 16;
-  const std::uint16_t check = be16(&seg[field]);
+  const std::uint16_t check = load_be16(&seg[field]);
   if (!l4.udp || check != 0) {  // a UDP checksum of 0 means none
     std::uint16_t fixed = checksum_adjust(check, seg, at, {old.data(), run});
     if (l4.udp && fixed == 0) fixed = 0xFFFF;

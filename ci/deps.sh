@@ -20,7 +20,8 @@ pkgs=(cmake ninja-build g++ pkg-config
       tshark  # tests/integration/test_atm_capture: the ATM captures decoded as Wireshark does
       man-db  # tests/cli/man_pages_check.sh: the generated man pages formatted without a warning
       mmdebstrap  # ci/install-test.sh: the minimal Debian 12 root the package is installed into
-      clang libclang-rt-14-dev llvm)  # ci/fuzz.sh: libFuzzer and its sanitizers, llvm-symbolizer
+      clang libclang-rt-14-dev llvm  # ci/fuzz.sh: libFuzzer and its sanitizers, llvm-symbolizer
+      lld)  # ci/clang-asan.sh: links the sanitized builds' ~180 executables and libraries
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

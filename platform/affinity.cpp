@@ -13,15 +13,10 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "platform/text.hpp"
+
 namespace mtperf {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  const size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 int parse_cpu_id(std::string_view token, std::string_view whole) {
   const std::string_view t = trim(token);

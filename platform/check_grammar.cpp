@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "platform/number.hpp"
+#include "platform/text.hpp"
 
 namespace mtperf {
 namespace {
@@ -14,14 +15,6 @@ struct OpName {
 // Two-character operators first, so that "<=" is not read as "<" followed by "=".
 constexpr OpName kOps[] = {{"<=", CheckOp::le}, {">=", CheckOp::ge}, {"==", CheckOp::eq},
                            {"!=", CheckOp::ne}, {"<", CheckOp::lt},  {">", CheckOp::gt}};
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
 
 double number(std::string_view text, const std::string& term) {
   const bool negative = !text.empty() && text.front() == '-';

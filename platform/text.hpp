@@ -1,9 +1,18 @@
 #pragma once
-// Small text helpers for the line-oriented files users write (pair files, group files).
+// Small text helpers for what users write: line-oriented files (pair files, group files), lists
+// and checks.
 #include <string_view>
 #include <vector>
 
 namespace mtperf {
+
+// `s` without the spaces, tabs and line ends around it.
+inline std::string_view trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  const size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
 
 // The words of a line, split at spaces, tabs and carriage returns; empty words dropped. The
 // views point into `line`.

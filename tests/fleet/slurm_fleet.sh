@@ -3,7 +3,8 @@
 # one slurmd per node, each node in its own namespaces): srun -N4 all-pairs over socket and uring;
 # --groups slurm (leaf1: node1-2, leaf2: node3-4) with within-group and across-groups, the pairs
 # run matching the leaf switches; node4's veth throttled to a tenth of --line-rate, named the
-# suspect with its leaf switch; then strangers in the join window (one without the key, one of
+# suspect with its leaf switch, its pairs retested twice; every pair under an unreachable line,
+# retested twice, two pairs of four hosts at once; then strangers in the join window (one without the key, one of
 # another job with it, 50 connections that say nothing): refused,
 # named, the fleet's result unchanged; a forged coordinator on node1's fleet port before rank 0
 # (no challenge; a ROUND toward a port outside the roster; a modified frame; a replayed frame):
@@ -98,8 +99,8 @@ echo "== node4's veth throttled to a tenth of --line-rate: the suspect, with its
 tc qdisc add dev mtpfv4 root tbf rate 100mbit burst 64kb latency 100ms
 tc -n mtpf-node4 qdisc add dev eth0 root tbf rate 100mbit burst 64kb latency 100ms
 set +e
-timeout 120 srun -N4 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
-  --groups slurm --line-rate 1G --check 'pair.throughput>=0.5*line' --format json \
+timeout 180 srun -N4 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
+  --groups slurm --line-rate 1G --check 'pair.throughput>=0.5*line' --retest 2 --format json \
   -o "$dir/throttled.json"
 rc=$?
 set -e
@@ -115,7 +116,38 @@ assert named and named[0]["host"] == "node4" and named[0]["group"] == "leaf2", s
 for c in d["checks"]:
     r = d["results"][c["result"]]
     assert c["passed"] == (3 not in (r["src"], r["dst"])), (r["src"], r["dst"], c)
+# --retest 2: node4's pairs (failing) tried three times, the others once.
+for r in d["results"]:
+    assert r["tries"] == (3 if 3 in (r["src"], r["dst"]) else 1), r
 print("suspect:", named[0]["evidence"])
+PY
+
+echo "== --retest 2 in parallel: within each leaf switch, every pair under a line it cannot reach"
+# --line-rate 1T: every pair fails its check, so each retest pass reruns the four; pairs of
+# different hosts run side by side (0<->1 beside 2<->3), one step for two pairs.
+set +e
+timeout 120 srun -N4 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
+  --groups slurm --pattern within-group --line-rate 1T --check 'pair.throughput>=0.5*line' \
+  --retest 2 --format json -o "$dir/retest.json"
+rc=$?
+set -e
+[ $rc -eq 3 ] || { echo "the retested fleet ended with $rc, not 3 (a check failed)"; exit 1; }
+python3 - "$dir/retest.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(r["tries"] == 3 for r in d["results"]) and len(d["results"]) == 4, d["results"]
+# A result is its last try's, of the step that ran it: two pairs a step, of four hosts.
+last = {}
+for r in d["results"]:
+    last.setdefault(r["step"], []).append((r["src"], r["dst"]))
+assert sorted(len(p) for p in last.values()) == [2, 2], last
+for pairs in last.values():
+    ranks = [x for p in pairs for x in p]
+    assert len(set(ranks)) == 4, pairs
+planned = 2  # within-group over two leaves: a round, both directions
+assert len(d["steps"]) == planned + 2 * 2, [s["pairs"] for s in d["steps"]]
+assert all(s["pairs"] == 2 for s in d["steps"][planned:]), d["steps"]
+print("retest steps, pairs each:", [s["pairs"] for s in d["steps"][planned:]])
 PY
 echo "groups and the throttled node: $(echo "$(date +%s.%N) - $groups_start" | bc) s"
 

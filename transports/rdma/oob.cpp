@@ -21,10 +21,6 @@ namespace mtperf::rdma {
 
 namespace {
 
-std::string flow_name(const FlowSetup& s) {
-  return "flow " + std::to_string(s.flow);
-}
-
 // A connected socket's local address, as the errors name it.
 std::string local_name(int fd) {
   SockAddr a;

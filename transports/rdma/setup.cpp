@@ -15,10 +15,6 @@ namespace mtperf::rdma {
 
 namespace {
 
-std::string flow_name(const FlowSetup& s) {
-  return "flow " + std::to_string(s.flow);
-}
-
 void fail_errno(const std::string& what) {
   int err = errno;
   throw_errno(what, err);

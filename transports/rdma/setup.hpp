@@ -64,6 +64,11 @@ std::unique_ptr<Endpoint> rdma_connect(const SockAddr& server, const SockAddr& s
                                        const FlowSetup& setup, std::shared_ptr<WorkerRes> res,
                                        int64_t deadline_ns);
 
+// "flow N", as set-up's errors name the flow.
+inline std::string flow_name(const FlowSetup& s) {
+  return "flow " + std::to_string(s.flow);
+}
+
 // A connection's private data, checked against what this flow expects: "" or why not.
 inline std::string check_peer(const void* data, size_t len, const FlowSetup& s, Verb verb,
                               ConnInfo& out) {
