@@ -3,8 +3,9 @@
 #   suite     the release build (gcc, warnings are errors) of what ships and what benchmarks:
 #             mtperf, its man pages and completion, bench/; formatting; the layering check; the
 #             tests that run that binary alone through programs of others (ctest -L release: the
-#             JSON Schema checks, the HTML render, the fleet under Slurm and mpirun, the soft-RoCE
-#             guest), at full speed; the Debian package, installed, used and purged;
+#             JSON Schema checks, the HTML render, the fleet under Slurm and mpirun (beside the
+#             sanitize stage when it follows), the soft-RoCE guest), at full speed; the Debian
+#             package, installed, used and purged;
 #   sanitize  ci/sanitize.sh: every other test in one clang build under ASan+UBSan (warnings are
 #             errors there too), and the threaded parts under TSan;
 #   fuzz      every fuzz target for ${FUZZ_SECONDS} s (ci/fuzz.sh, in the ASan build).
@@ -36,7 +37,16 @@ if [[ $stages == *" suite "* ]]; then
   # when it fails, their count otherwise.
   if ! long=$(python3 ci/long_functions.py --max-count 29); then echo "$long"; exit 1; fi
   echo "ci/long_functions.py: ${long##*$'\n'}"
-  ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2 --timeout 300 -L release
+  # The fleet under Slurm and mpirun mostly waits (on its daemons, its ranks' joins, the clock
+  # exchanges, short streams): when the sanitize stage follows, they run beside its build, as the
+  # install test does, and their log is shown (and their status checked) when that stage is done.
+  beside_tests='^fleet/(slurm|mpirun)$'
+  if [[ $stages == *" sanitize "* ]]; then
+    ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2 --timeout 300 -L release \
+      -E "$beside_tests"
+  else
+    ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2 --timeout 300 -L release
+  fi
   # The Debian package from the same build, installed, used and purged in a minimal Debian 12
   # root (exit 77: skipped, with the reason it printed). Fetching that root is most of its 1 to
   # 2.5 min and takes little CPU: when the sanitize stage follows, it runs beside that stage's
@@ -46,7 +56,12 @@ if [[ $stages == *" suite "* ]]; then
     install_log=$(mktemp)
     bash ci/install-test.sh >"$install_log" 2>&1 &
     install_pid=$!
-    echo "ci/test.sh: ci/install-test.sh runs beside the sanitize stage"
+    fleet_log=$(mktemp)
+    ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 400 -R "$beside_tests" \
+      >"$fleet_log" 2>&1 &
+    fleet_pid=$!
+    echo "ci/test.sh: ci/install-test.sh and the fleet's Slurm and mpirun tests run beside the" \
+      "sanitize stage"
   else
     rc=0
     bash ci/install-test.sh || rc=$?
@@ -64,6 +79,14 @@ if [[ $stages == *" sanitize "* ]]; then
     rm -f "$install_log"
     echo "ci/test.sh: ci/install-test.sh exited $irc"
     [ $irc -eq 0 ] || [ $irc -eq 77 ] || exit $irc
+  fi
+  if [ -n "${fleet_pid:-}" ]; then
+    frc=0
+    wait "$fleet_pid" || frc=$?
+    cat "$fleet_log"
+    rm -f "$fleet_log"
+    echo "ci/test.sh: the fleet's Slurm and mpirun tests exited $frc"
+    [ $frc -eq 0 ] || exit $frc
   fi
   [ $rc -eq 0 ] || exit $rc
   stage_done sanitize

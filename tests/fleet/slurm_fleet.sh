@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # mtperf fleet under a real Slurm cluster on this host (ci/fleet/slurm_cluster.sh: slurmctld,
-# one slurmd per node, each node in its own namespaces): srun -N4 all-pairs over socket and uring;
-# --groups slurm (leaf1: node1-2, leaf2: node3-4) with within-group and across-groups, the pairs
-# run matching the leaf switches; node4's veth throttled to a tenth of --line-rate, named the
-# suspect with its leaf switch, its pairs retested twice; every pair under an unreachable line,
-# retested twice, two pairs of four hosts at once; then strangers in the join window (one without the key, one of
+# one slurmd per node, each node in its own namespaces; 8 nodes): srun -N4 all-pairs over socket
+# and uring; srun -N8 with --groups slurm (leaf1: node1-4, leaf2: node5-8) with within-group and
+# across-groups, the pairs run matching the leaf switches; within-group with node8's veth
+# throttled to a tenth of --line-rate, named the suspect with its leaf switch, its pairs retested
+# twice; across-groups under an unreachable line, retested twice, four pairs of eight hosts at
+# once; then strangers in the join window (one without the key, one of
 # another job with it, 50 connections that say nothing): refused,
 # named, the fleet's result unchanged; a forged coordinator on node1's fleet port before rank 0
 # (no challenge; a ROUND toward a port outside the roster; a modified frame; a replayed frame):
@@ -25,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 set +e
-out=$(bash "$cluster" up "$dir" 4)
+out=$(bash "$cluster" up "$dir" 8)
 rc=$?
 set -e
 [ $rc -eq 77 ] && exit 77
@@ -62,27 +63,48 @@ assert d["fleet"]["launcher"] == "Slurm", d["fleet"]["launcher"]
 print("roster:", ", ".join(f"{m['host']} {m['address']}" for m in d["roster"]))
 PY
 
-echo "== --groups slurm: within-group and across-groups over Slurm's two leaf switches"
+echo "== --groups slurm over 8 nodes and Slurm's two leaf switches (leaf1: node1-4, leaf2: node5-8)"
 groups_start=$(date +%s.%N)
 timeout 10 scontrol show topology
 # Short windows: the pairs' figures are not what is checked here, the pairs are.
 short=(-w stream -l 0.3 --warmup 0.1)
-for pattern in within-group across-groups; do
-  timeout 120 srun -N4 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
-    --groups slurm --pattern "$pattern" --format json -o "$dir/$pattern.json"
-done
+# within-group, node8's veth throttled to a tenth of --line-rate, --retest 2: each leaf's pairs;
+# node8 named the suspect with its leaf switch; its pairs (failing) retried twice.
+# Both directions: node8's own egress and the bridge port's towards it.
+tc qdisc add dev mtpfv8 root tbf rate 100mbit burst 64kb latency 100ms
+tc -n mtpf-node8 qdisc add dev eth0 root tbf rate 100mbit burst 64kb latency 100ms
+set +e
+timeout 180 srun -N8 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
+  --groups slurm --pattern within-group --line-rate 1G --check 'pair.throughput>=0.5*line' \
+  --retest 2 --format json -o "$dir/within-group.json"
+rc=$?
+set -e
+tc qdisc del dev mtpfv8 root
+tc -n mtpf-node8 qdisc del dev eth0 root
+[ $rc -eq 3 ] || { echo "the throttled fleet ended with $rc, not 3 (a check failed)"; exit 1; }
+# across-groups, every pair under a line it cannot reach (--line-rate 1T), --retest 2: the pairs
+# across the spine; each retest pass reruns them all, the four pairs of eight hosts side by side.
+set +e
+timeout 120 srun -N8 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
+  --groups slurm --pattern across-groups --line-rate 1T --check 'pair.throughput>=0.5*line' \
+  --retest 2 --format json -o "$dir/across-groups.json"
+rc=$?
+set -e
+[ $rc -eq 3 ] || { echo "the across-groups fleet ended with $rc, not 3 (a check failed)"; exit 1; }
 python3 - "$dir" "$root/docs/json-schema/fleet.schema.json" <<'PY'
 import json, sys, jsonschema
 dir, schema = sys.argv[1], json.load(open(sys.argv[2]))
-# leaf1: ranks 0, 1 (node1, node2); leaf2: ranks 2, 3. within-group: each leaf's pairs, both
-# ways; across-groups (two groups of 2, round 0 of the groups' circle): a[j] <-> b[j], both ways.
-want = {"within-group": {(0, 1), (1, 0), (2, 3), (3, 2)},
-        "across-groups": {(0, 2), (2, 0), (1, 3), (3, 1)}}
+leaf1, leaf2 = range(0, 4), range(4, 8)
+# within-group: each leaf's pairs, both ways; across-groups (two groups of 4, round 0 of the
+# groups' circle): a[j] <-> b[j], both ways.
+want = {"within-group": {(a, b) for g in (leaf1, leaf2) for a in g for b in g if a != b},
+        "across-groups": {p for j in range(4) for p in ((j, 4 + j), (4 + j, j))}}
 for pattern, pairs in want.items():
     d = json.load(open(f"{dir}/{pattern}.json"))
     jsonschema.validate(d, schema)
     groups = [m.get("group") for m in d["roster"]]
-    assert groups == ["leaf1", "leaf1", "leaf2", "leaf2"], groups
+    assert groups == ["leaf1"] * 4 + ["leaf2"] * 4, groups
+    assert [m["host"] for m in d["roster"]] == [f"node{i}" for i in range(1, 9)], d["roster"]
     assert d["fleet"]["groups_from"] == "slurm", d["fleet"]["groups_from"]
     ran = {(r["src"], r["dst"]) for r in d["results"]}
     assert ran == pairs and len(d["results"]) == len(pairs), (pattern, sorted(ran))
@@ -91,65 +113,33 @@ for pattern, pairs in want.items():
     assert g["names"] == ["leaf1", "leaf2"], g
     filled = {(a, b) for a in range(2) for b in range(2) if g["cells"][a][b] is not None}
     assert filled == ({(0, 0), (1, 1)} if pattern == "within-group" else {(0, 1), (1, 0)}), g
-    print(f"{pattern}: pairs {sorted(ran)}, group cells {sorted(filled)}")
-PY
+    print(f"{pattern}: {len(ran)} pairs, group cells {sorted(filled)}")
 
-echo "== node4's veth throttled to a tenth of --line-rate: the suspect, with its leaf switch"
-# Both directions: node4's own egress and the bridge port's towards it.
-tc qdisc add dev mtpfv4 root tbf rate 100mbit burst 64kb latency 100ms
-tc -n mtpf-node4 qdisc add dev eth0 root tbf rate 100mbit burst 64kb latency 100ms
-set +e
-timeout 180 srun -N4 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
-  --groups slurm --line-rate 1G --check 'pair.throughput>=0.5*line' --retest 2 --format json \
-  -o "$dir/throttled.json"
-rc=$?
-set -e
-tc qdisc del dev mtpfv4 root
-tc -n mtpf-node4 qdisc del dev eth0 root
-[ $rc -eq 3 ] || { echo "the throttled fleet ended with $rc, not 3 (a check failed)"; exit 1; }
-python3 - "$dir/throttled.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-s = d["suspects"]
-named = s["named"]
-assert named and named[0]["host"] == "node4" and named[0]["group"] == "leaf2", s
+# The throttled node: the suspect, with its leaf switch; the checks fail exactly its pairs, and
+# --retest 2 tried those three times, the others once.
+d = json.load(open(f"{dir}/within-group.json"))
+named = d["suspects"]["named"]
+assert named and named[0]["host"] == "node8" and named[0]["group"] == "leaf2", d["suspects"]
 for c in d["checks"]:
     r = d["results"][c["result"]]
-    assert c["passed"] == (3 not in (r["src"], r["dst"])), (r["src"], r["dst"], c)
-# --retest 2: node4's pairs (failing) tried three times, the others once.
+    assert c["passed"] == (7 not in (r["src"], r["dst"])), (r["src"], r["dst"], c)
 for r in d["results"]:
-    assert r["tries"] == (3 if 3 in (r["src"], r["dst"]) else 1), r
+    assert r["tries"] == (3 if 7 in (r["src"], r["dst"]) else 1), r
 print("suspect:", named[0]["evidence"])
-PY
 
-echo "== --retest 2 in parallel: within each leaf switch, every pair under a line it cannot reach"
-# --line-rate 1T: every pair fails its check, so each retest pass reruns the four; pairs of
-# different hosts run side by side (0<->1 beside 2<->3), one step for two pairs.
-set +e
-timeout 120 srun -N4 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
-  --groups slurm --pattern within-group --line-rate 1T --check 'pair.throughput>=0.5*line' \
-  --retest 2 --format json -o "$dir/retest.json"
-rc=$?
-set -e
-[ $rc -eq 3 ] || { echo "the retested fleet ended with $rc, not 3 (a check failed)"; exit 1; }
-python3 - "$dir/retest.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert all(r["tries"] == 3 for r in d["results"]) and len(d["results"]) == 4, d["results"]
-# A result is its last try's, of the step that ran it: two pairs a step, of four hosts.
+# --retest 2 in parallel: every pair tried three times; a result is its last try's, of the step
+# that ran it: the eight pairs in two steps of four, each of eight different hosts.
+d = json.load(open(f"{dir}/across-groups.json"))
+assert all(r["tries"] == 3 for r in d["results"]), [r["tries"] for r in d["results"]]
 last = {}
 for r in d["results"]:
     last.setdefault(r["step"], []).append((r["src"], r["dst"]))
-assert sorted(len(p) for p in last.values()) == [2, 2], last
+assert sorted(len(p) for p in last.values()) == [4, 4], last
 for pairs in last.values():
-    ranks = [x for p in pairs for x in p]
-    assert len(set(ranks)) == 4, pairs
-planned = 2  # within-group over two leaves: a round, both directions
-assert len(d["steps"]) == planned + 2 * 2, [s["pairs"] for s in d["steps"]]
-assert all(s["pairs"] == 2 for s in d["steps"][planned:]), d["steps"]
-print("retest steps, pairs each:", [s["pairs"] for s in d["steps"][planned:]])
+    assert len({x for p in pairs for x in p}) == 8, pairs
+print("the last retest's steps:", sorted(last.items()))
 PY
-echo "groups and the throttled node: $(echo "$(date +%s.%N) - $groups_start" | bc) s"
+echo "groups, the throttled node and the retests: $(echo "$(date +%s.%N) - $groups_start" | bc) s"
 
 echo "== strangers in the join window: a wrong key, a rank of another job with the right one, 50 idle connections"
 # They wait in node4, outside the job, retrying their JOIN (at most 3 s apart) until the
