@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -54,6 +56,35 @@ inline int wait_exit(const Child& c, double seconds) {
   kill(c.pid, SIGKILL);
   waitpid(c.pid, nullptr, 0);
   return -1;
+}
+
+// Waits at most `seconds` until the child holds `count` established TCP connections (its
+// control and data connections to its own server: the test is under way); false when it did not.
+inline bool wait_established(const Child& c, size_t count, double seconds) {
+  const std::string proc = "/proc/" + std::to_string(c.pid);
+  for (int i = 0; i < int(seconds * 50); ++i) {
+    std::set<std::string> inodes;  // the child's sockets
+    std::error_code ec;
+    for (const auto& fd : std::filesystem::directory_iterator(proc + "/fd", ec)) {
+      const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+      if (target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+    }
+    size_t established = 0;
+    for (const char* table : {"/net/tcp", "/net/tcp6"}) {
+      std::ifstream in(proc + table);
+      std::string line;
+      std::getline(in, line);  // the header
+      while (std::getline(in, line)) {
+        std::istringstream f(line);
+        std::string sl, local, remote, state, queues, timer, retr, uid, timeout, inode;
+        f >> sl >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >> inode;
+        if (state == "01" && inodes.count(inode)) ++established;
+      }
+    }
+    if (established >= count) return true;
+    usleep(20'000);
+  }
+  return false;
 }
 
 inline std::string output_of(const Child& c) {

@@ -8,7 +8,10 @@ using namespace mtperf::test;
 
 TEST_CASE("SIGINT mid-run: a partial result marked interrupted, exit 130") {
   Child c = spawn_mtperf({"run", "-l", "30", "--warmup", "0.2", "-q", "--format", "json"});
-  usleep(1'500'000);
+  // The signal once the test is under way (its connections up, however long the start took on
+  // this host), then the warm-up and a second of measuring.
+  CHECK(wait_established(c, 3, 30));
+  usleep(1'200'000);
   kill(c.pid, SIGINT);
   int rc = wait_exit(c, 8);
   std::string out = output_of(c);
