@@ -2,8 +2,6 @@
 # Configures and builds mtperf into ${BUILD_DIR:-build} (warnings are errors here).
 # Arguments are the targets to build (default: all of them, the tests included).
 # MTPERF_DEPS=build installs only what building needs (ci/deps.sh build), not the test tools.
-# MTPERF_PCH=ON compiles the common headers once per library (cmake/pch/): ci/demo.sh's build,
-# for time; off by default, so that this build checks that every source includes what it uses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/deps.sh ${MTPERF_DEPS:-}
@@ -14,7 +12,7 @@ build=${BUILD_DIR:-build}
 # "-O2 -g -DNDEBUG" on a build folder of your own.
 flags="-O2 -g1 -DNDEBUG"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMTPERF_WERROR=ON \
-  -DMTPERF_PCH="${MTPERF_PCH:-OFF}" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" >/dev/null
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" >/dev/null
 targets=()
 [ $# -gt 0 ] && targets=(--target "$@")
 cmake --build "$build" -j"$(nproc)" "${targets[@]}"

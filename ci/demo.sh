@@ -3,14 +3,13 @@
 # against an in-process server on 127.0.0.1, printed side by side.
 # Installs only what building and running mtperf need (ci/deps.sh build: no browser, clang,
 # Slurm or tshark, which only the tests use) and builds the mtperf command alone: the test
-# executables are most of a full build and the demo runs none of them (ci/test.sh builds them),
-# with precompiled headers (MTPERF_PCH, ci/build.sh).
+# executables are most of a full build and the demo runs none of them (ci/test.sh builds them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 bash ci/deps.sh build
 installed=$((SECONDS - start))
-MTPERF_DEPS=build MTPERF_PCH=ON bash ci/build.sh mtperf >/dev/null
+MTPERF_DEPS=build bash ci/build.sh mtperf >/dev/null
 took=$((SECONDS - start))
 echo "ci/demo.sh: packages in $((installed / 60)) min $((installed % 60)) s, mtperf built in" \
   "$(((took - installed) / 60)) min $(((took - installed) % 60)) s" >&2

@@ -45,7 +45,7 @@ endif()
 
 # MTPERF_PCH: precompiled headers (cmake/pch/), for the sanitized builds, where parsing the
 # standard library, {fmt}, nlohmann/json and Catch2 again in every source is a third of an -O0
-# compile (measured with clang: 10.1 s against 7.2 s for one source), and the demo's (ci/demo.sh). A library of two sources or
+# compile (measured with clang: 10.1 s against 7.2 s for one source). A library of two sources or
 # more compiles its own; every test executable reuses one (mtperf_pch_tests, tests/).
 option(MTPERF_PCH "Precompile the common headers (cmake/pch/)" OFF)
 

@@ -1,7 +1,6 @@
-// Precompiled in the sanitized builds and the demo's (MTPERF_PCH): the standard and library
-// headers most sources include. Nothing here is relied on: every source includes what it uses,
-// and the gcc build of ci/test.sh (ci/build.sh), which has no precompiled header, checks that it
-// does.
+// Precompiled in the sanitized builds (MTPERF_PCH): the standard and library headers most
+// sources include. Nothing here is relied on: every source includes what it uses, and the gcc
+// build (ci/build.sh), which has no precompiled header, checks that it does.
 #pragma once
 
 #include <algorithm>
