@@ -21,6 +21,17 @@ start=$(date +%s)
 # three build folders take about 2.5 GB together).
 free_disk() { echo "$(df -Ph . | awk 'NR == 2 { print $4 }') free on disk"; }
 stage_done() { echo "ci/test.sh: $1 done at $(($(date +%s) - start)) s; $(free_disk)"; }
+# finish_beside PID LOG WHAT [STATUS...]: waits for what ran beside a stage, shows its log and
+# exits with its status unless that is 0 or one of STATUS (77: skipped, with the reason).
+finish_beside() {
+  local pid=$1 log=$2 what=$3 status=0
+  shift 3
+  wait "$pid" || status=$?
+  cat "$log"
+  rm -f "$log"
+  echo "ci/test.sh: $what exited $status"
+  [ $status -eq 0 ] || [[ " $* " == *" $status "* ]] || exit $status
+}
 echo "ci/test.sh: $(free_disk)"
 if [[ $stages == *" all "* ]]; then
   bash ci/build.sh
@@ -72,22 +83,8 @@ fi
 if [[ $stages == *" sanitize "* ]]; then
   rc=0
   bash ci/sanitize.sh || rc=$?
-  if [ -n "${install_pid:-}" ]; then
-    irc=0
-    wait "$install_pid" || irc=$?
-    cat "$install_log"
-    rm -f "$install_log"
-    echo "ci/test.sh: ci/install-test.sh exited $irc"
-    [ $irc -eq 0 ] || [ $irc -eq 77 ] || exit $irc
-  fi
-  if [ -n "${fleet_pid:-}" ]; then
-    frc=0
-    wait "$fleet_pid" || frc=$?
-    cat "$fleet_log"
-    rm -f "$fleet_log"
-    echo "ci/test.sh: the fleet's Slurm and mpirun tests exited $frc"
-    [ $frc -eq 0 ] || exit $frc
-  fi
+  [ -z "${install_pid:-}" ] || finish_beside "$install_pid" "$install_log" ci/install-test.sh 77
+  [ -z "${fleet_pid:-}" ] || finish_beside "$fleet_pid" "$fleet_log" "the fleet's Slurm and mpirun tests"
   [ $rc -eq 0 ] || exit $rc
   stage_done sanitize
 fi

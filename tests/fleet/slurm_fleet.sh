@@ -73,23 +73,23 @@ short=(-w stream -l 0.3 --warmup 0.1)
 # Both directions: node8's own egress and the bridge port's towards it.
 tc qdisc add dev mtpfv8 root tbf rate 100mbit burst 64kb latency 100ms
 tc -n mtpf-node8 qdisc add dev eth0 root tbf rate 100mbit burst 64kb latency 100ms
-set +e
-timeout 180 srun -N8 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
-  --groups slurm --pattern within-group --line-rate 1G --check 'pair.throughput>=0.5*line' \
-  --retest 2 --format json -o "$dir/within-group.json"
-rc=$?
-set -e
+# failing_fleet PATTERN LINE-RATE: srun -N8, --groups slurm, the pattern, every pair checked
+# against half the line, --retest 2, into $dir/PATTERN.json; the status in $rc (3: a check failed).
+failing_fleet() {
+  set +e
+  timeout 180 srun -N8 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
+    --groups slurm --pattern "$1" --line-rate "$2" --check 'pair.throughput>=0.5*line' \
+    --retest 2 --format json -o "$dir/$1.json"
+  rc=$?
+  set -e
+}
+failing_fleet within-group 1G
 tc qdisc del dev mtpfv8 root
 tc -n mtpf-node8 qdisc del dev eth0 root
 [ $rc -eq 3 ] || { echo "the throttled fleet ended with $rc, not 3 (a check failed)"; exit 1; }
 # across-groups, every pair under a line it cannot reach (--line-rate 1T), --retest 2: the pairs
 # across the spine; each retest pass reruns them all, the four pairs of eight hosts side by side.
-set +e
-timeout 120 srun -N8 --ntasks-per-node=1 "$mtperf" fleet --key-file "$key" "${short[@]}" \
-  --groups slurm --pattern across-groups --line-rate 1T --check 'pair.throughput>=0.5*line' \
-  --retest 2 --format json -o "$dir/across-groups.json"
-rc=$?
-set -e
+failing_fleet across-groups 1T
 [ $rc -eq 3 ] || { echo "the across-groups fleet ended with $rc, not 3 (a check failed)"; exit 1; }
 python3 - "$dir" "$root/docs/json-schema/fleet.schema.json" <<'PY'
 import json, sys, jsonschema
