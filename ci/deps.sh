@@ -19,7 +19,8 @@ pkgs=(cmake ninja-build g++ pkg-config
       chromium  # tests/report/html_render_check.py: the HTML report parsed and rendered headless
       tshark  # tests/integration/test_atm_capture: the ATM captures decoded as Wireshark does
       man-db  # tests/cli/man_pages_check.sh: the generated man pages formatted without a warning
-      mmdebstrap  # ci/install-test.sh: the minimal Debian 12 root the package is installed into
+      mmdebstrap  # ci/install-test.sh, tests/fleet/podman_fleet.sh: minimal Debian 12 roots
+      podman runc  # tests/fleet/podman_fleet.sh: a fleet of four containers
       clang libclang-rt-14-dev llvm  # ci/fuzz.sh: libFuzzer and its sanitizers, llvm-symbolizer
       lld)  # ci/clang-asan.sh: links the sanitized builds' ~180 executables and libraries
 missing=()

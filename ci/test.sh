@@ -3,9 +3,9 @@
 #   suite     the release build (gcc, warnings are errors) of what ships and what benchmarks:
 #             mtperf, its man pages and completion, bench/; formatting; the layering check; the
 #             tests that run that binary alone through programs of others (ctest -L release: the
-#             JSON Schema checks, the HTML render, the fleet under Slurm and mpirun (beside the
-#             sanitize stage when it follows), the soft-RoCE guest), at full speed; the Debian
-#             package, installed, used and purged;
+#             JSON Schema checks, the HTML render, the fleet under Slurm, mpirun and podman
+#             (beside the sanitize stage when it follows), the soft-RoCE guest), at full speed; the
+#             Debian package, installed, used and purged;
 #   sanitize  ci/sanitize.sh: every other test in one clang build under ASan+UBSan (warnings are
 #             errors there too), and the threaded parts under TSan;
 #   fuzz      every fuzz target for ${FUZZ_SECONDS} s (ci/fuzz.sh, in the ASan build).
@@ -48,10 +48,10 @@ if [[ $stages == *" suite "* ]]; then
   # when it fails, their count otherwise.
   if ! long=$(python3 ci/long_functions.py --max-count 29); then echo "$long"; exit 1; fi
   echo "ci/long_functions.py: ${long##*$'\n'}"
-  # The fleet under Slurm and mpirun mostly waits (on its daemons, its ranks' joins, the clock
+  # The fleet under Slurm, mpirun and podman mostly waits (on daemons, the archive, joins, clock
   # exchanges, short streams): when the sanitize stage follows, they run beside its build, as the
   # install test does, and their log is shown (and their status checked) when that stage is done.
-  beside_tests='^fleet/(slurm|mpirun)$'
+  beside_tests='^fleet/(slurm|mpirun|podman)$'
   if [[ $stages == *" sanitize "* ]]; then
     ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2 --timeout 300 -L release \
       -E "$beside_tests"
@@ -71,8 +71,8 @@ if [[ $stages == *" suite "* ]]; then
     ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 400 -R "$beside_tests" \
       >"$fleet_log" 2>&1 &
     fleet_pid=$!
-    echo "ci/test.sh: ci/install-test.sh and the fleet's Slurm and mpirun tests run beside the" \
-      "sanitize stage"
+    echo "ci/test.sh: ci/install-test.sh and the fleet's Slurm, mpirun and podman tests run" \
+      "beside the sanitize stage"
   else
     rc=0
     bash ci/install-test.sh || rc=$?
@@ -84,7 +84,8 @@ if [[ $stages == *" sanitize "* ]]; then
   rc=0
   bash ci/sanitize.sh || rc=$?
   [ -z "${install_pid:-}" ] || finish_beside "$install_pid" "$install_log" ci/install-test.sh 77
-  [ -z "${fleet_pid:-}" ] || finish_beside "$fleet_pid" "$fleet_log" "the fleet's Slurm and mpirun tests"
+  [ -z "${fleet_pid:-}" ] ||
+    finish_beside "$fleet_pid" "$fleet_log" "the fleet's Slurm, mpirun and podman tests"
   [ $rc -eq 0 ] || exit $rc
   stage_done sanitize
 fi
