@@ -90,6 +90,6 @@ if [[ $stages == *" sanitize "* ]]; then
   stage_done sanitize
 fi
 if [[ $stages == *" fuzz "* ]]; then
-  FUZZ_SECONDS=${FUZZ_SECONDS:-10} bash ci/fuzz.sh
+  FUZZ_SECONDS=${FUZZ_SECONDS:-5} bash ci/fuzz.sh
   stage_done fuzz
 fi

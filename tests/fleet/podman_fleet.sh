@@ -87,7 +87,7 @@ echo "== the recipe's Job, one container per index"
 key="$dir/fleet.key"
 (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$key")
 chmod 0400 "$key"  # the recipe's Secret: defaultMode 0400
-"$mtperf" fleet --emit kubernetes --size $size -w stream -l 1 --warmup 0.2 --format json \
+"$mtperf" fleet --emit kubernetes --size $size -w stream -l 0.5 --warmup 0.1 --format json \
   -o /out/fleet.json >"$dir/recipe.yaml"
 # What a pod gets from the Job: the name, the command, the capabilities, the key's mount.
 eval "$(python3 - "$dir/recipe.yaml" <<'PY'
