@@ -2,9 +2,9 @@
 # Configures and builds mtperf into ${BUILD_DIR:-build} (warnings are errors here).
 # Arguments are the targets to build (default: all of them, the tests included).
 # MTPERF_DEPS=build installs only what building needs (ci/deps.sh build), not the test tools.
-# MTPERF_FAST=ON: ci/demo.sh's build, for time: precompiled headers (cmake/pch/) and eight
-# sources of a library compiled as one (CMAKE_UNITY_BUILD). Off by default, so that this build
-# checks that every source includes what it uses and compiles alone.
+# MTPERF_FAST=ON: ci/demo.sh's build, for time: eight sources of a library compiled as one
+# (CMAKE_UNITY_BUILD). Off by default, so that this build checks that every source includes what
+# it uses and compiles alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/deps.sh ${MTPERF_DEPS:-}
@@ -16,7 +16,7 @@ build=${BUILD_DIR:-build}
 flags="-O2 -g1 -DNDEBUG"
 fast=${MTPERF_FAST:-OFF}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMTPERF_WERROR=ON \
-  -DMTPERF_PCH="$fast" -DCMAKE_UNITY_BUILD="$fast" -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 \
+  -DCMAKE_UNITY_BUILD="$fast" -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" >/dev/null
 targets=()
 [ $# -gt 0 ] && targets=(--target "$@")
