@@ -74,14 +74,8 @@ ip link set "$bridge" up
   echo "$prefix.254 ctl"
   for i in $(seq 1 "$nodes"); do echo "$prefix.$i node$i"; done
 } >"$dir/etc/hosts"
-for i in $(seq 1 "$nodes"); do
-  ip netns add "$(ns "$i")"
-  ip link add "mtpfv$i" type veth peer name eth0 netns "$(ns "$i")"
-  ip link set "mtpfv$i" master "$bridge" up
-  ip -n "$(ns "$i")" addr add "$prefix.$i/24" dev eth0
-  ip -n "$(ns "$i")" link set eth0 up
-  ip -n "$(ns "$i")" link set lo up
-done
+source "$(dirname "$0")/ns_on_bridge.sh"
+for i in $(seq 1 "$nodes"); do ns_on_bridge "$(ns "$i")" "mtpfv$i" "$bridge" "$prefix.$i/24"; done
 
 cat >"$dir/slurm.conf" <<CONF
 ClusterName=mtpf

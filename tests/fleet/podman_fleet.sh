@@ -74,14 +74,8 @@ step "$image built: its mtperf runs with the image's libraries ($got)"
 echo "== four network namespaces on a bridge, one a pod"
 ip link add "$bridge" type bridge
 ip link set "$bridge" up
-for i in $(seq 1 $size); do
-  ip netns add "$(ns "$i")"
-  ip link add "mtpfp$i" type veth peer name eth0 netns "$(ns "$i")"
-  ip link set "mtpfp$i" master "$bridge" up
-  ip -n "$(ns "$i")" addr add "$prefix.$i/24" dev eth0
-  ip -n "$(ns "$i")" link set eth0 up
-  ip -n "$(ns "$i")" link set lo up
-done
+source "$root/ci/fleet/ns_on_bridge.sh"
+for i in $(seq 1 $size); do ns_on_bridge "$(ns "$i")" "mtpfp$i" "$bridge" "$prefix.$i/24"; done
 
 echo "== the recipe's Job, one container per index"
 key="$dir/fleet.key"
