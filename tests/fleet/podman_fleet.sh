@@ -12,8 +12,9 @@
 #   - rank 0's document: every pair measured, bytes equal both ways, the schema, the launcher
 #     Kubernetes, the roster the four pods by name and address.
 # Everything podman keeps (images, containers, layers) lives under a folder of this test, removed
-# at the end with the namespaces and the bridge. Skipped (77) without root, podman, runc or
-# mmdebstrap.
+# at the end with the namespaces and the bridge; only podman's blob-info cache, a database of
+# layer digests it writes to /var/lib/containers/cache whatever its storage root, stays, as
+# apt's caches do. Skipped (77) without root, podman, runc or mmdebstrap.
 #   podman_fleet.sh MTPERF
 set -euo pipefail
 mtperf=${1:?usage: podman_fleet.sh MTPERF}

@@ -1,7 +1,8 @@
 #pragma once
 // One conformance case, run end to end: a test of the given transport against a control server
 // (the in-process one of the caller, on 127.0.0.1), checked for no error on either side, the
-// flows it should have, a headline above zero and, with verify, every byte checked and good.
+// flows it should have, bytes (or transactions) moved and, with verify, every byte checked and
+// good.
 // tests/transports/conformance/ runs its table over every registered transport with it;
 // tests/transports/<name>/ runs it under its transport's option combinations.
 #include <catch2/catch.hpp>
@@ -54,12 +55,19 @@ inline void run_case(const std::string& transport, const Case& c, const std::str
   REQUIRE(out.server.has_value());
   CHECK(out.server->errors.empty());
   CHECK(sum.flows.size() == s.flows_total());
-  if (kind_of(c.workload).request_response) {
-    CHECK(sum.transactions > 0);
-    CHECK(sum.transaction_rate > 0);
-  } else {
-    CHECK(sum.throughput_bps > 0);
-  }
+  // Data moved: counted over the whole test, warm-up included. A 0.4 s window can pass without
+  // a byte on a host whose CPUs other tests share (seen under ASan, four tests at once), which
+  // says nothing of the transport.
+  uint64_t received = 0, transactions = 0;
+  for (const SideResult* side : {&out.client, &*out.server})
+    for (const auto& f : side->flows) {
+      received += f.total.bytes_recv;
+      transactions += f.total.transactions;
+    }
+  if (kind_of(c.workload).request_response)
+    CHECK(transactions > 0);
+  else
+    CHECK(received > 0);
   if (c.verify) {
     REQUIRE(sum.verify.has_value());
     CHECK(sum.verify->bytes_checked > 0);
