@@ -44,8 +44,8 @@ cleanup() {
   "${pm[@]}" system reset -f >/dev/null 2>&1 || true
   for i in $(seq 1 $size); do ip netns del "$(ns "$i")" 2>/dev/null || true; done
   ip link del "$bridge" 2>/dev/null || true
-  grep -q " $dir/" /proc/mounts && awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts |
-    sort -r | xargs -r umount -l || true
+  awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r |
+    xargs -r umount -l || true
   rm -rf --one-file-system "$dir"
 }
 trap cleanup EXIT
@@ -57,11 +57,28 @@ mmdebstrap --quiet --variant=apt --format=tar bookworm - "$sources" |
   "${pm[@]}" import -q - docker.io/library/debian:12 >/dev/null
 step "debian:12 made and imported"
 
+echo "== the recipe: mtperf fleet --emit kubernetes"
+"$mtperf" fleet --emit kubernetes --size $size -w stream -l 0.5 --warmup 0.1 --format json \
+  -o /out/fleet.json >"$dir/recipe.yaml"
+# What a pod gets from the Job: the image, the name, the command, the capabilities, the key's
+# mount.
+eval "$(python3 - "$dir/recipe.yaml" <<'PY'
+import shlex, sys, yaml
+job = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] == "Job")
+pod = job["spec"]["template"]["spec"]
+c = pod["containers"][0]
+mount = c["volumeMounts"][0]
+assert pod["volumes"][0]["secret"]["defaultMode"] == 0o400, pod["volumes"]
+print("image=" + shlex.quote(c["image"]))
+print("name=" + shlex.quote(job["metadata"]["name"]))
+print("command=(" + " ".join(shlex.quote(w) for w in c["command"]) + ")")
+caps = c["securityContext"]["capabilities"]["add"]
+print("caps=(" + " ".join(shlex.quote(x) for x in caps) + ")")
+print("key_dir=" + shlex.quote(mount["mountPath"]))
+PY
+)"
+
 echo "== the Containerfile's image around this mtperf (--target prebuilt), as the recipe names it"
-image=$("$mtperf" fleet --emit kubernetes --size $size -w stream |
-  python3 -c 'import sys, yaml
-print(next(d for d in yaml.safe_load_all(sys.stdin) if d["kind"] == "Job")
-      ["spec"]["template"]["spec"]["containers"][0]["image"])')
 mkdir -p "$dir/context" "$dir/tmp" "$dir/out"
 cp "$mtperf" "$dir/context/mtperf"
 # The runtime stage's apt-get reaches the archive through this host's network, as apt here does.
@@ -82,23 +99,6 @@ echo "== the recipe's Job, one container per index"
 key="$dir/fleet.key"
 (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$key")
 chmod 0400 "$key"  # the recipe's Secret: defaultMode 0400
-"$mtperf" fleet --emit kubernetes --size $size -w stream -l 0.5 --warmup 0.1 --format json \
-  -o /out/fleet.json >"$dir/recipe.yaml"
-# What a pod gets from the Job: the name, the command, the capabilities, the key's mount.
-eval "$(python3 - "$dir/recipe.yaml" <<'PY'
-import shlex, sys, yaml
-job = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] == "Job")
-pod = job["spec"]["template"]["spec"]
-c = pod["containers"][0]
-mount = c["volumeMounts"][0]
-assert pod["volumes"][0]["secret"]["defaultMode"] == 0o400, pod["volumes"]
-print("name=" + shlex.quote(job["metadata"]["name"]))
-print("command=(" + " ".join(shlex.quote(w) for w in c["command"]) + ")")
-caps = c["securityContext"]["capabilities"]["add"]
-print("caps=(" + " ".join(shlex.quote(x) for x in caps) + ")")
-print("key_dir=" + shlex.quote(mount["mountPath"]))
-PY
-)"
 # The headless Service's names: NAME-I.NAME for pod I.
 hosts=()
 for i in $(seq 0 $((size - 1))); do hosts+=(--add-host "$name-$i.$name:$prefix.$((i + 1))"); done
